@@ -1,0 +1,5 @@
+"""Allow `python -m gavelkit`."""
+
+from gavelkit.cli.main import run
+
+run()

@@ -1,0 +1,44 @@
+"""Options and output every command shares: --format, --quiet, and rendering."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from gavelkit.core.findings import Finding, exit_code
+
+
+def parser(prog: str, description: str) -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(prog=prog, description=description,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def add_format(p: argparse.ArgumentParser, sarif: bool = False) -> None:
+    choices = ["text", "json", "sarif"] if sarif else ["text", "json"]
+    p.add_argument("--format", choices=choices, default="text",
+                   help="output format (default: text)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="text format: print only errors and the verdict")
+
+
+def emit(findings: Sequence[Finding], fmt: str, command: str,
+         extra: dict[str, Any] | None = None, text: str | None = None,
+         quiet: bool = False) -> int:
+    """Print findings in the chosen format and return the exit code they imply."""
+    from gavelkit.core import render
+
+    if fmt == "json":
+        print(render.render_json(findings, command, extra))
+    elif fmt == "sarif":
+        print(render.render_sarif(findings))
+    else:
+        shown = [f for f in findings if f.severity == "error"] if quiet else list(findings)
+        body = render.render_text(shown, summary=not quiet)
+        if text:
+            body = f"{body}\n{text}" if body else text
+        if body:
+            print(body)
+    sys.stdout.flush()
+    return exit_code(findings)

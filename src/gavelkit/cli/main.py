@@ -1,0 +1,121 @@
+"""`gavel` entry point: a table of commands, each imported only when called.
+
+Agents run the linters many times per run, so start-up must stay close to
+"import yaml": no heavy import happens before we know which command runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+# (words, "module:function", one-line help). Longest word prefix wins.
+COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
+    (("award", "lint"), "gavelkit.award.cli:lint_main",
+     "lint handoff|gate|scorecard|memo|variant blocks in YAML or Markdown files"),
+    (("award", "aggregate"), "gavelkit.award.cli:aggregate_main",
+     "apply the judge-panel rule to one round of three seat scorecards"),
+    (("award", "schema"), "gavelkit.award.cli:schema_main",
+     "print the JSON Schema of a run block"),
+    (("award", "self-test"), "gavelkit.award.cli:selftest_main",
+     "run the linter's built-in self-test"),
+    (("rules",), "gavelkit.cli.rules_cmd:main",
+     "list rule codes, or explain one (gavel rules CODE)"),
+    (("demo",), "gavelkit.cli.demo:main",
+     "run the bundled examples end to end"),
+]
+
+
+def _usage() -> str:
+    lines = ["usage: gavel COMMAND [ARGS...]   (gavel COMMAND --help for details)", "",
+             "commands:"]
+    width = max(len(" ".join(w)) for w, _, _ in COMMANDS)
+    for words, _, help_ in COMMANDS:
+        lines.append(f"  {' '.join(words):<{width}}  {help_}")
+    lines += ["", "exit codes: 0 clean, 1 findings at error level or failed gate, "
+              "2 usage error or unreadable input"]
+    return "\n".join(lines)
+
+
+def resolve(argv: Sequence[str]) -> tuple[tuple[str, ...], str] | None:
+    best: tuple[tuple[str, ...], str] | None = None
+    for words, target, _ in COMMANDS:
+        if tuple(argv[: len(words)]) == words and (best is None or len(words) > len(best[0])):
+            best = (words, target)
+    return best
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(_usage())
+        return 0 if args else 2
+    if args[0] == "--version":
+        from gavelkit import __version__
+
+        print(f"gavel {__version__}")
+        return 0
+    hit = resolve(args)
+    if hit is None:
+        groups = sorted({w[0] for w, _, _ in COMMANDS})
+        if args[0] in groups:
+            sub = [" ".join(w) for w, _, _ in COMMANDS if w[0] == args[0]]
+            print(f"gavel: unknown {args[0]} command {' '.join(args[1:2])!r}; "
+                  f"one of: {', '.join(sub)}", file=sys.stderr)
+        else:
+            print(f"gavel: unknown command {args[0]!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    words, target = hit
+    module_name, func_name = target.split(":")
+    from importlib import import_module
+
+    func = getattr(import_module(module_name), func_name)
+    return guarded(func, args[len(words):], "gavel " + " ".join(words))
+
+
+def guarded(func, argv: list[str], prog: str) -> int:  # type: ignore[no-untyped-def]
+    """Run a command so bad input never shows a traceback."""
+    from gavelkit.core.errors import InputError, UsageError
+
+    try:
+        return int(func(argv, prog) or 0)
+    except InputError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except UsageError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # argparse
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 2)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except Exception as exc:  # a bug of ours, not the user's input
+        if os.environ.get("GAVEL_DEBUG"):
+            raise
+        print(f"{prog}: internal error: {type(exc).__name__}: {exc} "
+              "(set GAVEL_DEBUG=1 for a traceback; please report it)", file=sys.stderr)
+        return 3
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def run() -> None:
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        code = 0
+    sys.exit(code)

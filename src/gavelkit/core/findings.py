@@ -1,0 +1,84 @@
+"""The one result type every check returns, and how findings become an exit code.
+
+A check never prints or exits: it returns Findings. The CLI renders them and
+derives the exit code, so library callers and the CLI agree on what failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_UNUSABLE = 2
+
+
+@dataclass(slots=True)
+class Finding:
+    """One rule hit at one place.
+
+    `unusable` marks input that could not be read or used at all (missing,
+    binary, broken YAML, ...): such a finding makes the command exit 2, not 1.
+    Line and column are 1-based; 0 means "the whole file".
+    """
+
+    code: str
+    severity: Severity
+    message: str
+    path: str = ""
+    line: int = 0
+    col: int = 0
+    hint: str | None = None
+    unusable: bool = False
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def location(self) -> str:
+        if not self.path:
+            return "-"
+        if self.line <= 0:
+            return self.path
+        return f"{self.path}:{self.line}:{max(self.col, 1)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "col": self.col,
+        }
+        if self.hint:
+            out["hint"] = self.hint
+        if self.unusable:
+            out["unusable"] = True
+        if self.data:
+            out["data"] = self.data
+        return out
+
+
+def exit_code(findings: Iterable[Finding]) -> int:
+    """2 if any input was unusable, else 1 if any error, else 0."""
+    worst = EXIT_OK
+    for f in findings:
+        if f.unusable:
+            return EXIT_UNUSABLE
+        if f.severity == "error":
+            worst = EXIT_FINDINGS
+    return worst
+
+
+def counts(findings: Iterable[Finding]) -> dict[str, int]:
+    out = {s: 0 for s in SEVERITIES}
+    for f in findings:
+        out[f.severity] += 1
+    return out
+
+
+def sort_key(f: Finding) -> tuple[str, int, int, str]:
+    return (f.path, f.line, f.col, f.code)

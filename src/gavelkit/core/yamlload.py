@@ -1,0 +1,219 @@
+"""YAML loading that keeps source positions, flags duplicate keys and refuses alias bombs.
+
+PyYAML keeps the last of two equal keys and expands aliases lazily, so a
+"billion laughs" document loads fine and explodes in whatever walks it later.
+This loader composes each document with the C parser, measures how large it
+would be once aliases are expanded, and only then builds Python objects: maps
+become `PosDict` and lists `PosList`, which remember where every key and item
+stood in the file (1-based line and column, already shifted to the enclosing
+file when the YAML came from a Markdown fence).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from gavelkit.core.errors import InputError
+
+_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+MAX_EXPANDED_NODES = 200_000
+MAX_DEPTH = 200
+
+Pos = tuple[int, int]
+
+
+class PosDict(dict):  # type: ignore[type-arg]
+    """A mapping that knows where it and each of its keys and values stood."""
+
+    __slots__ = ("key_pos", "pos", "val_pos")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pos: Pos = (0, 0)
+        self.key_pos: dict[Any, Pos] = {}
+        self.val_pos: dict[Any, Pos] = {}
+
+    def kpos(self, key: Any) -> Pos:
+        return self.key_pos.get(key, self.pos)
+
+    def vpos(self, key: Any) -> Pos:
+        return self.val_pos.get(key, self.key_pos.get(key, self.pos))
+
+
+class PosList(list):  # type: ignore[type-arg]
+    """A sequence that knows where it and each item stood."""
+
+    __slots__ = ("item_pos", "pos")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pos: Pos = (0, 0)
+        self.item_pos: list[Pos] = []
+
+    def ipos(self, i: int) -> Pos:
+        return self.item_pos[i] if 0 <= i < len(self.item_pos) else self.pos
+
+
+def pos_of(obj: Any, default: Pos = (0, 0)) -> Pos:
+    return getattr(obj, "pos", default)
+
+
+@dataclass(slots=True)
+class DuplicateKey:
+    key: str
+    line: int
+    col: int
+    first_line: int
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
+    def __init__(self, stream: str, line0: int, col0: int) -> None:
+        super().__init__(stream)
+        self._line0 = line0
+        self._col0 = col0
+        self.duplicates: list[DuplicateKey] = []
+
+    def _mark(self, node: yaml.Node) -> Pos:
+        m = node.start_mark
+        return (m.line + 1 + self._line0, m.column + 1 + (self._col0 if m.line >= 0 else 0))
+
+    def construct_positioned_map(self, node: yaml.MappingNode) -> Iterator[PosDict]:
+        data = PosDict()
+        data.pos = self._mark(node)
+        yield data
+        explicit = {id(k) for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"}
+        self.flatten_mapping(node)
+        first_explicit: dict[Any, Pos] = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=False)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark,
+                    "found an unhashable key", key_node.start_mark) from None
+            kp = self._mark(key_node)
+            if id(key_node) in explicit:
+                if key in first_explicit:
+                    self.duplicates.append(
+                        DuplicateKey(str(key), kp[0], kp[1], first_explicit[key][0]))
+                else:
+                    first_explicit[key] = kp
+            data[key] = self.construct_object(value_node, deep=False)
+            data.key_pos[key] = kp
+            data.val_pos[key] = self._mark(value_node)
+
+    def construct_positioned_seq(self, node: yaml.SequenceNode) -> Iterator[PosList]:
+        data = PosList()
+        data.pos = self._mark(node)
+        yield data
+        for child in node.value:
+            data.append(self.construct_object(child, deep=False))
+            data.item_pos.append(self._mark(child))
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_positioned_map)
+_Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_positioned_seq)
+
+
+def _expanded_size(root: yaml.Node) -> int:
+    """Node count after alias expansion; raises ValueError on cycles or excess depth."""
+    size: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 0, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        nid = id(node)
+        if done:
+            on_path.discard(nid)
+            total = 1
+            for child in _children(node):
+                total += size[id(child)]
+                if total > MAX_EXPANDED_NODES:
+                    break
+            size[nid] = total
+            if total > MAX_EXPANDED_NODES:
+                raise ValueError(
+                    f"expands to more than {MAX_EXPANDED_NODES} nodes through aliases "
+                    "(alias bomb?)")
+            continue
+        if nid in size:
+            continue
+        if nid in on_path:
+            raise ValueError("recursive alias (a node that contains itself)")
+        if depth > MAX_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+        on_path.add(nid)
+        stack.append((node, depth, True))
+        for child in _children(node):
+            cid = id(child)
+            if cid in on_path:
+                raise ValueError("recursive alias (a node that contains itself)")
+            if cid not in size:
+                stack.append((child, depth + 1, False))
+    return size[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+@dataclass(slots=True)
+class YamlDoc:
+    """One YAML document with where it began in the enclosing file."""
+
+    data: Any
+    line: int
+    col: int
+    duplicates: list[DuplicateKey]
+
+
+def load_documents(text: str, path: str, line0: int = 0, col0: int = 0) -> list[YamlDoc]:
+    """Parse every `---` document in `text`; None documents are dropped.
+
+    `line0`/`col0` shift positions (a fence's first content line and indent).
+    Raises InputError for syntax errors, alias bombs and recursive aliases.
+    """
+    loader = _Loader(text, line0, col0)
+    docs: list[YamlDoc] = []
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                continue
+            try:
+                _expanded_size(node)
+            except ValueError as exc:
+                line, col = loader._mark(node)
+                raise InputError(path, f"YAML document {exc}", line, col,
+                                 code="GK-Y002") from None
+            before = len(loader.duplicates)
+            data = loader.construct_document(node)
+            dups = loader.duplicates[before:]
+            if data is None:
+                continue
+            line, col = loader._mark(node)
+            docs.append(YamlDoc(data, line, col, dups))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 + line0 if mark else line0 + 1
+        col = mark.column + 1 + col0 if mark else 1
+        problem = " ".join(str(x) for x in (exc.context, exc.problem) if x)
+        raise InputError(path, f"YAML syntax error: {problem or exc}", line, col,
+                         code="GK-Y001") from None
+    except yaml.YAMLError as exc:
+        raise InputError(path, f"YAML error: {exc}", line0 + 1, 1, code="GK-Y001") from None
+    except RecursionError:
+        raise InputError(path, "YAML nested too deeply", line0 + 1, 1, code="GK-Y002") from None
+    finally:
+        loader.dispose()
+    return docs

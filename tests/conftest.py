@@ -1,0 +1,57 @@
+"""Test-wide fixtures and the end-of-run check that every rule is tested both ways."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src"
+if str(SRC) not in sys.path:
+    sys.path.insert(0, str(SRC))
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+@pytest.fixture
+def root() -> Path:
+    return ROOT
+
+
+@pytest.fixture
+def subprocess_env() -> dict[str, str]:
+    """Environment for `python -m gavelkit` subprocesses that sees this tree's sources."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _full_run(config: pytest.Config) -> bool:
+    opt = config.option
+    if getattr(opt, "keyword", "") or getattr(opt, "markexpr", "") or getattr(opt, "lf", False):
+        return False
+    args = [a for a in config.args if not a.startswith("-")]
+    roots = {str(ROOT), str(ROOT / "tests"), "tests", "."}
+    return not args or all(a.rstrip("/") in roots for a in args)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if exitstatus != 0 or not _full_run(session.config):
+        return
+    import gk_testing
+
+    from gavelkit.core.rules import catalog
+
+    missing = []
+    for code in sorted(catalog()):
+        gaps = [w for w, seen in (("firing", gk_testing.FIRED), ("not firing", gk_testing.CLEAN))
+                if code not in seen]
+        if gaps:
+            missing.append(f"{code}: no test shows it {' or '.join(gaps)}")
+    if missing:
+        sys.stderr.write("\nrule coverage: every rule needs a test that fires it and one that "
+                         "does not (use gk_testing.fires / gk_testing.clean):\n  "
+                         + "\n  ".join(missing) + "\n")
+        session.exitstatus = 1

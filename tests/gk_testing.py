@@ -1,0 +1,50 @@
+"""Helpers shared by the tests: run the CLI in-process, and record rule coverage.
+
+`fires(findings, code)` and `clean(findings, code)` assert and also record that
+the rule was seen firing / not firing, so conftest can check at the end of a
+full run that every catalog rule has both kinds of test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from gavelkit.cli.main import main
+from gavelkit.core.findings import Finding
+
+FIRED: set[str] = set()
+CLEAN: set[str] = set()
+
+
+def codes(findings: Iterable[Finding]) -> list[str]:
+    return [f.code for f in findings]
+
+
+def fires(findings: Iterable[Finding], code: str) -> Finding:
+    found = [f for f in findings if f.code == code]
+    assert found, f"expected {code}, got {[(f.code, f.message) for f in findings]}"
+    FIRED.add(code)
+    return found[0]
+
+
+def clean(findings: Iterable[Finding], code: str) -> None:
+    found = [f for f in findings if f.code == code]
+    assert not found, f"did not expect {code}: {[f.message for f in found]}"
+    CLEAN.add(code)
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def cli_json(*argv: str) -> tuple[int, dict[str, Any]]:
+    rc, out, err = cli(*argv, "--format", "json")
+    assert out.strip(), f"no JSON output; stderr={err}"
+    return rc, json.loads(out)
