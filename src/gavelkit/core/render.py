@@ -22,7 +22,7 @@ def render_text(findings: Sequence[Finding], summary: bool = True) -> str:
         lines.append(f"{f.location()}: {f.code} {f.severity}: {f.message}")
         if f.hint:
             lines.append(f"    hint: {f.hint}")
-    if summary:
+    if summary and findings:
         c = counts(findings)
         lines.append(f"{c['error']} error(s), {c['warning']} warning(s), {c['info']} info")
     return "\n".join(lines)
