@@ -9,7 +9,6 @@ code that must fire. The seed's own sample gate (pass with a high issue) and mem
 from __future__ import annotations
 
 import tempfile
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import yaml
 
 
 def _cases() -> list[dict[str, Any]]:
-    text = resources.files("gavelkit.award").joinpath("fixtures", "selftest.yaml").read_text(
+    text = (Path(__file__).resolve().parent / "fixtures" / "selftest.yaml").read_text(
         encoding="utf-8")
     return yaml.safe_load(text)["cases"]
 

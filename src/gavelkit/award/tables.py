@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from gavelkit.core.errors import UsageError
@@ -83,8 +82,9 @@ class Tables:
 
 
 def _read(name: str) -> dict[str, Any]:
-    data = resources.files("gavelkit.data").joinpath("award", name).read_text(encoding="utf-8")
-    return tomllib.loads(data)
+    from gavelkit.data import path
+
+    return tomllib.loads(path("award", name).read_text(encoding="utf-8"))
 
 
 @functools.cache

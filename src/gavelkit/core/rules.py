@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import tomllib
 from dataclasses import dataclass
-from importlib import resources
 
 from gavelkit.core.findings import Severity
 
@@ -27,7 +26,9 @@ class Rule:
 @functools.cache
 def catalog() -> dict[str, Rule]:
     out: dict[str, Rule] = {}
-    folder = resources.files("gavelkit.data").joinpath("rules")
+    from gavelkit.data import path
+
+    folder = path("rules")
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".toml"):
             continue
