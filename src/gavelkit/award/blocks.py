@@ -9,7 +9,6 @@ is never silently taken.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from gavelkit.award.tables import load_tables
@@ -21,15 +20,20 @@ KINDS = ("handoff", "gate", "scorecard", "decision_memo", "variant")
 CLI_KIND = {"memo": "decision_memo"}
 
 
-@dataclass(slots=True)
 class Block:
-    kind: str
-    body: PosDict
-    path: str
-    line: int
-    col: int
-    index: int
-    inferred: bool = False
+    """One run block: its kind, body mapping, place, and 1-based index in its file."""
+
+    __slots__ = ("body", "col", "index", "inferred", "kind", "line", "path")
+
+    def __init__(self, kind: str, body: PosDict, path: str, line: int, col: int, index: int,
+                 inferred: bool = False) -> None:
+        self.kind = kind
+        self.body = body
+        self.path = path
+        self.line = line
+        self.col = col
+        self.index = index
+        self.inferred = inferred
 
 
 def _guess(doc: PosDict) -> str | None:

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 from gavelkit.core.findings import Finding, Severity
 from gavelkit.core.yamlload import Pos, PosDict, PosList
 
 
-@dataclass(slots=True)
 class Ctx:
     """Collects findings for one block; positions come from the PosDict/PosList nodes."""
 
-    path: str
-    findings: list[Finding] = field(default_factory=list)
+    __slots__ = ("findings", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.findings: list[Finding] = []
 
     def add(self, code: str, severity: Severity, message: str, pos: Pos,
             hint: str | None = None, **data: Any) -> None:

@@ -1,4 +1,4 @@
-"""Checks of a specialist's `handoff:` block (seed §1), with role keys from roles.toml."""
+"""Checks of a specialist's `handoff:` block (seed §1), with role keys from roles.yaml."""
 
 from __future__ import annotations
 

@@ -7,7 +7,6 @@ seed-compatible `lint_run.py` call; they never print and never exit.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gavelkit.award import runpaths
@@ -25,23 +24,31 @@ from gavelkit.core.sources import Source, load_source
 LINT_KINDS = ("handoff", "gate", "scorecard", "memo", "variant")
 
 
-@dataclass(slots=True)
 class BlockResult:
-    block: Block
-    findings: list[Finding]
-    card: Card | None = None
+    """The findings of one block (and, for scorecards, what aggregation needs)."""
+
+    __slots__ = ("block", "card", "findings")
+
+    def __init__(self, block: Block, findings: list[Finding], card: Card | None = None) -> None:
+        self.block = block
+        self.findings = findings
+        self.card = card
 
     @property
     def ok(self) -> bool:
         return not any(f.severity == "error" for f in self.findings)
 
 
-@dataclass(slots=True)
 class FileResult:
-    path: str
-    source: Source
-    blocks: list[BlockResult] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    """One linted file: file-level findings plus one BlockResult per block."""
+
+    __slots__ = ("blocks", "findings", "path", "source")
+
+    def __init__(self, path: str, source: Source, findings: list[Finding] | None = None) -> None:
+        self.path = path
+        self.source = source
+        self.blocks: list[BlockResult] = []
+        self.findings = findings if findings is not None else []
 
     def all_findings(self) -> list[Finding]:
         out = list(self.findings)

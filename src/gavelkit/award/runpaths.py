@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import dataclass
 from pathlib import Path
 
 
-@dataclass(slots=True)
 class PathVerdict:
-    ok: bool
-    run_id: str | None = None
-    rest: str = ""
-    problem: str = ""
-    hint: str | None = None
-    normalized: str | None = None
+    """Whether a written path is inside a run, and if not, why (with a fix hint)."""
+
+    __slots__ = ("hint", "normalized", "ok", "problem", "rest", "run_id")
+
+    def __init__(self, ok: bool, run_id: str | None = None, rest: str = "", problem: str = "",
+                 hint: str | None = None) -> None:
+        self.ok = ok
+        self.run_id = run_id
+        self.rest = rest
+        self.problem = problem
+        self.hint = hint
+        self.normalized: str | None = None
 
 
 def run_id_from_location(path: str | Path) -> tuple[str, Path] | None:

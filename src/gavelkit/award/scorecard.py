@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 from gavelkit.award.checks import (
@@ -26,18 +25,24 @@ K = "scorecard"
 EPS = 1e-9
 
 
-@dataclass(slots=True)
 class Card:
     """What aggregation needs from one valid-enough card."""
 
-    seat: str | None
-    round: int | None
-    contest: str | None
-    criteria: dict[str, float] = field(default_factory=dict)
-    computed_total: float | None = None
-    declared_total: float | None = None
-    tier: Tier | None = None
-    tier_token: Any = None
+    __slots__ = ("computed_total", "contest", "criteria", "declared_total", "round", "seat",
+                 "tier", "tier_token")
+
+    def __init__(self, seat: str | None, round: int | None, contest: str | None,
+                 criteria: dict[str, float] | None = None, computed_total: float | None = None,
+                 declared_total: float | None = None, tier: Tier | None = None,
+                 tier_token: Any = None) -> None:
+        self.seat = seat
+        self.round = round
+        self.contest = contest
+        self.criteria = criteria if criteria is not None else {}
+        self.computed_total = computed_total
+        self.declared_total = declared_total
+        self.tier = tier
+        self.tier_token = tier_token
 
 
 def check_scorecard(ctx: Ctx, body: PosDict, tables: Tables) -> Card:

@@ -7,37 +7,53 @@ seat's rubric, `[award.tiers.<name>]` keys replace a tier's numbers or aliases.
 from __future__ import annotations
 
 import functools
-import tomllib
-from dataclasses import dataclass
 from typing import Any
 
 from gavelkit.core.errors import UsageError
 
 
-@dataclass(frozen=True, slots=True)
 class Tier:
-    name: str
-    rank: int
-    band_min: float
-    threshold: float | None
-    floor: float | None
-    aliases: tuple[str, ...]
+    """A tier: rank, band floor of the total, panel threshold and criterion floor."""
+
+    __slots__ = ("aliases", "band_min", "floor", "name", "rank", "threshold")
+
+    def __init__(self, name: str, rank: int, band_min: float, threshold: float | None,
+                 floor: float | None, aliases: tuple[str, ...]) -> None:
+        self.name = name
+        self.rank = rank
+        self.band_min = band_min
+        self.threshold = threshold
+        self.floor = floor
+        self.aliases = aliases
+
+    def __repr__(self) -> str:
+        return f"Tier({self.name!r}, rank={self.rank})"
 
 
-@dataclass(frozen=True, slots=True)
 class Seat:
-    name: str
-    role: str
-    criteria: dict[str, float]
+    """A judge seat's role and rubric (criterion -> weight)."""
+
+    __slots__ = ("criteria", "name", "role")
+
+    def __init__(self, name: str, role: str, criteria: dict[str, float]) -> None:
+        self.name = name
+        self.role = role
+        self.criteria = criteria
 
 
-@dataclass(frozen=True, slots=True)
 class Tables:
-    tiers: dict[str, Tier]
-    seats: dict[str, Seat]
-    anchors: tuple[tuple[str, str], ...]
-    blocks: dict[str, Any]
-    agents: dict[str, dict[str, Any]]
+    """All award tables, loaded once per process (plain class: see core.findings)."""
+
+    __slots__ = ("agents", "anchors", "blocks", "seats", "tiers")
+
+    def __init__(self, tiers: dict[str, Tier], seats: dict[str, Seat],
+                 anchors: tuple[tuple[str, str], ...], blocks: dict[str, Any],
+                 agents: dict[str, dict[str, Any]]) -> None:
+        self.tiers = tiers
+        self.seats = seats
+        self.anchors = anchors
+        self.blocks = blocks
+        self.agents = agents
 
     @property
     def limits(self) -> dict[str, Any]:
@@ -82,9 +98,14 @@ class Tables:
 
 
 def _read(name: str) -> dict[str, Any]:
+    """Tables are YAML: the C loader is already imported for the blocks, TOML is not."""
+    import yaml
+
     from gavelkit.data import path
 
-    return tomllib.loads(path("award", name).read_text(encoding="utf-8"))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    with path("award", name).open(encoding="utf-8") as fh:
+        return yaml.load(fh, Loader=loader)
 
 
 @functools.cache
@@ -92,7 +113,7 @@ def load_tables(config_path: str | None = None) -> Tables:
     from gavelkit.core.config import load_config, section
 
     cfg = section(load_config(config_path), "award")
-    tiers_raw = _read("tiers.toml")["tiers"]
+    tiers_raw = _read("tiers.yaml")["tiers"]
     for name, override in section(cfg, "tiers").items():
         tiers_raw.setdefault(name, {}).update(override)
     tiers = {
@@ -102,15 +123,15 @@ def load_tables(config_path: str | None = None) -> Tables:
                    tuple(t.get("aliases", ())))
         for name, t in tiers_raw.items()
     }
-    rub = _read("rubrics.toml")
+    rub = _read("rubrics.yaml")
     seats_raw = rub["seats"]
     for name, override in section(cfg, "rubrics").items():
         seats_raw.setdefault(name, {}).update(override)
     seats = {name: Seat(name, str(s.get("role", "")), {k: float(v) for k, v in s["criteria"].items()})
              for name, s in seats_raw.items()}
     anchors = tuple((a["band"], a["meaning"]) for a in rub.get("anchors", []))
-    blocks = _read("blocks.toml")
-    agents = _read("roles.toml")["agents"]
+    blocks = _read("blocks.yaml")
+    agents = _read("roles.yaml")["agents"]
     for name, override in section(cfg, "agents").items():
         agents[name] = override
     return Tables(tiers, seats, anchors, blocks, agents)
