@@ -144,6 +144,13 @@ def aggregate(paths: Sequence[str | Path], target: str, tables: Tables | None = 
                                             "until it lints clean", b.path, b.line, b.col))
                 continue
             res.seats.append(Seat(br.card.seat or "?", b.path, b.line, br.card))
+    return evaluate(res, tables, invalid, adjudication_round, adjudicated)
+
+
+def evaluate(res: PanelResult, tables: Tables, invalid: bool = False,
+             adjudication_round: bool = False,
+             adjudicated: dict[str, str] | None = None) -> PanelResult:
+    """Apply the panel rule to the seats already in `res` (shared with `award status`)."""
     if _completeness(res) and not invalid:
         _consistency(res, adjudication_round)
     if invalid or any(f.code in ("AWD-P001", "AWD-P002", "AWD-P003") for f in res.findings):

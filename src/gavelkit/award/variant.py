@@ -38,7 +38,28 @@ def check_variant(ctx: Ctx, body: PosDict, tables: Tables) -> int | None:
     if "deadline" in body:
         _deadline(ctx, body)
     _no_thresholds(ctx, body, "variant")
+    _placeholders(ctx, body, "variant", body.pos)
     return pages
+
+
+_PLACEHOLDER = re.compile(r"<[^<>\n]{3,}>")
+
+
+def is_placeholder(text: str) -> bool:
+    return bool(_PLACEHOLDER.search(text))
+
+
+def _placeholders(ctx: Ctx, node: Any, where: str, pos: tuple[int, int]) -> None:
+    """Template text such as '<contest name>' left in place means the variant was not filled."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            vp = node.vpos(k) if isinstance(node, PosDict) else pos
+            _placeholders(ctx, v, f"{where}.{k}", vp)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            _placeholders(ctx, v, f"{where}[{i}]", ipos(node, i))
+    elif isinstance(node, str) and is_placeholder(node):
+        ctx.error("AWD-V007", f"{where} still holds the template placeholder {node!r}", pos)
 
 
 def _limits(ctx: Ctx, body: PosDict) -> int | None:
