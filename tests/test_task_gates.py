@@ -385,3 +385,25 @@ def test_gates_run_on_every_corpus_task_without_traceback():
         assert rc in (0, 1), (d, err)
         assert json.loads(out)["verdicts"].keys() == {"D", "E", "F"}
         assert "Traceback" not in err and "internal error" not in err, err
+
+
+def test_e009_scores_and_manifest_against_the_current_oracle(tmp_path):
+    d = copy_good(tmp_path)
+    kept = (d / "kept_nodeids.txt").read_text().split()
+    cases = [{"nodeid": n, "outcome": "passed", "layer": "atomic" if "test_atomic" in n else
+              "integration"} for n in kept[:-1]]  # last kept id (system_e2e) not scored
+    (d / "judge").mkdir()
+    (d / "judge" / "score_result.json").write_text(json.dumps(
+        {"summary": {"passed": 6, "total": 6}, "cases": cases}))
+    (d / "MANIFEST.json").write_text(json.dumps({"task_id": "task_good", "oracle": {"total": 6}}))
+    rep = _run(d, "E")
+    msgs = [f.message for f in rep.findings if f.code == "TSK-E009"]
+    assert any("MANIFEST.json oracle.total = 6, kept_nodeids.txt has 7" in m for m in msgs)
+    assert any("no case for 1 kept node id(s)" in m for m in msgs)
+    clean([f for f in rep.findings if "another layer" in f.message], "TSK-E009")
+    cases[-1]["layer"] = "atomic"  # test_round_trip is integration in the taxonomy
+    (d / "judge" / "score_result.json").write_text(json.dumps(
+        {"summary": {"passed": 6, "total": 6}, "cases": cases}))
+    rep = _run(d, "E")
+    f = next(f for f in rep.findings if "another layer" in f.message)
+    assert f.severity == "warning" and "1 case(s)" in f.message

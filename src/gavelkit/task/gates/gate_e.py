@@ -368,6 +368,31 @@ def check_metadata(task: Any, mods: dict[str, TestModule]) -> list[Finding]:
             if actual.get(k) is not None and actual[k] != v:
                 err(f"map footer says {k.replace('_', ' ')}: {v}, the table has {actual[k]}",
                     str(task.paths["map"]), "warning", task.map.footer_line)
+    # score files and the legacy MANIFEST.json against the current oracle
+    idx_all = layer_index(task)
+    for key in ("reference_score", "score_result"):
+        sr = getattr(task, key)
+        if sr is None or not sr.cases:
+            continue
+        diff_layer = [c.nodeid for c in sr.cases
+                      if c.layer and idx_all.get(func_key(c.nodeid)) not in (None, c.layer)]
+        if diff_layer:
+            err(f"{task.rel(task.paths[key])} scored {len(diff_layer)} case(s) under another "
+                f"layer than the taxonomy now gives (e.g. {diff_layer[0]}); it was produced with "
+                "a different taxonomy", str(task.paths[key]), "warning")
+        if kept is not None:
+            scored = {leaf(c.nodeid) for c in sr.cases}
+            missing = {leaf(k) for k in kept} - scored
+            if missing:
+                err(f"{task.rel(task.paths[key])} has no case for {len(missing)} kept node id(s) "
+                    f"(e.g. {sorted(missing)[0]}); it scored an older oracle",
+                    str(task.paths[key]), "warning")
+    man = task.manifest.get("oracle") if task.manifest else None
+    if isinstance(man, dict) and kept is not None:
+        total = man.get("total")
+        if isinstance(total, int) and total != len(kept):
+            err(f"MANIFEST.json oracle.total = {total}, kept_nodeids.txt has {len(kept)}",
+                str(task.paths["manifest"]))
     # physical test functions
     if mods and kept is not None:
         defined = {f"{Path(rel).stem}.{q}" for rel, m in mods.items() for q in m.tests}
