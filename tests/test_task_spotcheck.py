@@ -28,6 +28,7 @@ def test_build_quotes_exact_headings_and_summarises_asserts():
     assert r.spec_section == "Parsing; Product Overview"
     r = rows["oracle/test_integration.py::test_round_trip"]  # helper call, no assert of its own
     assert r.spec_section == "Cross-View Invariants; CLI Entry Points"
+    assert r.summary == "via _check_round_trip(): assert render(parse(text)) == str(parse(text).total)"
     assert r.verdict == ""
 
 

@@ -252,3 +252,10 @@ def test_kill_mid_write_never_leaves_a_broken_file(task: Path, subprocess_env):
     nxt = {"S4_EVAL_RUN": "S4_ANALYSIS", "S4_ANALYSIS": "S4_DONE", "S4_DONE": "S5_JUDGE",
            "S5_JUDGE": "S4_EVAL_RUN"}[ps.state]
     assert transition(task, nxt, "after kills").written
+
+
+def test_caps_are_configurable_per_task(task: Path):
+    (task / "gavel-task.toml").write_text("[state]\ncaps = { spec_iter = 1 }\n")
+    _set_state(task, "S2_SPEC_CHECK", spec_iter=1)
+    r = transition(task, "S2_SPEC_DRAFT", "loop")
+    assert r.to_state == "RETIRED" and "2 > cap 1" in fires(r.findings, "TSK-S004").message

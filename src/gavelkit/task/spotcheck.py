@@ -84,6 +84,15 @@ def _qual(nodeid: str) -> str:
     return rest.replace("::", ".")
 
 
+def _summary(mod: TestModule, tf: Any) -> str:
+    """The test's own checks, or those of the same-module helpers it calls."""
+    if tf.checks:
+        return summarize(tf)
+    parts = [f"via {name}(): {summarize(mod.helpers[name])}" for name in sorted(tf.calls)
+             if name in mod.helpers and mod.helpers[name].checks]
+    return "; ".join(parts) if parts else summarize(tf)
+
+
 @dataclass(slots=True)
 class SpotRow:
     nodeid: str
@@ -99,7 +108,7 @@ def build(task: Any, n: int, seed: int, gate: str = "A") -> list[SpotRow]:
     for r in sample(task, n, seed, gate):
         mod = _module_for(task, r.nodeid, cache)
         tf = mod.find(_qual(r.nodeid)) if mod else None
-        summary = summarize(tf) if tf else "(test source not in the task folder)"
+        summary = _summary(mod, tf) if mod and tf else "(test source not in the task folder)"
         heads = []
         for cell in r.sections:
             hits = _match(task.spec, cell) if task.spec else []

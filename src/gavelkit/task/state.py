@@ -150,7 +150,7 @@ def plan_from(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any] | 
             name = loop["counter"]
             new = ps.iter_value(name) + 1
             plan.counters[name] = new
-            cap = int(table["caps"][name])
+            cap = int({**table["caps"], **cfg["state"].get("caps", {})}[name])
             if new > cap:
                 plan.to_state = table["retire_state"]
                 plan.note_suffix = f"{name} {new} > cap {cap}: RETIRED instead of {to}"
