@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gavelkit.task.formats.candidates import parse_candidates, render_with_superseded
 from gavelkit.task.formats.nodeids import func_key, parse_nodeids
@@ -327,3 +329,21 @@ def test_corpus_variants_are_read():
     assert jrnl.score_result is not None and jrnl.score_result.pass_rate == 1.0
     trans = tasks["transitions-state-machine-fullrepro-001"]
     assert trans.map.layout == "no-source"
+
+
+# ------------------------------------------------------------------ robustness
+_MD = st.text(alphabet=st.sampled_from(list("|#-`:* \n[]abc_0123456789{}\"'<>!~")), max_size=400)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_MD)
+def test_readers_never_raise_on_arbitrary_text(text):
+    parse_spec(text)
+    parse_spec_test_map(text)
+    parse_nodeids(text)
+    parse_taxonomy(text)
+    parse_candidates(text)
+    ps, _ = parse_pipeline_state(text)
+    if ps.block != (0, 0):
+        render_transition(ps, {"state": "S1_SELECTED"}, ["x"], HistoryRow(1, "d", "a", "b", "n"))
+    parse_task_json(text.encode())

@@ -6,6 +6,8 @@ import json
 import shutil
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gavelkit.task.gates import run_gates
 from gavelkit.task.load import load_task
@@ -407,3 +409,26 @@ def test_e009_scores_and_manifest_against_the_current_oracle(tmp_path):
     rep = _run(d, "E")
     f = next(f for f in rep.findings if "another layer" in f.message)
     assert f.severity == "warning" and "1 case(s)" in f.message
+
+
+_MD = st.text(alphabet=st.sampled_from(list("|#-`:* \n[]ab_01;+§{}\"'")), max_size=300)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_MD, _MD)
+def test_gates_never_crash_on_arbitrary_spec_and_map(spec_text, map_text):
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp) / "fuzz"
+        shutil.copytree(GOOD, d)
+        (d / "spec.md").write_text(spec_text or "x")
+        (d / "spec_test_map.md").write_text(map_text or "x")
+        rep = _run(d)
+        assert set(rep.verdicts) == {"D", "E", "F"}
+        from gavelkit.task import spotcheck as sc
+
+        task = load_task(d)
+        if task.spec is not None and task.map is not None:
+            sc.build(task, 3, seed=1)
