@@ -259,3 +259,28 @@ def test_caps_are_configurable_per_task(task: Path):
     _set_state(task, "S2_SPEC_CHECK", spec_iter=1)
     r = transition(task, "S2_SPEC_DRAFT", "loop")
     assert r.to_state == "RETIRED" and "2 > cap 1" in fires(r.findings, "TSK-S004").message
+
+
+def test_optional_lint_guards_of_later_templates(task: Path):
+    (task / "filter").mkdir()
+    (task / "filter" / "reference_score.json").write_text(json.dumps({"passed": 3, "total": 3}))
+    _set_state(task, "S3_DONE")
+    clean(plan_transition(task, "S4_SETUP").findings, "TSK-S003")  # off by default
+    (task / "gavel-task.toml").write_text('[state]\nenable_guards = ["lint_pass", "lint_fresh"]\n')
+    assert "none of" in fires(plan_transition(task, "S4_SETUP").findings, "TSK-S003").message
+    lint = task / "filter" / "lint_result.txt"
+    lint.write_text("LINT_FAIL\n3 problems\n")
+    assert "'LINT_FAIL'" in fires(plan_transition(task, "S4_SETUP").findings, "TSK-S003").message
+    lint.write_text("LINT_PASS\n")
+    clean(plan_transition(task, "S4_SETUP").findings, "TSK-S003")
+    # QUALIFIED needs the lint result to be newer than every oracle test file
+    (task / "oracle").mkdir()
+    test_file = task / "oracle" / "test_atomic.py"
+    test_file.write_text("def test_a():\n    assert 1\n")
+    os.utime(lint, (1_000_000, 1_000_000))
+    _set_state_text(task, "S3_DONE", "S5_JUDGE")
+    f = fires(plan_transition(task, "QUALIFIED").findings, "TSK-S003")
+    assert "oracle/test_atomic.py changed after lint_result.txt" in f.message
+    os.utime(lint, None)
+    os.utime(test_file, (1_000_000, 1_000_000))
+    clean(plan_transition(task, "QUALIFIED").findings, "TSK-S003")

@@ -102,6 +102,23 @@ def _guard_ok(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tup
             if sr is not None:
                 return True, str(h)
         return False, "no readable score_result.json from a candidate run"
+    if kind in ("first_line", "newer_than_oracle"):
+        hit = next((task_dir / rel for rel in guard["any"] if (task_dir / rel).is_file()), None)
+        if hit is None:
+            return False, "none of " + ", ".join(guard["any"]) + " exists"
+        if kind == "first_line":
+            first = read_text(hit, allow_empty=True).split("\n", 1)[0].strip()
+            if first != guard["expect"]:
+                return False, f"{hit.name} starts with {first[:60]!r}"
+            return True, str(hit)
+        from gavelkit.task.load import load_task
+
+        task = load_task(task_dir)
+        stale = [rel for rel, p in task.test_files.items()
+                 if p.stat().st_mtime > hit.stat().st_mtime]
+        if stale:
+            return False, f"{', '.join(stale)} changed after {hit.name}"
+        return True, str(hit)
     raise ValueError(f"unknown guard kind {kind!r}")
 
 
@@ -138,8 +155,11 @@ def plan_from(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any] | 
                                      f"{cur} -> {to} is not an allowed transition; from {cur}: {nxt}",
                                      path, ps.current_lines.get("state", 0), 1))
         return plan
+    enabled = set(cfg["state"].get("enable_guards", []))
     for guard in table.get("guards", []):
         if guard["to"] != to or (guard.get("from") and cur not in guard["from"]):
+            continue
+        if guard.get("optional") and guard.get("name") not in enabled:
             continue
         ok, detail = _guard_ok(guard, task_dir, cfg)
         if not ok:
@@ -280,6 +300,7 @@ def init_state(task_dir: str | Path, task_id: str | None = None, *, date: str | 
             task_id=task_id or d.resolve().name, state=init,
             stage=table["states"][init]["stage"], date=date or today(),
             todo="\n".join(f"- [ ] {t}" for t in table["states"][init]["todo"]),
-            forbidden="\n".join(f"- `{g['to']}`: {g['why']}" for g in table["guards"]))
+            forbidden="\n".join(f"- `{g['to']}`: {g['why']}" for g in table["guards"]
+                                 if not g.get("optional")))
         atomic_write(path, text)
     return path
