@@ -432,3 +432,21 @@ def test_gates_never_crash_on_arbitrary_spec_and_map(spec_text, map_text):
         task = load_task(d)
         if task.spec is not None and task.map is not None:
             sc.build(task, 3, seed=1)
+
+
+def test_e013_environment_section(tmp_path):
+    d = copy_good(tmp_path)
+    rep = _run(d, "E")
+    clean(rep.findings, "TSK-E013")
+    (d / "oracle" / "requirements.txt").write_text("pytest>=8\nPyYAML>=6  # parser\nrich[jupyter]==13\n")
+    edit(d / "spec.md", "runs Python 3.11 without network access.",
+         "runs Python 3.11 with `pyyaml` preinstalled. The implementation may use any "
+         "third-party packages available on PyPI.")
+    rep = _run(d, "E")
+    msgs = [f.message for f in rep.findings if f.code == "TSK-E013"]
+    fires(rep.findings, "TSK-E013")
+    assert any("open-ended dependency promise" in m for m in msgs)
+    assert any("network policy" in m for m in msgs)
+    assert [m for m in msgs if "does not list" in m] == [
+        "'Appendix A: Environment' does not list the preinstalled package rich from "
+        "oracle/requirements.txt"]  # PyYAML is named (case-insensitive), pytest is exempt

@@ -455,6 +455,49 @@ def check_ledger(task: Any, cfg: dict[str, Any]) -> list[Finding]:
     return out
 
 
+def check_environment(task: Any, cfg: dict[str, Any]) -> list[Finding]:
+    """QUALITY_GATE 2d: packages of oracle/requirements.txt named, network policy stated."""
+    spec = task.spec
+    ge = cfg["gate_e"]
+    keys = [norm_heading(n) for n in ge["environment_sections"]]
+    sec = next((s for k in keys for s in spec.sections if s.key == k), None)
+    if sec is None:
+        return []  # a missing section is TSK-E001
+    path = str(task.paths["spec"])
+    body = spec.body(sec)
+    text = " ".join(t for _, t in body)
+    low = text.lower()
+    out: list[Finding] = []
+    for phrase in ge["environment_forbidden"]:
+        for ln, t in body:
+            if phrase.lower() in t.lower():
+                out.append(Finding("TSK-E013", "error",
+                                   f"open-ended dependency promise in '{sec.text}': {t.strip()[:160]!r} "
+                                   "(list the preinstalled packages instead)", path, ln, 1))
+    for word in ge["environment_must_mention"]:
+        if word.lower() not in low:
+            out.append(Finding("TSK-E013", "error",
+                               f"'{sec.text}' does not state the {word} policy", path, sec.line, 1))
+    req = None
+    if task.task_json and isinstance(task.task_json.oracle.get("requirements"), str):
+        req = task.dir / task.task_json.oracle["requirements"]
+    if req is None or not req.is_file():
+        req = task.dir / "oracle" / "requirements.txt"
+    if req.is_file():
+        ignore = {p.lower() for p in ge["environment_ignore_packages"]}
+        for line in req.read_text("utf-8", errors="replace").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if not line or line.startswith("-"):
+                continue
+            name = re.split(r"[<>=!~;\[\s@]", line, maxsplit=1)[0].strip()
+            if name and name.lower() not in ignore and not re.search(
+                    r"(?<![\w-])" + re.escape(name.lower()).replace(r"\-", "[-_]") + r"(?![\w-])", low):
+                out.append(Finding("TSK-E013", "error",
+                                   f"'{sec.text}' does not list the preinstalled package {name} "
+                                   f"from {task.rel(req)}", path, sec.line, 1))
+    return out
+
+
 def check(task: Any) -> GateResult:
     cfg = task.config
     res = GateResult("E", "PASS")
@@ -463,6 +506,7 @@ def check(task: Any) -> GateResult:
         res.findings += fnd
         res.data["structure"] = info
         res.findings += check_terms(task.spec, cfg, str(task.paths["spec"]))
+        res.findings += check_environment(task, cfg)
     else:
         res.findings.append(Finding("TSK-E001", "error", "no readable spec.md in the task folder",
                                     str(task.dir), 0, 0))
