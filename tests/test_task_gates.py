@@ -450,3 +450,13 @@ def test_e013_environment_section(tmp_path):
     assert [m for m in msgs if "does not list" in m] == [
         "'Appendix A: Environment' does not list the preinstalled package rich from "
         "oracle/requirements.txt"]  # PyYAML is named (case-insensitive), pytest is exempt
+
+
+def test_gate_d_cell_qualifiers(tmp_path):
+    d = copy_good(tmp_path)
+    edit(d / "spec_test_map.md", "| Error Semantics |", "| Error Semantics - unknown character |")
+    rep = _run(d, "D")
+    clean(rep.findings, "TSK-D006")
+    assert rep.verdicts["D"] == "FULL"
+    edit(d / "spec_test_map.md", "| Error Semantics - unknown character |", "| Error Semanticsx |")
+    assert "Error Semanticsx" in fires(_run(d, "D").findings, "TSK-D006").message

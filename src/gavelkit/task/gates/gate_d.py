@@ -21,6 +21,9 @@ from gavelkit.task.formats.spec import Section, Spec, norm_heading
 from gavelkit.task.gates import GateResult
 
 
+_QUALIFIERS = (" - ", " — ", " – ", ": ", " (", " > ", " / ", " §")
+
+
 def _match(spec: Spec, cell: str) -> list[Section]:
     key = norm_heading(cell)
     hits = [s for s in spec.sections if s.level in (2, 3) and s.key == key]
@@ -31,7 +34,8 @@ def _match(spec: Spec, cell: str) -> list[Section]:
     for s in spec.sections:
         if s.level not in (2, 3) or not s.key:
             continue
-        if key.startswith(s.key) and len(key) > len(s.key) and not key[len(s.key)].isalnum():
+        # "Public API - foo()", "Error Semantics: parse", "Workflows (step 2)"
+        if key.startswith(s.key) and key[len(s.key):].startswith(_QUALIFIERS):
             if len(s.key) > best_len:
                 best, best_len = [s], len(s.key)
             elif len(s.key) == best_len:
