@@ -20,7 +20,6 @@ from gavelkit.core.findings import Finding
 from gavelkit.task.formats.spec import Section, Spec, norm_heading
 from gavelkit.task.gates import GateResult
 
-
 _QUALIFIERS = (" - ", " — ", " – ", ": ", " (", " > ", " / ", " §")
 
 
