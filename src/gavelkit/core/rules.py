@@ -21,6 +21,7 @@ class Rule:
     title: str
     doc: str
     pack: str
+    varies: bool = False  # severity depends on context (the default is the usual one)
 
 
 @functools.cache
@@ -37,7 +38,8 @@ def catalog() -> dict[str, Rule]:
         for code, spec in table.items():
             if code in out:
                 raise ValueError(f"rule {code} defined twice ({out[code].pack}, {pack})")
-            out[code] = Rule(code, spec["severity"], spec["title"], spec["doc"].strip(), pack)
+            out[code] = Rule(code, spec["severity"], spec["title"], spec["doc"].strip(), pack,
+                             bool(spec.get("severity_varies", False)))
     return out
 
 
