@@ -309,3 +309,20 @@ def test_fleet_on_corpus_and_nested_layout(tmp_path: Path) -> None:
     assert doc["report"]["verdicts"] == ["QUALIFIED"]
     rc, _, err = cli("task", "report-all", str(tmp_path / "none"))
     assert rc == 2
+
+
+def test_heatmap_by_layer_for_big_oracles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gavelkit.task import report
+
+    monkeypatch.setattr(report, "MATRIX_MAX_TESTS", 3)
+    html = report.build_task(judged_task(tmp_path)).html
+    assert "covered tests per layer (7 tests" in html and "★ Error Semantics" in html
+
+
+def test_demo_writes_the_award_report(root: Path, tmp_path: Path) -> None:
+    from gavelkit.cli.demo import report_step
+
+    step = report_step(example_run(root), tmp_path / "award-report.html")
+    assert step.ok, step.detail
+    assert outline((tmp_path / "award-report.html").read_text("utf-8")).sections == \
+        AWARD_SECTIONS

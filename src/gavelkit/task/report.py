@@ -412,8 +412,9 @@ def heatmap(cov: dict[str, Any]) -> Any:
     left_in = 0.35 + 0.055 * max((len(x) for x in labels), default=10)
     bottom_in = (0.3 + 0.045 * max((len(x) for x in col_labels), default=8)) if by_test else 0.5
     top_in = 0.55
-    plot_w = min(0.13 * len(col_labels), 12.0) if by_test else 4.5
-    width = left_in + plot_w + (0.3 if by_test else 1.3)
+    per_col = 0.13 if len(col_labels) > 40 else 0.3
+    plot_w = min(per_col * len(col_labels), 12.0) if by_test else 4.5
+    width = max(left_in + plot_w + (0.3 if by_test else 1.3), 8.0)
     height = 0.2 * rows + bottom_in + top_in
     fig = hr.figure(width, height, layout=None)
     fig.subplots_adjust(left=left_in / width, right=1 - (0.3 if by_test else 1.3) / width,
@@ -471,6 +472,9 @@ def cluster_chart(clusters: list[dict[str, Any]]) -> Any:
     ax.set_yticks(range(len(top)), [f"#{i + 1}" for i in range(len(top))])
     ax.invert_yaxis()
     ax.set_xlabel("failing tests")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title("Failure clusters by crash signature (see the table for the root cause)",
                  fontsize=9, loc="left")
     ax.legend(fontsize=7, frameon=False, loc="lower right")
