@@ -38,3 +38,17 @@ def test_preexisting_foreign_file_is_refused(tmp_path: Path) -> None:
 def test_unknown_skill_is_usage_error(tmp_path: Path) -> None:
     rc, _, err = cli("skills", "install", "--dest", str(tmp_path), "--skill", "nope")
     assert rc == 2 and "no skill" in err
+
+
+def test_validate_ledger_launcher(root: Path, tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    import subprocess
+    import sys
+
+    script = root / "skills/task-judge/scripts/validate_ledger.py"
+    good = root / "tests/data/taskpack/task_good"
+    r = subprocess.run([sys.executable, str(script), str(good)], capture_output=True, text=True,
+                       env=subprocess_env, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0 and "Gate E PASS" in r.stdout, r.stdout + r.stderr
+    r2 = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                        env=subprocess_env, cwd=tmp_path, timeout=60)
+    assert r2.returncode == 2 and "no task folders" in r2.stderr
