@@ -483,21 +483,24 @@ def cluster_chart(clusters: list[dict[str, Any]]) -> Any:
 
 # ----------------------------------------------------------------------------- build
 
-def build_task(task_dir: str | Path, config: str | None = None) -> Report:
-    """One task's report. Raises InputError when the folder does not exist."""
+def build_task(task_dir: str | Path, config: str | None = None, html: bool = True) -> Report:
+    """One task's report (data only with html=False: the fleet table needs no charts).
+    Raises InputError when the folder does not exist."""
     from gavelkit import __version__
     from gavelkit.task.load import load_task
 
     task = load_task(task_dir, config)
     d = collect(task)
+    if not html:
+        return Report(d)
     charts = {
         "layers": layer_chart(d) if any(v["rate"] is not None for v in d["layers"].values())
         else None,
         "heatmap": heatmap(d["coverage"]) if d["coverage"]["sections"] else None,
         "clusters": cluster_chart(d["crash_clusters"]) if d["crash_clusters"] else None,
     }
-    html = hr.render("task_report.html.j2", d=d, charts=charts, version=__version__)
-    return Report(d, html, [])
+    page = hr.render("task_report.html.j2", d=d, charts=charts, version=__version__)
+    return Report(d, page, [])
 
 
 def looks_like_task(p: Path) -> bool:
@@ -552,7 +555,7 @@ def build_fleet(folders: Iterable[Path], config: str | None = None,
     findings: list[Finding] = []
     for folder in folders:
         try:
-            rep = build_task(folder, config)
+            rep = build_task(folder, config, html=reports_dir is not None)
         except InputError as exc:
             findings.append(Finding("RPT-T001", "warning", f"task left out: {exc.message}",
                                     str(folder)))
