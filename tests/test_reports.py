@@ -326,3 +326,40 @@ def test_demo_writes_the_award_report(root: Path, tmp_path: Path) -> None:
     assert step.ok, step.detail
     assert outline((tmp_path / "award-report.html").read_text("utf-8")).sections == \
         AWARD_SECTIONS
+
+
+@pytest.mark.parametrize("odd", [
+    {"weaknesses": ["not a dict", 3], "labels": "not a list", "judge": "QUALIFIED"},
+    {"judge": {"verdict": 7, "failure_clusters": {"c1": "cascade", "c2": {"tests": 4}},
+               "fairness_gates": ["A"]}},
+    {"judge": {"failure_clusters": [1, {"name": None, "tests": "x"}]},
+     "integration_gap": {"atomic_rate": "high", "rate_gap": None},
+     "true_gap_events": [{"failed_test": None}, "x"], "reopened_s3": {"reason": 5}},
+    {"integration_gap": [], "true_gap_events": {"a": 1}, "candidate_score": {"passed": "x"}},
+])
+def test_task_report_survives_odd_task_json(tmp_path: Path, odd: dict) -> None:
+    t = judged_task(tmp_path)
+    tj = json.loads((t / "task.json").read_text("utf-8"))
+    tj.update(odd)
+    (t / "task.json").write_text(json.dumps(tj), "utf-8")
+    score = json.loads((t / "judge" / "score_result.json").read_text("utf-8"))
+    score["cases"] += [{"nodeid": "x::y", "outcome": "failed", "call": [1]},
+                       {"nodeid": "x::z", "outcome": "error", "layer": {"a": 1},
+                        "call": {"crash": {"message": 42}}}, "junk"]
+    (t / "judge" / "score_result.json").write_text(json.dumps(score), "utf-8")
+    rc, _, err = cli("task", "report", str(t), "-o", str(tmp_path / "r.html"))
+    assert rc == 0, err
+    assert outline((tmp_path / "r.html").read_text("utf-8")).sections == TASK_SECTIONS
+
+
+def test_award_report_overrun_loop_is_drawn(tmp_path: Path) -> None:
+    from gavelkit.award.report import build
+
+    run = make_run(tmp_path)
+    pass_phases(run, 1)
+    for k, ids in enumerate([["A", "B", "C"], ["A", "B"], ["A"], ["A"]]):
+        add_gate(run, 2, k, [(i, "high") for i in ids])
+    rep = build(run, pdfqa=False)
+    assert rep.data["next_action"]["action"] == "STOP"
+    assert "loop 3" in rep.html and "AWD-T008" in rep.html
+    assert any(i["stalled"] for i in rep.data["issues"])

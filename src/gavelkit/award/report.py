@@ -206,7 +206,8 @@ def _verdict_color(v: str | None) -> str:
 def timeline_chart(st: RunStatus) -> Any:
     caps = budgets()
     phases = sorted(st.phases)
-    evals = caps["phase_fix_loops"] + 1
+    evals = max([caps["phase_fix_loops"] + 1]
+                + [lp.loop + 1 for info in st.phases.values() for lp in info.loops])
     fig = hr.figure(7.5, 0.45 * max(len(phases), 1) + 1.1)
     ax = fig.subplots()
     for row, ph in enumerate(phases):

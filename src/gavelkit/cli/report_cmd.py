@@ -120,7 +120,10 @@ def fleet_main(argv: list[str], prog: str) -> int:
     root = Path(args.tasks)
     if not root.is_dir():
         raise InputError(args.tasks, "not a folder of tasks (no such directory)")
-    folders = find_tasks(root)
+    try:
+        folders = find_tasks(root)
+    except OSError as exc:
+        raise InputError(args.tasks, f"cannot list the folder: {exc.strerror or exc}") from None
     rep = build_fleet(track(folders, "report-all", quiet=args.quiet, what=lambda d: d.name),
                       args.config, Path(args.reports) if args.reports else None, out)
     _write(out, rep.html)
