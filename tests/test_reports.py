@@ -363,3 +363,42 @@ def test_award_report_overrun_loop_is_drawn(tmp_path: Path) -> None:
     assert rep.data["next_action"]["action"] == "STOP"
     assert "loop 3" in rep.html and "AWD-T008" in rep.html
     assert any(i["stalled"] for i in rep.data["issues"])
+
+
+def test_task_report_reads_the_judges_records(tmp_path: Path) -> None:
+    """The shapes issue 8's judge writes: clusters with size/class/layers, gate keys like
+    D_coverage, and judge/judge_result.json with route, reasons and the cascade."""
+    from gavelkit.task.report import build_task
+
+    t = judged_task(tmp_path)
+    tj = json.loads((t / "task.json").read_text("utf-8"))
+    tj["judge"]["failure_clusters"] = [{
+        "id": "C1", "root_cause": "ImportError: cannot import name 'render'",
+        "class": "candidate", "size": 35, "tests": ["a::b"] * 20,
+        "layers": {"atomic": 30, "integration": 5}, "dimension": "api-surface"}]
+    tj["judge"]["fairness_gates"] = {"D_coverage": "FULL", "B_failure_pattern": "PASS",
+                                     "A/C_spotcheck": "table prefilled"}
+    (t / "task.json").write_text(json.dumps(tj), "utf-8")
+    (t / "judge" / "judge_result.json").write_text(json.dumps({
+        "verdict": "BROKEN", "route": "filter", "date": "2026-07-21",
+        "reasons": ["Gate B failed"],
+        "metrics": {"cascade": {"failures": 35, "root_causes": 1, "cascaded": 34}}}), "utf-8")
+    rep = build_task(t)
+    c = rep.data["judge_clusters"][0]
+    assert (c["count"], c["kind"], c["layer"]) == (35, "candidate", "atomic 30, integration 5")
+    assert rep.data["verdict"] == "BROKEN"
+    assert rep.data["verdict_source"] == "judge/judge_result.json"
+    body = outline(rep.html).body
+    assert "cascade: 35 failure(s) from 1 root cause(s)" in body
+    assert "route back to filter" in body and "Gate B failed" in body
+    assert "D_coverage: FULL" in body and "B_failure_pattern: PASS" in body
+
+
+def test_reports_are_deterministic(root: Path, tmp_path: Path) -> None:
+    from gavelkit.award.report import build
+    from gavelkit.task.report import build_task
+
+    run = example_run(root)
+    assert build(run, pdfqa=False).html == build(run, pdfqa=False).html
+    t = judged_task(tmp_path)
+    assert build_task(t).html == build_task(t).html

@@ -167,15 +167,24 @@ def _judge_clusters(tj: dict[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(c, dict):
             continue
         tests = c.get("tests") or c.get("failed_tests") or c.get("affected_tests")
+        size = c.get("size", c.get("count"))
+        if not isinstance(size, int) or isinstance(size, bool):
+            size = len(tests) if isinstance(tests, list) else tests if isinstance(tests, int) \
+                else None
+        layers = c.get("layers", c.get("layer"))
+        if isinstance(layers, dict):
+            layers = ", ".join(f"{k} {v}" for k, v in layers.items())
+        elif isinstance(layers, list):
+            layers = ", ".join(map(str, layers))
         out.append({
             "name": str(c.get("cluster") or c.get("name") or c.get("id") or ""),
             "root_cause": str(c.get("root_cause") or c.get("cause") or c.get("description")
                               or ""),
             "dimension": str(c.get("dimension") or c.get("root_cause_dimension") or ""),
-            "count": len(tests) if isinstance(tests, list) else tests if isinstance(tests, int)
-            else c.get("count"),
-            "layer": str(c.get("layer") or ""),
-            "kind": str(c.get("kind") or c.get("type") or c.get("classification") or ""),
+            "count": size,
+            "layer": str(layers or ""),
+            "kind": str(c.get("class") or c.get("kind") or c.get("type")
+                        or c.get("classification") or ""),
         })
     return out
 
@@ -263,7 +272,7 @@ def _diagnosis(task: Any) -> dict[str, Any]:
 
 def _verdict(tj: dict[str, Any], diag: dict[str, Any], extra: dict[str, Any]) -> tuple[str | None, str]:
     judge = tj.get("judge") if isinstance(tj.get("judge"), dict) else {}
-    for value, where in ((extra.get("verdict"), "judge/verdict.json"),
+    for value, where in ((extra.get("verdict"), "judge/judge_result.json"),
                          (judge.get("verdict"), "task.json judge.verdict"),
                          (diag.get("verdict"), diag.get("path", "")),
                          (tj.get("status") if tj.get("status") in VERDICTS else None,
@@ -271,6 +280,18 @@ def _verdict(tj: dict[str, Any], diag: dict[str, Any], extra: dict[str, Any]) ->
         if isinstance(value, str) and value:
             return value, where
     return None, ""
+
+
+def _judge_record(rec: dict[str, Any]) -> dict[str, Any]:
+    """Route, reasons and the cascade count from judge/judge_result.json, when present."""
+    if not rec:
+        return {}
+    metrics = rec.get("metrics") if isinstance(rec.get("metrics"), dict) else {}
+    cascade = metrics.get("cascade") if isinstance(metrics.get("cascade"), dict) else {}
+    reasons = rec.get("reasons") if isinstance(rec.get("reasons"), list) else []
+    return {"verdict": rec.get("verdict"), "route": rec.get("route"), "date": rec.get("date"),
+            "reasons": [str(r) for r in reasons],
+            "cascade": {k: v for k, v in cascade.items() if isinstance(v, int)}}
 
 
 def _json_file(p: Path) -> dict[str, Any]:
@@ -306,7 +327,8 @@ def collect(task: Any) -> dict[str, Any]:
         gap["computed"] = computed
     events = tj.get("true_gap_events") or (recorded or {}).get("true_gap_events") or []
     diag = _diagnosis(task)
-    extra = _json_file(task.dir / "judge" / "verdict.json")
+    extra = _json_file(task.dir / "judge" / "judge_result.json") or \
+        _json_file(task.dir / "judge" / "verdict.json")
     verdict, verdict_src = _verdict(tj, diag, extra)
     judge = tj.get("judge") if isinstance(tj.get("judge"), dict) else {}
     gd = gates.results.get("D")
@@ -342,6 +364,7 @@ def collect(task: Any) -> dict[str, Any]:
         "uncovered": gd.data.get("uncovered", []) if gd else [],
         "history": _history(task, tj),
         "diagnosis": diag,
+        "judge_record": _judge_record(extra),
         "load_findings": [f.to_dict() for f in task.findings],
         "files": {k: task.rel(v) for k, v in task.paths.items()},
     }
