@@ -402,3 +402,15 @@ def test_reports_are_deterministic(root: Path, tmp_path: Path) -> None:
     assert build(run, pdfqa=False).html == build(run, pdfqa=False).html
     t = judged_task(tmp_path)
     assert build_task(t).html == build_task(t).html
+
+
+def test_single_reports_tell_their_stages(root: Path, tmp_path: Path) -> None:
+    from gavelkit.award.report import build
+    from gavelkit.task.report import build_task
+
+    seen: list[tuple[int, int, str]] = []
+    build(example_run(root), pdfqa=False, progress=lambda *a: seen.append(a))
+    assert [s[2] for s in seen] == ["status", "PDF QA", "charts", "done"]
+    seen.clear()
+    build_task(judged_task(tmp_path), progress=lambda *a: seen.append(a))
+    assert seen[-1] == (2, 2, "done")

@@ -15,6 +15,7 @@ import contextlib
 import io
 import json
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -302,19 +303,26 @@ def _merged_legend(*axes: Any) -> tuple[list[Any], list[str]]:
 # ----------------------------------------------------------------------------- build
 
 def build(run: str | Path, target: str | None = None, pdfqa: bool = True,
-          config: str | None = None) -> AwardReport:
+          config: str | None = None,
+          progress: Callable[[int, int, str], None] | None = None) -> AwardReport:
     """Status, data and the HTML of the report. Raises UsageError for a missing run
-    folder or an unknown --target (exit 2 at the CLI)."""
+    folder or an unknown --target (exit 2 at the CLI). `progress(done, total, stage)`
+    is told each stage (PDF QA and the charts can take seconds on a big run)."""
     from gavelkit import __version__
     from gavelkit.award.tables import load_tables
 
+    step = progress or (lambda done, total, stage: None)
+    step(0, 3, "status")
     st = run_status(Path(run), target, load_tables(config))
     data = collect(st)
+    step(1, 3, "PDF QA")
     data["pdfqa"] = pdf_qa(st.run) if pdfqa else {"ran": False, "reason": "skipped (--no-pdfqa)"}
+    step(2, 3, "charts")
     charts: dict[str, Any] = {
         "timeline": timeline_chart(st) if st.phases else None,
         "budgets": budget_chart(data["budgets"]),
         "rounds": {r["round"]: panel_chart(r) for r in data["rounds"] if r["seats"]},
     }
     html = hr.render("award_report.html.j2", d=data, charts=charts, version=__version__)
+    step(3, 3, "done")
     return AwardReport(st, data, html, list(st.findings))

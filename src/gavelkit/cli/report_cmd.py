@@ -62,8 +62,11 @@ def award_main(argv: list[str], prog: str) -> int:
     if not Path(args.run).is_dir():
         raise InputError(args.run, "run folder does not exist")
     from gavelkit.award.report import build
+    from gavelkit.core.progress import Progress
 
-    rep = build(args.run, args.target, pdfqa=not args.no_pdfqa, config=args.config)
+    with Progress("award report", quiet=args.quiet) as bar:
+        rep = build(args.run, args.target, pdfqa=not args.no_pdfqa, config=args.config,
+                    progress=bar.update)
     _write(out, rep.html)
     a = rep.data["next_action"]
     data = dict(rep.data)
@@ -87,9 +90,11 @@ def task_main(argv: list[str], prog: str) -> int:
     _common(p, "report.html")
     args = p.parse_args(argv)
     out = _out_path(args.output)
+    from gavelkit.core.progress import Progress
     from gavelkit.task.report import build_task
 
-    rep = build_task(args.task, args.config)
+    with Progress("task report", quiet=args.quiet) as bar:
+        rep = build_task(args.task, args.config, progress=bar.update)
     _write(out, rep.html)
     if args.quiet:
         return 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -506,16 +506,21 @@ def cluster_chart(clusters: list[dict[str, Any]]) -> Any:
 
 # ----------------------------------------------------------------------------- build
 
-def build_task(task_dir: str | Path, config: str | None = None, html: bool = True) -> Report:
+def build_task(task_dir: str | Path, config: str | None = None, html: bool = True,
+               progress: Callable[[int, int, str], None] | None = None) -> Report:
     """One task's report (data only with html=False: the fleet table needs no charts).
-    Raises InputError when the folder does not exist."""
+    Raises InputError when the folder does not exist. `progress(done, total, stage)`
+    is told each stage."""
     from gavelkit import __version__
     from gavelkit.task.load import load_task
 
+    step = progress or (lambda done, total, stage: None)
+    step(0, 2, "reading files and running gates")
     task = load_task(task_dir, config)
     d = collect(task)
     if not html:
         return Report(d)
+    step(1, 2, "charts")
     charts = {
         "layers": layer_chart(d) if any(v["rate"] is not None for v in d["layers"].values())
         else None,
@@ -523,6 +528,7 @@ def build_task(task_dir: str | Path, config: str | None = None, html: bool = Tru
         "clusters": cluster_chart(d["crash_clusters"]) if d["crash_clusters"] else None,
     }
     page = hr.render("task_report.html.j2", d=d, charts=charts, version=__version__)
+    step(2, 2, "done")
     return Report(d, page, [])
 
 
