@@ -414,3 +414,25 @@ def test_single_reports_tell_their_stages(root: Path, tmp_path: Path) -> None:
     seen.clear()
     build_task(judged_task(tmp_path), progress=lambda *a: seen.append(a))
     assert seen[-1] == (2, 2, "done")
+
+
+def test_award_report_shows_adjudicated_and_persisting_conflicts(tmp_path: Path) -> None:
+    from gavelkit.award.report import build
+
+    run = make_run(tmp_path, target="Meritorious")
+    pass_phases(run, 7)
+    add_card(run, "A", 1, results=90)
+    add_card(run, "B", 1, results=90)
+    add_card(run, "C", 1, results=60)
+    add_card(run, "C", 2, results=66)
+    states = [c["state"] for c in build(run, pdfqa=False).data["conflicts"]]
+    assert states == ["persisted in round 2", "OPEN"]
+    (run / "phase-logs" / "phase7.md").write_text(
+        "```yaml\ndecision_memo:\n  phase: 7\n  budget_spent: {loops: 2, cap: 3}\n"
+        "  unresolved: []\n  adjudications:\n"
+        "    - {criterion: results, outcome: 'lead sides with seat C'}\n"
+        "  options:\n    - {option: a, consequence: b, recommended: true}\n"
+        "    - {option: c, consequence: d, recommended: false}\n```\n")
+    rep = build(run, pdfqa=False)
+    assert rep.data["conflicts"][-1]["state"] == "adjudicated: lead sides with seat C"
+    assert "adjudicated: lead sides with seat C" in outline(rep.html).body
