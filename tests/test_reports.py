@@ -436,3 +436,16 @@ def test_award_report_shows_adjudicated_and_persisting_conflicts(tmp_path: Path)
     rep = build(run, pdfqa=False)
     assert rep.data["conflicts"][-1]["state"] == "adjudicated: lead sides with seat C"
     assert "adjudicated: lead sides with seat C" in outline(rep.html).body
+
+
+def test_fleet_in_worker_processes(tmp_path: Path) -> None:
+    from gavelkit.task.report import build_fleet
+
+    good = copy_good(tmp_path)
+    other = copy_good(tmp_path, "other")
+    one = build_fleet([good, tmp_path / "gone", other])
+    two = build_fleet([good, tmp_path / "gone", other], jobs=2)
+    assert two.data == one.data and [f.to_dict() for f in two.findings] == \
+        [f.to_dict() for f in one.findings]
+    rc, _, err = cli("task", "report-all", str(tmp_path), "--jobs", "0")
+    assert rc == 2 and "--jobs" in err

@@ -116,6 +116,9 @@ def fleet_main(argv: list[str], prog: str) -> int:
     p.add_argument("--config", help="TOML file overriding the task tables")
     p.add_argument("--reports", metavar="DIR",
                    help="also write one report per task into DIR, linked from the table")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="build the tasks in N worker processes (default 1; helps with "
+                        "--reports)")
     _common(p, "fleet.html")
     args = p.parse_args(argv)
     out = _out_path(args.output)
@@ -129,8 +132,14 @@ def fleet_main(argv: list[str], prog: str) -> int:
         folders = find_tasks(root)
     except OSError as exc:
         raise InputError(args.tasks, f"cannot list the folder: {exc.strerror or exc}") from None
-    rep = build_fleet(track(folders, "report-all", quiet=args.quiet, what=lambda d: d.name),
-                      args.config, Path(args.reports) if args.reports else None, out)
+    if args.jobs < 1:
+        from gavelkit.core.errors import UsageError
+
+        raise UsageError("--jobs must be at least 1")
+    rep = build_fleet(folders, args.config, Path(args.reports) if args.reports else None, out,
+                      jobs=args.jobs,
+                      wrap=lambda results, n: track(results, "report-all", total=n,
+                                                    quiet=args.quiet, what=lambda r: r[0]))
     _write(out, rep.html)
     if args.quiet:
         return 0

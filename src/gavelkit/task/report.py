@@ -575,33 +575,60 @@ def fleet_chart(rows: list[dict[str, Any]]) -> Any:
     return hr.svg(fig, "rate gap per task")
 
 
+def fleet_one(folder: Path, config: str | None = None, reports_dir: Path | None = None,
+              base: Path | None = None) -> tuple[str, dict[str, Any] | None, Finding | None]:
+    """One fleet row (and its page under reports_dir); never raises for one bad task.
+    A plain function of paths so it runs in a worker process as well."""
+    try:
+        rep = build_task(folder, config, html=reports_dir is not None)
+    except InputError as exc:
+        return folder.name, None, Finding("RPT-T001", "warning",
+                                          f"task left out: {exc.message}", str(folder))
+    except Exception as exc:  # one broken task must not sink a hundred
+        if os.environ.get("GAVEL_DEBUG"):
+            raise
+        return folder.name, None, Finding("RPT-T001", "warning", f"task left out: "
+                                          f"{type(exc).__name__}: {exc}", str(folder))
+    link = None
+    if reports_dir is not None:
+        target = reports_dir / f"{folder.name}.html"
+        hr.write(str(target), rep.html)
+        link = os.path.relpath(target, base or Path("."))
+    return folder.name, _row(rep.data, link), None
+
+
 def build_fleet(folders: Iterable[Path], config: str | None = None,
-                reports_dir: Path | None = None, out: Path | None = None) -> Report:
-    """The fleet page over many task folders; an unreadable folder is a warning, not a stop."""
+                reports_dir: Path | None = None, out: Path | None = None, jobs: int = 1,
+                wrap: Callable[[Iterable[Any], int], Iterable[Any]] | None = None) -> Report:
+    """The fleet page over many task folders; an unreadable folder is a warning, not a stop.
+
+    jobs > 1 builds the rows in that many worker processes (worth it with reports_dir,
+    where each task draws its charts). `wrap(results, n)` sees every finished row in
+    order, e.g. `core.progress.track`; each result is (folder name, row, finding).
+    """
     from gavelkit import __version__
 
+    folders = list(folders)
+    base = out.parent if out is not None else None
+    wrap = wrap or (lambda it, n: it)
     rows: list[dict[str, Any]] = []
     findings: list[Finding] = []
-    for folder in folders:
-        try:
-            rep = build_task(folder, config, html=reports_dir is not None)
-        except InputError as exc:
-            findings.append(Finding("RPT-T001", "warning", f"task left out: {exc.message}",
-                                    str(folder)))
-            continue
-        except Exception as exc:  # one broken task must not sink a hundred
-            if os.environ.get("GAVEL_DEBUG"):
-                raise
-            findings.append(Finding("RPT-T001", "warning", f"task left out: "
-                                    f"{type(exc).__name__}: {exc}", str(folder)))
-            continue
-        link = None
-        if reports_dir is not None:
-            target = reports_dir / f"{folder.name}.html"
-            hr.write(str(target), rep.html)
-            base = out.parent if out is not None else Path(".")
-            link = os.path.relpath(target, base)
-        rows.append(_row(rep.data, link))
+    if jobs > 1 and len(folders) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        from functools import partial
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(folders))) as pool:
+            results = pool.map(partial(fleet_one, config=config, reports_dir=reports_dir,
+                                       base=base), folders)
+            done = list(wrap(results, len(folders)))
+    else:
+        done = list(wrap((fleet_one(f, config, reports_dir, base) for f in folders),
+                         len(folders)))
+    for _, row, finding in done:
+        if row is not None:
+            rows.append(row)
+        if finding is not None:
+            findings.append(finding)
     data = {"tasks": rows,
             "states": sorted({r["state"] for r in rows if r["state"]}),
             "verdicts": sorted({r["verdict"] for r in rows if r["verdict"]}),
