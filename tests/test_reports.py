@@ -449,3 +449,17 @@ def test_fleet_in_worker_processes(tmp_path: Path) -> None:
         [f.to_dict() for f in one.findings]
     rc, _, err = cli("task", "report-all", str(tmp_path), "--jobs", "0")
     assert rc == 2 and "--jobs" in err
+
+
+def test_history_includes_the_ledger_row(tmp_path: Path) -> None:
+    from gavelkit.task.report import build_task
+
+    t = judged_task(tmp_path)
+    (tmp_path / "CANDIDATES.md").write_text(
+        "# Candidates\n\n| repo | status | metric | detail |\n|---|---|---|---|\n"
+        "| example/tally | QUALIFIED | spec_v1 / 7 tests | superseded_by=v2 |\n"
+        "| other/repo | RETIRED | - | - |\n", "utf-8")
+    hist = build_task(t).data["history"]
+    ledger = [h for h in hist if h["source"].startswith("CANDIDATES.md")]
+    assert len(ledger) == 1 and ledger[0]["to"] == "QUALIFIED"
+    assert "superseded_by=v2" in ledger[0]["note"]

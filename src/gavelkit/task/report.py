@@ -239,6 +239,15 @@ def _history(task: Any, tj: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({"date": str(judge.get("date") or ""), "from": "", "to":
                     str(judge["verdict"]), "note": "judge record in task.json",
                     "source": "task.json judge"})
+    if task.ledger is not None:
+        from gavelkit.task.oracle import _ledger_names  # the same matching as REOPENED_S3
+
+        names = _ledger_names(task)
+        for r in task.ledger.rows:
+            if r.matches(names):
+                out.append({"date": "", "from": "", "to": r.status,
+                            "note": " ".join(x for x in (r.metric, r.detail) if x),
+                            "source": f"CANDIDATES.md line {r.line}"})
     ro = tj.get("reopened_s3")
     if isinstance(ro, dict):
         out.append({"date": str(ro.get("date") or ""), "from": "QUALIFIED", "to": "REOPENED_S3",
