@@ -148,8 +148,8 @@ def crash_clusters(sr: ScoreResult | None) -> list[dict[str, Any]]:
         g["tests"].append(str(c.get("nodeid")))
         layer = str(c.get("layer") or "?")
         g["layers"][layer] = g["layers"].get(layer, 0) + 1
-        out = str(c.get("outcome"))
-        g["outcomes"][out] = g["outcomes"].get(out, 0) + 1
+        oc = str(c.get("outcome"))
+        g["outcomes"][oc] = g["outcomes"].get(oc, 0) + 1
     out = sorted(groups.values(), key=lambda g: (-len(g["tests"]), g["root_cause"]))
     for g in out:
         g["count"] = len(g["tests"])
@@ -194,7 +194,7 @@ def _judge_clusters(tj: dict[str, Any]) -> list[dict[str, Any]]:
 def coverage(task: Any, gate_d: Any) -> dict[str, Any]:
     """Per audited section: covered tests by layer and (small oracles) by test id."""
     if task.spec is None or task.map is None or gate_d is None:
-        return {"sections": [], "tests": [], "matrix": []}
+        return {"sections": [], "tests": []}
     from gavelkit.task.gates import gate_d as gd
 
     match = getattr(gd, "_match", None)
