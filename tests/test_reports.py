@@ -103,6 +103,8 @@ def test_pdfqa_section_states(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(report, "_command_available", lambda words: False)
     assert "not part of this gavelkit build" in report.pdf_qa(run)["reason"]
     monkeypatch.setattr(report, "_command_available", lambda words: True)
+    assert report._importable("gavelkit.award.report") and not report._importable("no.such")
+    monkeypatch.setattr(report, "_importable", lambda module: True)
     assert "no compiled paper" in report.pdf_qa(run)["reason"]
     (run / "paper").mkdir(exist_ok=True)
     (run / "paper" / "solution.pdf").write_bytes(b"%PDF-1.4 stub")

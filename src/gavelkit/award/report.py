@@ -137,18 +137,20 @@ def collect(st: RunStatus) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- PDF QA
 
-def _command_available(words: tuple[str, ...]) -> bool:
+def _importable(module: str) -> bool:
     from importlib.util import find_spec
 
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _command_available(words: tuple[str, ...]) -> bool:
+    """Is `gavel <words>` registered and its module importable?"""
     from gavelkit.cli.main import COMMANDS
 
-    for w, target, _ in COMMANDS:
-        if w == words:
-            try:
-                return find_spec(target.split(":")[0]) is not None
-            except (ImportError, ValueError):
-                return False
-    return False
+    return any(w == words and _importable(target.split(":")[0]) for w, target, _ in COMMANDS)
 
 
 def _run_cli(argv: list[str]) -> tuple[int, dict[str, Any] | None, str]:
@@ -170,7 +172,7 @@ def pdf_qa(run: Path, sheet: bool = True, dpi: int = 30) -> dict[str, Any]:
     pdf = run.joinpath(*PDF_NAME)
     have_sheet = _command_available(("award", "contact-sheet"))
     have_qa = _command_available(("award", "pdfqa"))
-    if not (have_sheet or have_qa):
+    if not (have_sheet or have_qa) or not _importable("gavelkit.award.pdfqa"):
         return {"ran": False, "reason": "PDF QA is not part of this gavelkit build "
                 "(gavelkit.award.pdfqa not installed)"}
     if not pdf.is_file():
