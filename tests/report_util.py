@@ -64,9 +64,16 @@ def outline(html: str) -> Outline:
     return o
 
 
-def assert_self_contained(o: Outline) -> None:
+NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
+
+
+def assert_self_contained(o: Outline, html: str = "") -> None:
     external = [u for u in o.urls if not (u.startswith(("#", "data:")) or u.endswith(".html"))]
     assert external == [], f"external URLs in a self-contained report: {external}"
+    import re
+
+    stray = set(re.findall(r"https?://[^\s\"'<>]+", html)) - NAMESPACES
+    assert not stray, f"URLs in the report text: {sorted(stray)[:5]}"
     assert o.links == 0
     assert all(not s.get("src") for s in o.scripts), "scripts must be inline"
 

@@ -35,7 +35,7 @@ def test_award_report_of_the_example_run(root: Path, tmp_path: Path) -> None:
     html = out.read_text("utf-8")
     o = outline(html)
     assert o.sections == AWARD_SECTIONS
-    assert_self_contained(o)
+    assert_self_contained(o, html)
     assert o.svgs >= 4  # timeline, budgets, two panel rounds
     body = o.body
     # timeline: every gate file is a row; stalled id marked
@@ -158,7 +158,7 @@ def test_task_report_of_a_judged_task(tmp_path: Path) -> None:
     html = out.read_text("utf-8")
     o = outline(html)
     assert o.sections == TASK_SECTIONS
-    assert_self_contained(o)
+    assert_self_contained(o, html)
     assert o.svgs == 3  # layer rates, heat map, clusters
     body = o.body
     assert "task.json integration_gap" in body and "the score file gives +0.800" in body
@@ -225,7 +225,7 @@ def test_task_report_on_corpus(tmp_path: Path) -> None:
         rep = build_task(t)
         o = outline(rep.html)
         assert o.sections == TASK_SECTIONS, t.name
-        assert_self_contained(o)
+        assert_self_contained(o)  # corpus text itself quotes URLs
         assert rep.data["coverage"]["sections"], t.name
     cleo = build_task(CORPUS / "cleo-fullrepro-001").data
     assert cleo["candidate"]["source"] == "evidence/candidate_score.json"
@@ -261,7 +261,7 @@ def test_fleet_report(tmp_path: Path) -> None:
     assert "2 task(s)" in text and err == ""  # piped: no progress line
     html = out.read_text("utf-8")
     o = outline(html)
-    assert_self_contained(o)
+    assert_self_contained(o, html)
     assert o.rows["tasks"] == 3  # header + 2 tasks
     assert 'data-state="QUALIFIED"' in html and 'data-verdict="-"' in html
     assert '<a href="per/task_good.html">' in html

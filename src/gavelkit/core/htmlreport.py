@@ -85,6 +85,8 @@ def svg(fig: Any, title: str = "") -> Any:
     text = buf.getvalue()
     start = text.find("<svg")
     text = text[start:] if start >= 0 else text
+    # the RDF metadata block only names the generator; it adds bytes and URL-like noise
+    text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.S)
     text = re.sub(r"<svg ", f'<svg role="img" aria-label="{_attr(title)}" ', text, count=1)
     return safe(f'<div class="chart">{text}</div>')
 
