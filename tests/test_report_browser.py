@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from report_util import judged_task
-from task_helpers import copy_good
+from task_helpers import copy_good, edit
 
 pytestmark = pytest.mark.browser
 
@@ -31,11 +31,12 @@ def _chromium() -> str:
     pytest.skip("no chromium on PATH (apt-get install -y chromium); browser check skipped")
 
 
-def _run(browser: str, page: Path, tmp: Path, *action: str) -> subprocess.CompletedProcess[str]:
+def _run(browser: str, page: Path, tmp: Path, *action: str,
+         fragment: str = "") -> subprocess.CompletedProcess[str]:
     cmd = [browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
            "--disable-extensions", "--hide-scrollbars", "--window-size=1280,2400",
            f"--user-data-dir={tmp / 'profile'}", "--enable-logging=stderr", "--v=0",
-           *action, page.resolve().as_uri()]
+           *action, page.resolve().as_uri() + fragment]
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=90,
                               env={**os.environ, "HOME": str(tmp)})
@@ -70,9 +71,16 @@ def test_reports_load_cleanly_in_chromium(root: Path, tmp_path: Path) -> None:
     task = pages / "task-report.html"
     write(str(task), build_task(task_dir).html)
     fleet = pages / "fleet-report.html"
-    write(str(fleet), build_fleet([task_dir, copy_good(tmp_path / "g", "other_task")]).html)
+    other = copy_good(tmp_path / "g", "other_task")
+    edit(other / "task.json", '"instance_id": "task_good"', '"instance_id": "other_task"')
+    write(str(fleet), build_fleet([task_dir, other]).html)
     for page in (award, task, fleet):
         _load(browser, page, tmp_path)
-    # the fleet table's script ran: it filled in the row counter
-    dom = _run(browser, fleet, tmp_path, "--dump-dom")
-    assert "2 of 2 shown" in dom.stdout, dom.stderr[-2000:]
+    # the fleet table's script runs: counter, filters and sort order from the URL fragment
+    for fragment, shown, first in (("#sort=-task", "2 of 2 shown", "task_good"),
+                                   ("#verdict=-&sort=candidate", "1 of 2 shown", "other_task")):
+        dom = _run(browser, fleet, tmp_path, "--dump-dom", fragment=fragment)
+        assert shown in dom.stdout, (fragment, dom.stderr[-2000:])
+        ids = re.findall(r'<td data-v="(task_good|other_task)">', dom.stdout)
+        assert ids and ids[0] == first, (fragment, ids)
+        assert not CONSOLE.findall(dom.stderr)
