@@ -412,3 +412,18 @@ def test_missing_eof_is_a_warning(tmp, paper26):
 def test_no_text_layer(tmp):
     p = write(tmp, "scan.pdf", [PageSpec().figure(), PageSpec().figure()])
     fires(qa(p), "PDF-F004")
+
+
+def test_label_shapes_that_are_not_leaks(tmp):
+    pages = [page(["Summary", "Authors: Team 2512345"], 1),
+               page(["def f(x):", "    name: str = 'model'", "队员们分工合作完成了建模。",
+                     "学校食堂的排队问题"], 2)]
+    found = qa(write(tmp, "shapes_ok.pdf", pages), anonymous=True)
+    clean(found, "PDF-A005")
+    assert not [f for f in found if f.code == "PDF-A006" and f.data["page"] == 2]
+
+
+def test_label_with_space_separated_name_on_later_page(tmp):
+    pages = [page(["Summary"], 1), page(["致谢", "指导教师 李四"], 2)]
+    f = fires(qa(write(tmp, "space_label.pdf", pages), anonymous=True), "PDF-A005")
+    assert f.data["page"] == 2 and "李四" in f.data["match"]

@@ -453,9 +453,9 @@ def _id_res() -> dict[str, Any]:
     zh_label = re.compile(
         rf"(?P<label>{'|'.join(map(re.escape, hard + soft))})"
         r"(?P<colon>\s*[:]\s*|\s+)?(?P<value>[^\s:]{1,40})?")
+    en_words = sorted({w for x in cfg["labels_en"] for w in (x, x.upper())}, key=len, reverse=True)
     en_label = re.compile(
-        rf"^\s*(?P<label>{'|'.join(re.escape(x) for x in sorted(cfg['labels_en'], key=len, reverse=True))})"
-        r"\s*:\s*(?P<value>\S.{0,60})$", re.I)
+        rf"^\s*(?P<label>{'|'.join(map(re.escape, en_words))})\s*:\s*(?P<value>\S.{{0,60}})$")
     attrib = re.compile(
         rf"^\s*(?:{'|'.join(map(re.escape, cfg['attribution_en']))})\s+(?P<value>[A-Z].{{0,60}})$")
     inst = [re.compile(p) for p in cfg["institution_patterns_en"] + cfg["institution_patterns_zh"]]
@@ -503,25 +503,31 @@ def check_body_identity(doc: PdfDoc) -> list[Finding]:
             if not s:
                 continue
             m = r["en"].match(s) or r["attrib"].match(s)
-            if m and not EMAIL_RE.fullmatch(m.group("value").strip()):
-                _add(hits, "PDF-A005", "error", "author or identity line", s[:80], pg.number)
+            if m:
+                value = m.group("value").strip()
+                # "Contact: a@b.c" is reported as an email; "Authors: Team 2512345" is fine
+                if not EMAIL_RE.fullmatch(value) and _residual(value):
+                    _add(hits, "PDF-A005", "error", "author or identity line", s[:80], pg.number)
             for lm in r["zh"].finditer(s):
                 label = lm.group("label")
                 value = (lm.group("value") or "").strip()
+                colon = lm.group("colon") or ""
                 before = s[lm.start() - 1] if lm.start() > 0 else ""
                 is_soft = label in r["soft"]
                 if is_soft and before and re.match(f"[{CJK}]", before):
                     continue                 # "商学院": an institution, handled below
-                has_value = bool(value) and bool(lm.group("colon")) and not any(
+                has_value = bool(value) and bool(colon) and not any(
                     value.startswith(x) for x in r["labels_all"])
-                if has_value and (":" in (lm.group("colon") or "") or first):
+                name_like = bool(re.fullmatch(f"[{CJK}]{{2,4}}", value))
+                if has_value and (":" in colon or first or (name_like and not is_soft)):
                     _add(hits, "PDF-A005", "error", f"identity label '{label}' with a value",
                          s[lm.start():lm.end()][:60], pg.number)
                 elif not is_soft and first:
                     _add(hits, "PDF-A005", "error",
                          f"identity label '{label}' on the summary page (an identity block?)",
                          label, pg.number)
-                elif first or not is_soft:
+                elif first or (not is_soft and len(s) <= 12):
+                    # bare label: on page 1, or a short form-like line on a later page
                     _add(hits, "PDF-A006", "warning",
                          f"mentions '{label}' -- confirm it is problem content, not an "
                          "identity block", label, pg.number)
