@@ -50,6 +50,8 @@ class Tile:
     raw: bytes
     ink: float
     blank: bool
+    text: str | None = None
+    error: str | None = None
 
 
 @dataclass(slots=True)
@@ -98,25 +100,39 @@ def layout(sizes: list[tuple[float, float]], dpi: float, cols: int | None) -> La
     return Layout(n, cols, rows, cw, ch, scale, width, height)
 
 
-def _render_chunk(path: str, indices: list[int], scale: float) -> list[Tile]:
-    """Worker: open the PDF in this process and render some pages to RGB tiles."""
+def _render_chunk(path: str, indices: list[int], scale: float, want_text: bool) -> list[Tile]:
+    """Worker: open the PDF in this process, render some pages to RGB tiles and, from
+    the same loaded page (parsing a page costs as much as extracting its text),
+    read their text for the QA."""
     import pypdfium2 as pdfium
+    from PIL import Image
 
-    from gavelkit.award.pdfqa import ink_of
+    from gavelkit.award.pdfqa import ink_of, normalise
 
     doc = pdfium.PdfDocument(path)
     out = []
     try:
         for i in indices:
-            page = doc[i]
+            text, error = None, None
             try:
-                bitmap = page.render(scale=scale)
-                img = bitmap.to_pil().convert("RGB")
-                bitmap.close()
-            finally:
-                page.close()
+                page = doc[i]
+                try:
+                    bitmap = page.render(scale=scale, rev_byteorder=True)
+                    img = bitmap.to_pil().convert("RGB")
+                    bitmap.close()
+                    if want_text:
+                        tp = page.get_textpage()
+                        text = normalise(tp.get_text_range())
+                        tp.close()
+                finally:
+                    page.close()
+            except Exception as exc:  # a damaged page: show an empty tile, report it
+                error = str(exc) or type(exc).__name__
+                w, h = doc.get_page_size(i) if i < len(doc) else (612, 792)
+                img = Image.new("RGB", (max(1, round(w * scale)), max(1, round(h * scale))),
+                                (255, 255, 255))
             ink, blank = ink_of(img)
-            out.append(Tile(i, img.size, img.tobytes(), ink, blank))
+            out.append(Tile(i, img.size, img.tobytes(), ink, blank and error is None, text, error))
     finally:
         doc.close()
     return out
@@ -128,23 +144,20 @@ def _chunks(n: int, jobs: int) -> list[list[int]]:
 
 
 def render_tiles(path: str, n: int, scale: float, jobs: int,
-                 meanwhile: Callable[[], Any] | None = None) -> Iterator[Tile | Any]:
-    """Yield tiles as they are rendered; run `meanwhile()` in this process while
-    the workers render, and yield its result first (wrapped in a tuple)."""
+                 want_text: bool = False) -> Iterator[Tile]:
+    """Yield tiles as they are rendered, from `jobs` worker processes (PDFium is not
+    thread-safe; each process opens the document itself)."""
     if jobs <= 1:
-        if meanwhile is not None:
-            yield (meanwhile(),)
         for chunk in _chunks(n, 1):
-            yield from _render_chunk(path, chunk, scale)
+            yield from _render_chunk(path, chunk, scale, want_text)
         return
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method)) as ex:
-        futures = [ex.submit(_render_chunk, path, chunk, scale) for chunk in _chunks(n, jobs)]
-        if meanwhile is not None:
-            yield (meanwhile(),)
+        futures = [ex.submit(_render_chunk, path, chunk, scale, want_text)
+                   for chunk in _chunks(n, jobs)]
         for fut in as_completed(futures):
             yield from fut.result()
 
@@ -167,13 +180,12 @@ def _font(size: int) -> Any:
 
 def build(path: str, out: str, sizes: list[tuple[float, float]], dpi: float = 60,
           cols: int | None = None, jobs: int | None = None,
-          qa: Callable[[dict[int, tuple[float, bool]]], dict[int, set[str]]] | None = None,
-          meanwhile: Callable[[], Any] | None = None,
+          qa: Callable[[dict[int, Tile]], dict[int, set[str]]] | None = None,
           progress: Callable[[int, int], None] | None = None,
           title: str | None = None) -> SheetResult:
-    """Render, paste, then frame pages flagged by `qa(ink_by_page)` and write the PNG.
+    """Render, paste, then frame pages flagged by `qa(tiles)` and write the PNG.
 
-    `qa` receives {page number: (ink ratio, blank?)} from the renders and returns
+    `qa` receives {page number: Tile} (ink, blank?, text; pixels dropped) and returns
     {page number: kinds}; kinds are keys of COLOURS.
     """
     from PIL import Image, ImageDraw
@@ -183,21 +195,18 @@ def build(path: str, out: str, sizes: list[tuple[float, float]], dpi: float = 60
     n = len(sizes)
     lay = layout(sizes, dpi, cols)
     sheet = Image.new("RGB", (lay.width, lay.height), (255, 255, 255))
-    ink: dict[int, tuple[float, bool]] = {}
-    done = 0
-    for item in render_tiles(path, n, lay.scale, jobs or default_jobs(n), meanwhile):
-        if isinstance(item, tuple):
-            continue
+    seen: dict[int, Tile] = {}
+    for item in render_tiles(path, n, lay.scale, jobs or default_jobs(n), want_text=qa is not None):
         tile = Image.frombytes("RGB", item.size, item.raw)
         x, y = lay.origin(item.index)
         ox = x + (lay.cell_w - item.size[0]) // 2
         oy = y + (lay.cell_h - item.size[1]) // 2
         sheet.paste(tile, (ox, oy))
-        ink[item.index + 1] = (item.ink, item.blank)
-        done += 1
+        item.raw = b""
+        seen[item.index + 1] = item
         if progress:
-            progress(done, n)
-    flags = qa(ink) if qa else {}
+            progress(len(seen), n)
+    flags = qa(seen) if qa else {}
     draw = ImageDraw.Draw(sheet)
     small, big = _font(14), _font(18)
     for i in range(n):
@@ -228,4 +237,5 @@ def build(path: str, out: str, sizes: list[tuple[float, float]], dpi: float = 60
     del sheet
     atomic_write(out, buf.getvalue())
     return SheetResult(out, n, lay.cols, lay.rows, lay.width, lay.height,
-                       round(lay.scale * 72, 1), ink)
+                       round(lay.scale * 72, 1),
+                       {k: (t.ink, t.blank) for k, t in seen.items()})

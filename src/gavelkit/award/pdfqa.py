@@ -151,26 +151,39 @@ def _box() -> Any:
     return Image.Resampling.BOX
 
 
+def read_meta(doc: Any, data: bytes, path: str) -> tuple[dict[str, str], list[tuple[str, str, str]],
+                                                      list[Finding]]:
+    """Info dictionary, XMP properties, and a warning when the file has no %%EOF."""
+    from gavelkit.award.pdfxmp import read_xmp
+
+    info = {k: v.strip() for k, v in doc.get_metadata_dict(skip_empty=True).items()
+            if isinstance(v, str)}
+    try:
+        xmp = read_xmp(data)
+    except Exception:  # a hostile packet must not stop the QA
+        xmp = []
+    findings = []
+    if b"%%EOF" not in data[-2048:]:
+        findings.append(Finding(
+            "PDF-F003", "warning", "no %%EOF marker at the end of the file: it may be "
+            "truncated (PDFium repaired it); re-export the PDF", path,
+            data={"page": 0, "match": ""}))
+    return info, xmp, findings
+
+
+def page_errors(path: str, pages: list[Page]) -> list[Finding]:
+    return [Finding("PDF-F003", "warning", f"page {pg.number}: could not be read completely "
+                    f"({pg.error}); the file may be damaged", path,
+                    data={"page": pg.number, "match": ""}) for pg in pages if pg.error]
+
+
 def load(path: str, render: bool = True, progress: Callable[[int, int], None] | None = None,
          dpi: int | None = None) -> PdfDoc:
     """Read text, metadata, XMP and (optionally) the ink of every page."""
-    from gavelkit.award.pdfxmp import read_xmp
-
     data = read_pdf_bytes(path)
     doc = open_pdf(path, data)
-    findings: list[Finding] = []
     try:
-        info = {k: v.strip() for k, v in doc.get_metadata_dict(skip_empty=True).items()
-                if isinstance(v, str)}
-        try:
-            xmp = read_xmp(data)
-        except Exception:  # a hostile packet must not stop the QA
-            xmp = []
-        if b"%%EOF" not in data[-2048:]:
-            findings.append(Finding(
-                "PDF-F003", "warning", "no %%EOF marker at the end of the file: it may be "
-                "truncated (PDFium repaired it); re-export the PDF", path,
-                data={"page": 0, "match": ""}))
+        info, xmp, findings = read_meta(doc, data, path)
         scale = (dpi or tables()["blank"]["dpi"]) / 72.0
         pages: list[Page] = []
         n = len(doc)
@@ -178,12 +191,7 @@ def load(path: str, render: bool = True, progress: Callable[[int, int], None] | 
             pages.append(_read_page(doc, i, scale if render else None))
             if progress:
                 progress(i + 1, n)
-        for pg in pages:
-            if pg.error:
-                findings.append(Finding(
-                    "PDF-F003", "warning", f"page {pg.number}: could not be read completely "
-                    f"({pg.error}); the file may be damaged", path,
-                    data={"page": pg.number, "match": ""}))
+        findings += page_errors(path, pages)
     finally:
         doc.close()
     return PdfDoc(path, pages, info, xmp, findings)

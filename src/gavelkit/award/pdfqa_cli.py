@@ -197,31 +197,27 @@ def contact_sheet_main(argv: list[str], prog: str) -> int:
         return _unusable(exc, args.format, command, prog)
     try:
         sizes = [doc0.get_page_size(i) for i in range(len(doc0))]
+        meta = pdfqa.read_meta(doc0, data, args.pdf)
     finally:
         doc0.close()
     del data
     holder: dict[str, Any] = {}
 
-    def meanwhile() -> None:
-        if not args.no_qa:
-            holder["doc"] = pdfqa.load(args.pdf, render=False)
-
-    def qa(ink: dict[int, tuple[float, bool]]) -> dict[int, set[str]]:
-        doc = holder.get("doc")
-        if doc is None:
-            return {}
-        for pg in doc.pages:
-            pg.ink, pg.blank = ink.get(pg.number, (None, None))
+    def qa(tiles: dict[int, contact_sheet.Tile]) -> dict[int, set[str]]:
+        info, xmp, pre = meta
+        pages = [pdfqa.Page(k, t.text or "", ink=t.ink, blank=t.blank, error=t.error)
+                 for k, t in sorted(tiles.items())]
+        doc = pdfqa.PdfDoc(args.pdf, pages, info, xmp, pre + pdfqa.page_errors(args.pdf, pages))
         res = pdfqa.run_checks(doc, max_pages=max_pages, anonymous=not args.no_anonymous,
                                summary_sheet=summary)
         holder["res"] = res
         flags = pdfqa.page_flags(res.findings)
-        pages = res.summary["pages"]
-        if pages["ai_report"]:
-            for k in range(pages["ai_report"]["first"], pages["ai_report"]["last"] + 1):
+        pg = res.summary["pages"]
+        if pg["ai_report"]:
+            for k in range(pg["ai_report"]["first"], pg["ai_report"]["last"] + 1):
                 flags.setdefault(k, set()).add("AI report")
         if max_pages is not None:
-            for k in range(max_pages + 1, pages["body"] + 1):
+            for k in range(max_pages + 1, pg["body"] + 1):
                 flags.setdefault(k, set()).add("over limit")
         holder["flags"] = flags
         return flags
@@ -229,7 +225,7 @@ def contact_sheet_main(argv: list[str], prog: str) -> int:
     bar = Progress("contact-sheet", enabled=None if not args.quiet else False)
     try:
         out = contact_sheet.build(args.pdf, args.output, sizes, dpi=args.dpi, cols=args.cols,
-                                  jobs=args.jobs, qa=qa, meanwhile=meanwhile,
+                                  jobs=args.jobs, qa=None if args.no_qa else qa,
                                   progress=bar.update)
     except InputError as exc:
         bar.close()
