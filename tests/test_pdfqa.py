@@ -427,3 +427,21 @@ def test_label_with_space_separated_name_on_later_page(tmp):
     pages = [page(["Summary"], 1), page(["致谢", "指导教师 李四"], 2)]
     f = fires(qa(write(tmp, "space_label.pdf", pages), anonymous=True), "PDF-A005")
     assert f.data["page"] == 2 and "李四" in f.data["match"]
+
+
+def test_repeated_longtable_caption_and_macro_at_sign(tmp):
+    cap = "Table 2.11. A long table spanning pages"
+    pages = [page(["Summary", cap], 1), page([cap], 2), page([cap, "\\ver@amsmath.sty"], 3)]
+    found = qa(write(tmp, "longtable.pdf", pages), anonymous=True)
+    clean(found, "PDF-C001")
+    clean(found, "PDF-A004")
+    # the same text on pages 1 and 3 is a real duplicate
+    found = qa(write(tmp, "longtable2.pdf", [pages[0], page(["x"], 2), pages[2]]))
+    fires(found, "PDF-C001")
+
+
+def test_common_tex_tools_are_not_flagged(tmp):
+    info = {"Creator": "LaTeX with Beamer class version 3.18",
+            "Producer": "MiKTeX pdfTeX-1.40.21 (kpathsea)"}
+    found = qa(write(tmp, "tools.pdf", [page(["Summary"], 1)], info), anonymous=True)
+    clean(found, "PDF-A003")

@@ -390,8 +390,14 @@ def check_captions(doc: PdfDoc, caps: list[Caption] | None = None) -> tuple[list
     caps = find_captions(doc) if caps is None else caps
     out: list[Finding] = []
     by_key: dict[tuple[str, str], list[Caption]] = {}
+    last_seen: dict[tuple[str, str], Caption] = {}
     for c in caps:
-        by_key.setdefault((c.series, c.number), []).append(c)
+        key = (c.series, c.number)
+        last = last_seen.get(key)
+        last_seen[key] = c
+        if last is not None and last.line == c.line and 0 < c.page - last.page <= 1:
+            continue    # the same caption repeated on the next page: a continued long table
+        by_key.setdefault(key, []).append(c)
     for (series, num), group in by_key.items():
         if len(group) < 2:
             continue
@@ -473,7 +479,8 @@ def _id_res() -> dict[str, Any]:
     return {"zh": zh_label, "en": en_label, "attrib": attrib, "inst": inst, "titles": titles,
             "ack": ack, "hard": set(hard), "soft": set(soft), "tools": tools,
             "safe": {t.lower() for t in meta["safe_tokens"]},
-            "labels_all": set(hard + soft)}
+            "labels_all": set(hard + soft),
+            "not_tlds": {t.lower() for t in meta.get("not_email_tlds", [])}}
 
 
 @dataclass(slots=True)
@@ -505,6 +512,8 @@ def check_body_identity(doc: PdfDoc) -> list[Finding]:
     for pg in doc.pages:
         first = pg.number == 1
         for m in EMAIL_RE.finditer(pg.text):
+            if m.group(0).rsplit(".", 1)[-1].lower() in r["not_tlds"]:
+                continue                     # "\\ver@amsmath.sty": a macro, not an address
             _add(hits, "PDF-A004", "error", "email address in the body text", m.group(0), pg.number)
         for ln in pg.lines:
             s = ln.strip()
