@@ -445,3 +445,12 @@ def test_common_tex_tools_are_not_flagged(tmp):
             "Producer": "MiKTeX pdfTeX-1.40.21 (kpathsea)"}
     found = qa(write(tmp, "tools.pdf", [page(["Summary"], 1)], info), anonymous=True)
     clean(found, "PDF-A003")
+
+
+def test_parallel_read_matches_serial(tmp, paper26):
+    serial = pdfqa.load(paper26, jobs=1)
+    parallel = pdfqa.load(paper26, jobs=2)
+    assert [(p.number, p.text, p.blank) for p in serial.pages] == \
+        [(p.number, p.text, p.blank) for p in parallel.pages]
+    assert [f.to_dict() for f in pdfqa.run_checks(serial, anonymous=True).findings] == \
+        [f.to_dict() for f in pdfqa.run_checks(parallel, anonymous=True).findings]

@@ -177,24 +177,70 @@ def page_errors(path: str, pages: list[Page]) -> list[Finding]:
                     data={"page": pg.number, "match": ""}) for pg in pages if pg.error]
 
 
-def load(path: str, render: bool = True, progress: Callable[[int, int], None] | None = None,
-         dpi: int | None = None) -> PdfDoc:
-    """Read text, metadata, XMP and (optionally) the ink of every page."""
-    data = read_pdf_bytes(path)
-    doc = open_pdf(path, data)
+def default_jobs(n: int) -> int:
+    """Worker processes for n pages: none for short papers (a fork costs more than it saves)."""
+    if n < 16:
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cpus, 4, n // 8))
+
+
+def _read_pages(path: str, indices: list[int], scale: float | None) -> list[Page]:
+    """Worker: open the PDF in this process (PDFium is not thread-safe) and read pages."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(path)
     try:
-        info, xmp, findings = read_meta(doc, data, path)
-        scale = (dpi or tables()["blank"]["dpi"]) / 72.0
-        pages: list[Page] = []
-        n = len(doc)
-        for i in range(n):
-            pages.append(_read_page(doc, i, scale if render else None))
-            if progress:
-                progress(i + 1, n)
-        findings += page_errors(path, pages)
+        return [_read_page(doc, i, scale) for i in indices]
     finally:
         doc.close()
+
+
+def load(path: str, render: bool = True, progress: Callable[[int, int], None] | None = None,
+         dpi: int | None = None, jobs: int | None = None) -> PdfDoc:
+    """Read text, metadata, XMP and (optionally) the ink of every page.
+
+    Long documents are read by several processes, each opening the file itself.
+    """
+    data = read_pdf_bytes(path)
+    doc = open_pdf(path, data)
+    scale = (dpi or tables()["blank"]["dpi"]) / 72.0 if render else None
+    n = len(doc)
+    jobs = default_jobs(n) if jobs is None else jobs
+    try:
+        info, xmp, findings = read_meta(doc, data, path)
+        pages: list[Page] = []
+        if jobs <= 1:
+            for i in range(n):
+                pages.append(_read_page(doc, i, scale))
+                if progress:
+                    progress(i + 1, n)
+    finally:
+        doc.close()
+    if jobs > 1:
+        del data
+        pages = _read_parallel(path, n, scale, jobs, progress)
+    findings += page_errors(path, pages)
     return PdfDoc(path, pages, info, xmp, findings)
+
+
+def _read_parallel(path: str, n: int, scale: float | None, jobs: int,
+                   progress: Callable[[int, int], None] | None) -> list[Page]:
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    size = max(1, min(16, -(-n // (jobs * 3))))
+    chunks = [list(range(i, min(n, i + size))) for i in range(0, n, size)]
+    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+    got: dict[int, Page] = {}
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method)) as ex:
+        futures = [ex.submit(_read_pages, path, chunk, scale) for chunk in chunks]
+        for fut in as_completed(futures):
+            for pg in fut.result():
+                got[pg.number] = pg
+            if progress:
+                progress(len(got), n)
+    return [got[k] for k in range(1, n + 1)]
 
 
 def _read_page(doc: Any, i: int, scale: float | None) -> Page:

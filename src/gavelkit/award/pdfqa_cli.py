@@ -121,6 +121,8 @@ def pdfqa_main(argv: list[str], prog: str) -> int:
     p.add_argument("--anonymous", action="store_true",
                    help="check metadata (Info + XMP) and every page for identity leaks")
     p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+    p.add_argument("--jobs", type=positive_int, default=None,
+                   help="reader processes (default: CPUs, at most 4; 1 below 16 pages)")
     p.add_argument("--self-test", action="store_true", help="run the built-in self-test")
     add_format(p, sarif=True)
     if "--self-test" in argv:
@@ -136,7 +138,7 @@ def pdfqa_main(argv: list[str], prog: str) -> int:
 
     prog_bar = Progress("pdfqa", enabled=None if not args.quiet else False)
     try:
-        doc = pdfqa.load(args.pdf, progress=prog_bar.update)
+        doc = pdfqa.load(args.pdf, progress=prog_bar.update, jobs=args.jobs)
     except InputError as exc:
         prog_bar.close()
         return _unusable(exc, args.format, command, prog)
