@@ -75,13 +75,15 @@ def test_chapter_style_and_prose_are_not_duplicates(tmp):
                    "图1-2 交通流量", "表1 参数表", "表1给出了参数的取值。"], 1),
              page(["Results", "as Figure 3 shows, the error is small.", "As shown in",
                    "Figure 1.1. The map is dense.", "Table 1: Costs", "Table 1 (continued): Costs",
-                   "表 2：结果"], 2)]
+                   "表 2：结果", "注意长表格的格式。", "表 3: 中国省级行政单位一览",
+                   "如", "图 1-1 所示的曲线"], 2)]
     found = qa(write(tmp, "caps_ok.pdf", pages))
     clean(found, "PDF-C001")
     caps = pdfqa.find_captions(pdfqa.load(str(tmp / "caps_ok.pdf")))
     assert {(c.series, c.number) for c in caps} == {
         ("en_figure", "1.1"), ("en_figure", "1.2"), ("zh_figure", "1.1"),
-        ("zh_figure", "1.2"), ("zh_table", "1"), ("zh_table", "2"), ("en_table", "1")}
+        ("zh_figure", "1.2"), ("zh_table", "1"), ("zh_table", "2"), ("zh_table", "3"),
+        ("en_table", "1")}
 
 
 @pytest.mark.parametrize("first,second", [

@@ -409,7 +409,9 @@ def _match_caption(ln: str, prev: str, en: re.Pattern[str], zh: re.Pattern[str],
         rest = m.group("rest")
         if rest and not re.match(r"[\s:.、]", rest):
             return None                      # "表1给出了", "图1中"
-        if rest.strip(" :.、").startswith(zh_prose):
+        if re.match(r"\s*[:、]|\.(?!\d)", rest):
+            return labels[m.group("label")], m.group("label"), m.group("num")   # "表 4-2: ..."
+        if rest.strip().startswith(zh_prose):
             return None                      # "图 1 所示"
         p = prev.rstrip()
         if p and p.endswith(zh_cont):
