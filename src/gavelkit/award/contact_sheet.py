@@ -198,9 +198,11 @@ def build(path: str, out: str, sizes: list[tuple[float, float]], dpi: float = 60
     seen: dict[int, Tile] = {}
     for item in render_tiles(path, n, lay.scale, jobs or default_jobs(n), want_text=qa is not None):
         tile = Image.frombytes("RGB", item.size, item.raw)
+        if tile.size[0] > lay.cell_w or tile.size[1] > lay.cell_h:
+            tile.thumbnail((lay.cell_w, lay.cell_h))   # e.g. a /Rotate the size table missed
         x, y = lay.origin(item.index)
-        ox = x + (lay.cell_w - item.size[0]) // 2
-        oy = y + (lay.cell_h - item.size[1]) // 2
+        ox = x + (lay.cell_w - tile.size[0]) // 2
+        oy = y + (lay.cell_h - tile.size[1]) // 2
         sheet.paste(tile, (ox, oy))
         item.raw = b""
         seen[item.index + 1] = item
