@@ -456,3 +456,15 @@ def test_parallel_read_matches_serial(tmp, paper26):
         [(p.number, p.text, p.blank) for p in parallel.pages]
     assert [f.to_dict() for f in pdfqa.run_checks(serial, anonymous=True).findings] == \
         [f.to_dict() for f in pdfqa.run_checks(parallel, anonymous=True).findings]
+
+
+def test_cli_modules_import_no_pdf_library(subprocess_env):
+    import subprocess
+    import sys
+
+    code = ("import sys, gavelkit.cli.main, gavelkit.award.pdfqa_cli, gavelkit.award.pdfqa, "
+            "gavelkit.award.contact_sheet; "
+            "print(sorted(m for m in ('pypdfium2', 'PIL') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], env=subprocess_env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "[]", r.stderr
