@@ -468,3 +468,13 @@ def test_cli_modules_import_no_pdf_library(subprocess_env):
     r = subprocess.run([sys.executable, "-c", code], env=subprocess_env, capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stderr
+
+
+def test_bilingual_caption_pair_is_one_caption(tmp):
+    pages = [page(["Summary", "表 5: 中文标题", "表 5: English Title", "Body text", "x", "y",
+                   "表 5: 又一个表"], 1)]
+    found = qa(write(tmp, "bilingual.pdf", pages))
+    f = fires(found, "PDF-C001")          # the third, far from the pair, is a real duplicate
+    assert f.data["match"] == "表 5: 又一个表"
+    clean(qa(write(tmp, "bilingual2.pdf", [page(["表 5: 中文标题", "表 5: English Title"], 1)])),
+          "PDF-C001")

@@ -334,6 +334,7 @@ class Caption:
     key: tuple[int, ...]
     page: int
     line: str
+    idx: int = 0         # line index on the page
 
 
 NUM = r"(?P<num>(?:[A-Z]\.?)?\d+(?:[.\-–—]\d+)*)"
@@ -385,7 +386,7 @@ def find_captions(doc: PdfDoc) -> list[Caption]:
         if any(t in list_heads for t in top):
             continue
         prev = ""
-        for ln in lines:
+        for idx, ln in enumerate(lines):
             if not ln.strip():
                 continue
             cap = _match_caption(ln, prev, en, zh, labels, cont_words, zh_prose, zh_cont)
@@ -397,7 +398,7 @@ def find_captions(doc: PdfDoc) -> list[Caption]:
             if any(m in rest_low for m in markers):
                 continue
             norm, key = _number_key(num)
-            out.append(Caption(series, label, norm, key, pg.number, ln.strip()[:120]))
+            out.append(Caption(series, label, norm, key, pg.number, ln.strip()[:120], idx))
     return out
 
 
@@ -445,6 +446,9 @@ def check_captions(doc: PdfDoc, caps: list[Caption] | None = None) -> tuple[list
         last_seen[key] = c
         if last is not None and last.line == c.line and 0 < c.page - last.page <= 1:
             continue    # the same caption repeated on the next page: a continued long table
+        if (last is not None and last.page == c.page and 0 < c.idx - last.idx <= 2
+                and _has_cjk_title(last.line) != _has_cjk_title(c.line)):
+            continue    # "表 5: 中文标题" then "表 5: English Title": one bilingual caption
         by_key.setdefault(key, []).append(c)
     for (series, num), group in by_key.items():
         if len(group) < 2:
@@ -475,6 +479,11 @@ def check_captions(doc: PdfDoc, caps: list[Caption] | None = None) -> tuple[list
     for c in caps:
         counts[SERIES_NAME[c.series]] = counts.get(SERIES_NAME[c.series], 0) + 1
     return out, {"captions": counts}
+
+
+def _has_cjk_title(line: str) -> bool:
+    """Does the caption text after its label and number contain CJK?"""
+    return bool(re.search(f"[{CJK}]", re.sub(rf"^\s*[{CJK}]?\s*", "", line)))
 
 
 def _gaps(path: str, series: str, seq: list[Caption]) -> list[Finding]:
