@@ -91,7 +91,7 @@ def layout(sizes: list[tuple[float, float]], dpi: float, cols: int | None) -> La
     maxw = max(w for w, _ in sizes)
     maxh = max(h for _, h in sizes)
     for _ in range(40):
-        cw, ch = max(1, round(maxw * scale)), max(1, round(maxh * scale))
+        cw, ch = max(1, math.ceil(maxw * scale) + 1), max(1, math.ceil(maxh * scale) + 1)
         width = PAD + cols * (cw + PAD)
         height = HEADER_H + rows * (ch + LABEL_H + PAD)
         if width * height <= MAX_PIXELS or scale < 0.05:
@@ -198,8 +198,10 @@ def build(path: str, out: str, sizes: list[tuple[float, float]], dpi: float = 60
     seen: dict[int, Tile] = {}
     for item in render_tiles(path, n, lay.scale, jobs or default_jobs(n), want_text=qa is not None):
         tile = Image.frombytes("RGB", item.size, item.raw)
-        if tile.size[0] > lay.cell_w or tile.size[1] > lay.cell_h:
+        if tile.size[0] > lay.cell_w + 2 or tile.size[1] > lay.cell_h + 2:
             tile.thumbnail((lay.cell_w, lay.cell_h))   # e.g. a /Rotate the size table missed
+        elif tile.size[0] > lay.cell_w or tile.size[1] > lay.cell_h:
+            tile = tile.crop((0, 0, min(tile.size[0], lay.cell_w), min(tile.size[1], lay.cell_h)))
         x, y = lay.origin(item.index)
         ox = x + (lay.cell_w - tile.size[0]) // 2
         oy = y + (lay.cell_h - tile.size[1]) // 2
