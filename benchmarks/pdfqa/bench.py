@@ -9,7 +9,7 @@ Both sides run as fresh processes, as a contest team would run them:
   sheet   ours: `python3 -m gavelkit award contact-sheet paper.pdf -o sheet.png` (60 dpi)
           poppler: pdftoppm -png -r 60, then a Python+Pillow paste of the PNGs into a grid
                    (cheaper than the public script's matplotlib composition)
-Wall time is the minimum over the runs; CPU is user+sys of all child processes
+Runs are interleaved (each round runs all four once). Wall time: min and median; CPU is user+sys of all child processes
 (less sensitive to a busy machine). poppler-utils must be installed (benchmark only).
 """
 
@@ -57,17 +57,13 @@ def run_steps(steps: list[list[str]], env: dict[str, str]) -> tuple[float, float
     return wall, cpu
 
 
-def measure(name: str, make_steps, runs: int, env: dict[str, str]) -> dict[str, float]:
-    walls, cpus = [], []
-    for _ in range(runs):
-        with tempfile.TemporaryDirectory() as tmp:
-            w, c = run_steps(make_steps(tmp), env)
-        walls.append(w)
-        cpus.append(c)
-    res = {"wall_min_s": round(min(walls), 3), "wall_median_s": round(sorted(walls)[len(walls) // 2], 3),
-           "cpu_min_s": round(min(cpus), 3)}
+def summarise(name: str, walls: list[float], cpus: list[float]) -> dict[str, float]:
+    res = {"wall_min_s": round(min(walls), 3),
+           "wall_median_s": round(sorted(walls)[len(walls) // 2], 3),
+           "cpu_min_s": round(min(cpus), 3),
+           "cpu_median_s": round(sorted(cpus)[len(cpus) // 2], 3)}
     print(f"{name:16s} wall min {res['wall_min_s']:.3f}s  median {res['wall_median_s']:.3f}s  "
-          f"cpu {res['cpu_min_s']:.3f}s", flush=True)
+          f"cpu min {res['cpu_min_s']:.3f}s  median {res['cpu_median_s']:.3f}s", flush=True)
     return res
 
 
@@ -108,16 +104,25 @@ def main() -> int:
         "paper": {"pages": 25, "bytes": paper.stat().st_size, "maker": "make_paper.py"},
         "runs": args.runs,
     }
-    for name, fn in (("qa_gavelkit", ours_qa), ("qa_poppler", poppler_qa),
-                     ("sheet_gavelkit", ours_sheet), ("sheet_poppler", poppler_sheet)):
-        results[name] = measure(name, fn, args.runs, env)
+    pipes = (("qa_gavelkit", ours_qa), ("qa_poppler", poppler_qa),
+             ("sheet_gavelkit", ours_sheet), ("sheet_poppler", poppler_sheet))
+    times: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n, _ in pipes}
+    # interleaved: every round runs each pipeline once, so load changes hit both sides
+    for _ in range(args.runs):
+        for name, fn in pipes:
+            with tempfile.TemporaryDirectory() as tmp:
+                w, c = run_steps(fn(tmp), env)
+            times[name][0].append(w)
+            times[name][1].append(c)
+    for name, _ in pipes:
+        results[name] = summarise(name, *times[name])
     for what in ("qa", "sheet"):
         ours, theirs = results[f"{what}_gavelkit"], results[f"{what}_poppler"]
         results[f"{what}_ratio"] = {
-            "wall": round(ours["wall_min_s"] / theirs["wall_min_s"], 3),
-            "cpu": round(ours["cpu_min_s"] / theirs["cpu_min_s"], 3)}
-        print(f"{what}: gavelkit/poppler wall {results[f'{what}_ratio']['wall']:.2f}x, "
-              f"cpu {results[f'{what}_ratio']['cpu']:.2f}x")
+            k: round(ours[f"{k}_s"] / theirs[f"{k}_s"], 3)
+            for k in ("wall_min", "wall_median", "cpu_min", "cpu_median")}
+        print(f"{what}: gavelkit/poppler " + ", ".join(
+            f"{k} {v:.2f}x" for k, v in results[f"{what}_ratio"].items()))
     results["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     Path(args.out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     shutil.rmtree(work, ignore_errors=True)

@@ -13,9 +13,9 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.backends.backend_pdf import PdfPages
 
 LOREM = ("The model couples a logistic growth term with a transport network. We calibrate "
          "the parameters on ten years of data and test the forecast on a hold-out year.")
