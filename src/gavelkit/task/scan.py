@@ -105,6 +105,7 @@ class CommandRule:
     flags: list[str] = field(default_factory=list)
     sha_verbs: list[str] = field(default_factory=list)
     pattern: re.Pattern[str] | None = None
+    anchors: list[str] = field(default_factory=list)
     enabled: bool = True
 
 
@@ -164,6 +165,7 @@ def load_rules(extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[list[Place
                 programs=_strs(spec, "programs", src), verbs=_strs(spec, "verbs", src),
                 flag_verbs=_strs(spec, "flag_verbs", src), flags=_strs(spec, "flags", src),
                 sha_verbs=_strs(spec, "sha_verbs", src), pattern=pat,
+                anchors=_strs(spec, "anchors", src),
                 enabled=bool(spec.get("enabled", True)))
     for rule_list in (places.values(), commands.values()):
         for r in rule_list:
@@ -224,6 +226,7 @@ class Context:
     surface_rx: re.Pattern[str] | None = None
     sig_rx: re.Pattern[str] | None = None
     anchors: list[bytes] = field(default_factory=list)
+    every_line: bool = False      # a rule without a usable anchor: parse every line
 
 
 def _norm(name: str) -> str:
@@ -383,7 +386,10 @@ def _compile(ctx: Context) -> None:
         elif rule.kind == "fetch":
             anchors.update(["http", "git@", "git clone", "ssh://"])
         elif rule.kind == "argv" and rule.pattern is not None:
-            anchors.update(w for w in re.findall(r"[A-Za-z0-9_./-]{4,}", rule.pattern.pattern))
+            lits = rule.anchors or re.findall(r"[A-Za-z0-9_./-]{4,}", rule.pattern.pattern)
+            anchors.update(lits)
+            if not lits:
+                ctx.every_line = True
     anchors.update(["__file__", "site-packages", "dist-packages", "find_spec", "getsource"])
     anchors.update(ctx.commits)
     anchors.update(ctx.sig_files)
@@ -542,9 +548,14 @@ class Analyzer:
             if cmd.piped_from is not None and cmd.piped_from.argv:
                 prog = posixpath.basename(cmd.piped_from.argv[0])
                 if prog in ("find", "ls", "echo", "printf", "fd", "locate"):
-                    stdin_paths = [a for a in cmd.piped_from.argv[1:] if not a.startswith("-")]
+                    pargs = cmd.piped_from.argv[1:]
+                    stdin_paths = [a for a in pargs if not a.startswith(("-", "(", "!"))]
                     if prog in ("find", "ls", "fd"):
-                        stdin_paths = [posixpath.join(p, "*") for p in stdin_paths[:1]]
+                        root = stdin_paths[0] if stdin_paths and prog != "fd" else "."
+                        names = [pargs[j + 1] for j in range(len(pargs) - 1)
+                                 if pargs[j] in ("-name", "-iname", "-path")]
+                        stdin_paths = [posixpath.join(root, "**", n) for n in names] or \
+                            [posixpath.join(root, "*")]
             self._argv(list(cmd.argv), cmd.cwd, set(cmd.glob_args), hits, cmd.heredoc, depth,
                        stdin_paths, cmd.piped_from)
 
@@ -578,7 +589,8 @@ class Analyzer:
             while k < len(argv) and argv[k].startswith("-"):
                 k += 2 if argv[k] in ("-I", "-n", "-P", "-d", "-L", "-s", "-E") else 1
             rest = argv[k:] or ["echo"]
-            self._argv(rest + list(stdin_paths), cwd, set(), hits, None, depth + 1)
+            self._argv(rest + list(stdin_paths), cwd,
+                       set(range(len(rest), len(rest) + len(stdin_paths))), hits, None, depth + 1)
             return
         if prog in SHELLS:
             if "-c" in args or any(re.fullmatch(r"-[a-z]*c[a-z]*", a) for a in args):
@@ -1113,7 +1125,7 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
         local = prefilter.Matcher(list(ctx.anchors) + list(getattr(norm, "anchors", ())),
                                   matcher.engine)
         stats = prefilter.LineStats()
-        every = thorough or fmt == "openhands"
+        every = thorough or ctx.every_line or fmt == "openhands"
         markers = getattr(norm, "markers", ())
         for line_no, raw in prefilter.hit_lines(path, local, every, stats, markers=markers):
             try:

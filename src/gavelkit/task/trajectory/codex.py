@@ -37,7 +37,8 @@ def looks_like(obj: Any) -> bool:
 
 class Normaliser:
     fmt = "codex"
-    markers = (b'"function_call"', b'"local_shell_call"', b'"exec_command_begin"')
+    markers = (b'"function_call"', b'"local_shell_call"', b'"custom_tool_call"',
+               b'"exec_command_begin"')
     anchors = (b'"turn_context"', b'"session_meta"')   # lines that must always be parsed
 
     def __init__(self) -> None:
