@@ -40,9 +40,9 @@ def _full_run(config: pytest.Config) -> bool:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if exitstatus != 0 or not _full_run(session.config):
         return
-    import gk_testing
-
     from gavelkit.core.rules import catalog
+
+    import gk_testing
 
     missing = []
     for code in sorted(catalog()):

@@ -25,13 +25,21 @@ def codes(findings: Iterable[Finding]) -> list[str]:
 
 
 def fires(findings: Iterable[Finding], code: str) -> Finding:
+    findings = list(findings)
     found = [f for f in findings if f.code == code]
     assert found, f"expected {code}, got {[(f.code, f.message) for f in findings]}"
+    from gavelkit.core.rules import get
+
+    rule = get(code)
+    assert rule is not None, f"{code} is not in the rule catalog (src/gavelkit/data/rules/)"
+    assert rule.varies or found[0].severity == rule.severity, (
+        f"{code} emitted as {found[0].severity}, catalog says {rule.severity}")
     FIRED.add(code)
     return found[0]
 
 
 def clean(findings: Iterable[Finding], code: str) -> None:
+    findings = list(findings)
     found = [f for f in findings if f.code == code]
     assert not found, f"did not expect {code}: {[f.message for f in found]}"
     CLEAN.add(code)

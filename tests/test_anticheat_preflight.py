@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from gk_testing import clean, cli, cli_json, fires
 
 from gavelkit.core.errors import InputError
 from gavelkit.task.preflight import run_preflight
+
+from gk_testing import clean, cli, cli_json, fires
 
 PKG = "gkprobe_widget"
 

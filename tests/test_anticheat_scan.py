@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from anticheat_fixtures import FORMATS, PKG, TASK, TASKS, WS, make_task, write_traj
-from gk_testing import clean, cli, cli_json, fires
 
+from anticheat_fixtures import FORMATS, PKG, TASK, TASKS, WS, make_task, write_traj
 from gavelkit.task import prefilter
 from gavelkit.task.scan import CHEAT, CLEAN, UNVERIFIABLE, build_context, scan_trajectories
 from gavelkit.task.shell import parse, resolve_path
 from gavelkit.task.trajectory import detect
+
+from gk_testing import clean, cli, cli_json, fires
 
 DATA = Path(__file__).parent / "data" / "trajectories"
 ENGINES = prefilter.available_engines()
@@ -121,7 +122,10 @@ def test_each_format_clean_run_is_clean(tmp_path: Path, task: Path, fmt: str) ->
     res = scan(tmp_path, task, steps, fmt)
     assert res.verdict == CLEAN, [(f.code, f.message) for f in res.findings]
     assert sum(f["events"] for f in res.files) >= 3
-    for code in ("CHT-R001", "CHT-R006", "CHT-W001"):
+    for code in ("CHT-R001", "CHT-R002", "CHT-R003", "CHT-R004", "CHT-R005", "CHT-R006",
+                 "CHT-R007", "CHT-R008", "CHT-S001", "CHT-S002", "CHT-O001", "CHT-W001",
+                 "CHT-I001", "CHT-I002", "CHT-G001", "CHT-P001", "CHT-U001", "CHT-U002",
+                 "CHT-U003", "CHT-U004"):
         clean(res.findings, code)
 
 

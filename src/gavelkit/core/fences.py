@@ -9,20 +9,24 @@ contain shorter ones, and a fence left open at the end of the file.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*)$")
 YAML_TAGS = frozenset({"yaml", "yml"})
 
 
-@dataclass(slots=True)
 class Fence:
-    lang: str
-    text: str
-    line0: int  # 0-based index of the first content line = lines before content
-    indent: int
-    open_line: int  # 1-based line of the opening fence
-    closed: bool
+    """A fenced block: `line0` lines precede its content; `open_line` is 1-based."""
+
+    __slots__ = ("closed", "indent", "lang", "line0", "open_line", "text")
+
+    def __init__(self, lang: str, text: str, line0: int, indent: int, open_line: int,
+                 closed: bool) -> None:
+        self.lang = lang
+        self.text = text
+        self.line0 = line0
+        self.indent = indent
+        self.open_line = open_line
+        self.closed = closed
 
 
 def _lang(info: str) -> str:

@@ -7,7 +7,6 @@ derives the exit code, so library callers and the CLI agree on what failed.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
@@ -18,24 +17,39 @@ EXIT_FINDINGS = 1
 EXIT_UNUSABLE = 2
 
 
-@dataclass(slots=True)
 class Finding:
     """One rule hit at one place.
 
     `unusable` marks input that could not be read or used at all (missing,
     binary, broken YAML, ...): such a finding makes the command exit 2, not 1.
-    Line and column are 1-based; 0 means "the whole file".
+    Line and column are 1-based; 0 means "the whole file". A plain slotted class,
+    not a dataclass: dataclasses cost as much start-up as PyYAML itself.
     """
 
-    code: str
-    severity: Severity
-    message: str
-    path: str = ""
-    line: int = 0
-    col: int = 0
-    hint: str | None = None
-    unusable: bool = False
-    data: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("code", "col", "data", "hint", "line", "message", "path", "severity",
+                 "unusable")
+
+    def __init__(self, code: str, severity: Severity, message: str, path: str = "",
+                 line: int = 0, col: int = 0, hint: str | None = None, unusable: bool = False,
+                 data: dict[str, Any] | None = None) -> None:
+        self.code = code
+        self.severity = severity
+        self.message = message
+        self.path = path
+        self.line = line
+        self.col = col
+        self.hint = hint
+        self.unusable = unusable
+        self.data = data if data is not None else {}
+
+    def __repr__(self) -> str:
+        return (f"Finding({self.code!r}, {self.severity!r}, {self.message!r}, {self.path!r}, "
+                f"{self.line}, {self.col})")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Finding) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
 
     def location(self) -> str:
         if not self.path:

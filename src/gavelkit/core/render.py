@@ -6,7 +6,6 @@ editors and agents can jump to it; JSON and SARIF are for programs.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +21,7 @@ def render_text(findings: Sequence[Finding], summary: bool = True) -> str:
         lines.append(f"{f.location()}: {f.code} {f.severity}: {f.message}")
         if f.hint:
             lines.append(f"    hint: {f.hint}")
-    if summary:
+    if summary and findings:
         c = counts(findings)
         lines.append(f"{c['error']} error(s), {c['warning']} warning(s), {c['info']} info")
     return "\n".join(lines)
@@ -52,6 +51,8 @@ def render_json(findings: Sequence[Finding], command: str, extra: dict[str, Any]
     }
     if extra:
         doc.update(extra)
+    import json
+
     return json.dumps(doc, ensure_ascii=False, indent=2, default=json_default)
 
 
@@ -95,4 +96,6 @@ def render_sarif(findings: Sequence[Finding]) -> str:
             "results": results,
         }],
     }
+    import json
+
     return json.dumps(sarif, ensure_ascii=False, indent=2)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import tomllib
 from dataclasses import dataclass
-from importlib import resources
 
 from gavelkit.core.findings import Severity
 
@@ -22,12 +21,15 @@ class Rule:
     title: str
     doc: str
     pack: str
+    varies: bool = False  # severity depends on context (the default is the usual one)
 
 
 @functools.cache
 def catalog() -> dict[str, Rule]:
     out: dict[str, Rule] = {}
-    folder = resources.files("gavelkit.data").joinpath("rules")
+    from gavelkit.data import path
+
+    folder = path("rules")
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".toml"):
             continue
@@ -36,7 +38,8 @@ def catalog() -> dict[str, Rule]:
         for code, spec in table.items():
             if code in out:
                 raise ValueError(f"rule {code} defined twice ({out[code].pack}, {pack})")
-            out[code] = Rule(code, spec["severity"], spec["title"], spec["doc"].strip(), pack)
+            out[code] = Rule(code, spec["severity"], spec["title"], spec["doc"].strip(), pack,
+                             bool(spec.get("severity_varies", False)))
     return out
 
 

@@ -6,7 +6,6 @@ size limits, duplicate keys and alias bombs are handled once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,22 +18,28 @@ from gavelkit.core.yamlload import load_documents
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
 
 
-@dataclass(slots=True)
 class SourceDoc:
     """One YAML document from a file, with its place in that file."""
 
-    data: Any
-    path: str
-    line: int
-    col: int
-    fenced: bool
+    __slots__ = ("col", "data", "fenced", "line", "path")
+
+    def __init__(self, data: Any, path: str, line: int, col: int, fenced: bool) -> None:
+        self.data = data
+        self.path = path
+        self.line = line
+        self.col = col
+        self.fenced = fenced
 
 
-@dataclass(slots=True)
 class Source:
-    path: str
-    docs: list[SourceDoc] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    """A loaded file: its YAML documents and the findings met while reading it."""
+
+    __slots__ = ("docs", "findings", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.docs: list[SourceDoc] = []
+        self.findings: list[Finding] = []
 
     @property
     def unusable(self) -> bool:

@@ -12,7 +12,6 @@ file when the YAML came from a Markdown fence).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -63,12 +62,14 @@ def pos_of(obj: Any, default: Pos = (0, 0)) -> Pos:
     return getattr(obj, "pos", default)
 
 
-@dataclass(slots=True)
 class DuplicateKey:
-    key: str
-    line: int
-    col: int
-    first_line: int
+    __slots__ = ("col", "first_line", "key", "line")
+
+    def __init__(self, key: str, line: int, col: int, first_line: int) -> None:
+        self.key = key
+        self.line = line
+        self.col = col
+        self.first_line = first_line
 
 
 class _Loader(_Base):  # type: ignore[misc, valid-type]
@@ -167,14 +168,16 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-@dataclass(slots=True)
 class YamlDoc:
     """One YAML document with where it began in the enclosing file."""
 
-    data: Any
-    line: int
-    col: int
-    duplicates: list[DuplicateKey]
+    __slots__ = ("col", "data", "duplicates", "line")
+
+    def __init__(self, data: Any, line: int, col: int, duplicates: list[DuplicateKey]) -> None:
+        self.data = data
+        self.line = line
+        self.col = col
+        self.duplicates = duplicates
 
 
 def load_documents(text: str, path: str, line0: int = 0, col0: int = 0) -> list[YamlDoc]:

@@ -1,0 +1,139 @@
+"""Read a run folder: gate files, seat cards and phase logs, each checked against its name.
+
+Everything a half-written run can throw at us (missing folders, empty files, stray
+files, YAML errors) becomes a finding; whatever can be read is still returned.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from gavelkit.award.blocks import Block, select
+from gavelkit.award.layout import check_layout, layout
+from gavelkit.award.lint import check_block
+from gavelkit.award.scorecard import Card
+from gavelkit.award.tables import Tables
+from gavelkit.core.findings import Finding
+from gavelkit.core.sources import load_source
+
+
+class GateFile:
+    """One gates/phase-<n>-loop-<k>.yaml with its gate block (None when unreadable)."""
+
+    __slots__ = ("block", "loop", "path", "phase")
+
+    def __init__(self, path: str, phase: int, loop: int, block: Block | None) -> None:
+        self.path = path
+        self.phase = phase
+        self.loop = loop
+        self.block = block
+
+
+class CardFile:
+    """One scorecards/phase7-seat-<S>-round-<r>.yaml with its checked card."""
+
+    __slots__ = ("block", "card", "path", "round", "seat", "valid")
+
+    def __init__(self, path: str, seat: str, round_: int, block: Block | None,
+                 card: Card | None, valid: bool) -> None:
+        self.path = path
+        self.seat = seat
+        self.round = round_
+        self.block = block
+        self.card = card
+        self.valid = valid
+
+
+class RunFiles:
+    __slots__ = ("cards", "findings", "gates", "memos", "run", "variants")
+
+    def __init__(self, run: Path) -> None:
+        self.run = run
+        self.gates: list[GateFile] = []
+        self.cards: list[CardFile] = []
+        self.memos: list[Block] = []
+        self.variants: list[Block] = []
+        self.findings: list[Finding] = []
+
+
+def _one_block(findings: list[Finding], path: Path, kind: str) -> Block | None:
+    src = load_source(path)
+    findings.extend(src.findings)
+    if src.unusable:
+        return None
+    blocks, found = select(src, kind)
+    findings.extend(found)
+    if len(blocks) > 1:
+        findings.append(Finding("AWD-T003", "error", f"{path.name} holds {len(blocks)} {kind} "
+                                "blocks; one file is one evaluation", str(path), blocks[1].line, 1))
+    return blocks[0] if blocks else None
+
+
+def read_run(run: Path, tables: Tables) -> RunFiles:
+    rf = RunFiles(run)
+    rf.findings.extend(check_layout(run))
+    lay = layout()
+    gate_rx = re.compile(lay["gate_name"])
+    card_rx = re.compile(lay["card_name"])
+    gdir = run / "gates"
+    for p in sorted(gdir.iterdir()) if gdir.is_dir() else []:
+        if p.name.startswith("."):
+            continue
+        m = gate_rx.match(p.name)
+        if not m or not p.is_file():
+            rf.findings.append(Finding("AWD-T004", "warning", f"{p.name} in gates/ does not match "
+                                       "phase-<n>-loop-<k>.yaml and is ignored", str(p)))
+            continue
+        phase, loop = int(m.group(1)), int(m.group(2))
+        block = _one_block(rf.findings, p, "gate")
+        if block is not None:
+            res = check_block(block, tables)
+            rf.findings.extend(res.findings)
+            for key, want in (("phase", phase), ("loop", loop)):
+                got = block.body.get(key)
+                if key in block.body and got != want:
+                    line, col = block.body.kpos(key)
+                    rf.findings.append(Finding(
+                        "AWD-T001", "error", f"{p.name} is named for {key} {want} but its gate "
+                        f"says {key}: {got!r}", str(p), line, col))
+        rf.gates.append(GateFile(str(p), phase, loop, block))
+    cdir = run / "scorecards"
+    for p in sorted(cdir.iterdir()) if cdir.is_dir() else []:
+        if p.name.startswith("."):
+            continue
+        m = card_rx.match(p.name)
+        if not m or not p.is_file():
+            rf.findings.append(Finding("AWD-T004", "warning", f"{p.name} in scorecards/ does not "
+                                       "match phase7-seat-<A|B|C>-round-<r>.yaml and is ignored",
+                                       str(p)))
+            continue
+        seat, rnd = m.group(1), int(m.group(2))
+        block = _one_block(rf.findings, p, "scorecard")
+        card = None
+        valid = False
+        if block is not None:
+            res = check_block(block, tables)
+            rf.findings.extend(res.findings)
+            card, valid = res.card, res.ok
+            for key, want in (("seat", seat), ("round", rnd)):
+                got = block.body.get(key)
+                if key in block.body and got != want:
+                    line, col = block.body.kpos(key)
+                    rf.findings.append(Finding(
+                        "AWD-T002", "error", f"{p.name} is named for {key} {want} but its card "
+                        f"says {key}: {got!r}", str(p), line, col))
+                    valid = False
+        rf.cards.append(CardFile(str(p), seat, rnd, block, card, valid))
+    ldir = run / "phase-logs"
+    for p in sorted(ldir.rglob("*")) if ldir.is_dir() else []:
+        if not p.is_file() or p.suffix.lower() not in (".md", ".yaml", ".yml", ".markdown"):
+            continue
+        src = load_source(p)
+        if src.unusable:
+            rf.findings.extend(f for f in src.findings if f.unusable)
+            continue
+        for kind, bucket in (("decision_memo", rf.memos), ("variant", rf.variants)):
+            blocks, _ = select(src, kind)
+            bucket.extend(b for b in blocks if not b.inferred)
+    return rf

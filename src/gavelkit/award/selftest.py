@@ -1,0 +1,58 @@
+"""`--self-test`: prove the installed linter still catches what it must, on real files.
+
+Cases are data (fixtures/selftest.yaml): each writes a small file, lints or
+aggregates it, and states the expected exit code and, where it matters, the rule
+code that must fire. The seed's own sample gate (pass with a high issue) and memo
+(one option) are among the cases that must fail.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def _cases() -> list[dict[str, Any]]:
+    text = (Path(__file__).resolve().parent / "fixtures" / "selftest.yaml").read_text(
+        encoding="utf-8")
+    return yaml.safe_load(text)["cases"]
+
+
+def run_selftest(quiet: bool = False) -> int:
+    import contextlib
+    import io
+
+    from gavelkit.cli.main import main
+
+    failures = 0
+    cases = _cases()
+    with tempfile.TemporaryDirectory(prefix="gavel-selftest-") as tmp:
+        root = Path(tmp)
+        for case in cases:
+            files = []
+            for name, content in case.get("files", {}).items():
+                p = root / case["name"] / name
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_text(content, encoding="utf-8")
+                files.append(str(p))
+            argv = [a.replace("{dir}", str(root / case["name"])) for a in case["argv"]]
+            argv = [a for a in argv if a != "{files}"] + (files if "{files}" in case["argv"] else [])
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                rc = main([*argv, "--format", "json"] if case.get("json", True) else argv)
+            ok = rc == case["exit"]
+            want = case.get("fires")
+            if ok and want:
+                ok = f'"code": "{want}"' in out.getvalue()
+            if not ok:
+                failures += 1
+            if not quiet or not ok:
+                print(f"{'PASS' if ok else 'FAIL'} self-test[{case['name']}]"
+                      + ("" if ok else f": exit {rc}, wanted {case['exit']}"
+                         + (f" with {want}" if want else "")))
+    print(f"lint self-test: {'OK' if not failures else 'FAILED'} "
+          f"({len(cases) - failures}/{len(cases)} cases)")
+    return 0 if not failures else 1

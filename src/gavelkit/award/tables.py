@@ -1,0 +1,137 @@
+"""The award pack's tables (tiers, rubrics, block shapes, role keys), loaded from data.
+
+Project overrides come from gavel.toml: `[award.rubrics.A] criteria = {...}` replaces a
+seat's rubric, `[award.tiers.<name>]` keys replace a tier's numbers or aliases.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from gavelkit.core.errors import UsageError
+
+
+class Tier:
+    """A tier: rank, band floor of the total, panel threshold and criterion floor."""
+
+    __slots__ = ("aliases", "band_min", "floor", "name", "rank", "threshold")
+
+    def __init__(self, name: str, rank: int, band_min: float, threshold: float | None,
+                 floor: float | None, aliases: tuple[str, ...]) -> None:
+        self.name = name
+        self.rank = rank
+        self.band_min = band_min
+        self.threshold = threshold
+        self.floor = floor
+        self.aliases = aliases
+
+    def __repr__(self) -> str:
+        return f"Tier({self.name!r}, rank={self.rank})"
+
+
+class Seat:
+    """A judge seat's role and rubric (criterion -> weight)."""
+
+    __slots__ = ("criteria", "name", "role")
+
+    def __init__(self, name: str, role: str, criteria: dict[str, float]) -> None:
+        self.name = name
+        self.role = role
+        self.criteria = criteria
+
+
+class Tables:
+    """All award tables, loaded once per process (plain class: see core.findings)."""
+
+    __slots__ = ("agents", "anchors", "blocks", "seats", "tiers")
+
+    def __init__(self, tiers: dict[str, Tier], seats: dict[str, Seat],
+                 anchors: tuple[tuple[str, str], ...], blocks: dict[str, Any],
+                 agents: dict[str, dict[str, Any]]) -> None:
+        self.tiers = tiers
+        self.seats = seats
+        self.anchors = anchors
+        self.blocks = blocks
+        self.agents = agents
+
+    @property
+    def limits(self) -> dict[str, Any]:
+        return self.blocks["limits"]
+
+    def tier_of(self, token: Any) -> Tier | None:
+        """Exact token (canonical or alias) -> Tier; block enums are case-sensitive."""
+        if not isinstance(token, str):
+            return None
+        for tier in self.tiers.values():
+            if token == tier.name or token in tier.aliases:
+                return tier
+        return None
+
+    def target(self, token: str) -> Tier:
+        """--target lookup: trimmed and case-folded; only tiers with a threshold qualify."""
+        key = token.strip().casefold()
+        for tier in self.tiers.values():
+            names = [tier.name, *tier.aliases]
+            if tier.threshold is not None and key in [n.casefold() for n in names]:
+                return tier
+        known = sorted({n for t in self.tiers.values() if t.threshold is not None
+                        for n in (t.name, *t.aliases)})
+        raise UsageError(f"unknown --target tier {token!r} (known: {', '.join(known)})")
+
+    def band(self, total: float) -> Tier:
+        """Half-open bands on the recomputed total: the highest tier whose band_min <= total."""
+        best = min(self.tiers.values(), key=lambda t: t.rank)
+        for tier in self.tiers.values():
+            if total >= tier.band_min and tier.rank > best.rank:
+                best = tier
+        return best
+
+    def hint_tier(self, token: Any) -> str | None:
+        if isinstance(token, str):
+            folded = token.strip().casefold()
+            for tier in self.tiers.values():
+                for n in (tier.name, *tier.aliases):
+                    if n.casefold() == folded:
+                        return n
+        return None
+
+
+def _read(name: str) -> dict[str, Any]:
+    """Tables are YAML: the C loader is already imported for the blocks, TOML is not."""
+    import yaml
+
+    from gavelkit.data import path
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    with path("award", name).open(encoding="utf-8") as fh:
+        return yaml.load(fh, Loader=loader)
+
+
+@functools.cache
+def load_tables(config_path: str | None = None) -> Tables:
+    from gavelkit.core.config import load_config, section
+
+    cfg = section(load_config(config_path), "award")
+    tiers_raw = _read("tiers.yaml")["tiers"]
+    for name, override in section(cfg, "tiers").items():
+        tiers_raw.setdefault(name, {}).update(override)
+    tiers = {
+        name: Tier(name, int(t["rank"]), float(t.get("band_min", 0.0)),
+                   float(t["threshold"]) if "threshold" in t else None,
+                   float(t["floor"]) if "floor" in t else None,
+                   tuple(t.get("aliases", ())))
+        for name, t in tiers_raw.items()
+    }
+    rub = _read("rubrics.yaml")
+    seats_raw = rub["seats"]
+    for name, override in section(cfg, "rubrics").items():
+        seats_raw.setdefault(name, {}).update(override)
+    seats = {name: Seat(name, str(s.get("role", "")), {k: float(v) for k, v in s["criteria"].items()})
+             for name, s in seats_raw.items()}
+    anchors = tuple((a["band"], a["meaning"]) for a in rub.get("anchors", []))
+    blocks = _read("blocks.yaml")
+    agents = _read("roles.yaml")["agents"]
+    for name, override in section(cfg, "agents").items():
+        agents[name] = override
+    return Tables(tiers, seats, anchors, blocks, agents)

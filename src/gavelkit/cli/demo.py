@@ -1,0 +1,122 @@
+"""`gavel demo`: run the bundled examples end to end on a scratch copy.
+
+The examples live in the repository's examples/ folder; the demo copies them to a
+scratch folder (or --out) first, so running it never changes the checkout.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gavelkit.cli.common import parser
+
+
+@dataclass(slots=True)
+class Step:
+    title: str
+    ok: bool
+    detail: str
+
+
+def find_examples(explicit: str | None = None) -> Path | None:
+    if explicit:
+        return Path(explicit)
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        cand = parent / "examples"
+        if (cand / "award-run").is_dir():
+            return cand
+    return None
+
+
+def _run_dir(root: Path) -> Path:
+    runs = sorted(p for p in (root / "award-run" / "work").iterdir() if p.is_dir())
+    return runs[-1]
+
+
+def award_steps(root: Path) -> list[Step]:
+    """Lint every block of the example run and aggregate its panel rounds."""
+    from gavelkit.award.lint import lint_paths
+    from gavelkit.award.panel import aggregate
+
+    run = _run_dir(root)
+    steps: list[Step] = []
+    logs = sorted((run / "phase-logs").glob("*.md"))
+    handoff_logs = [p for p in logs if "handoff:" in p.read_text(encoding="utf-8")]
+    n = bad = 0
+    for res in lint_paths(handoff_logs, "handoff", run_dir=run):
+        for b in res.blocks:
+            agent = b.block.body.get("agent")
+            again = lint_paths([res.path], "handoff", agent=agent, run_dir=run)[0]
+            n += 1
+            bad += sum(1 for x in again.blocks if x.block.index == b.block.index and not x.ok)
+    steps.append(Step("lint handoffs (--agent per role, --run-dir)", bad == 0,
+                      f"{n} handoff blocks in {len(handoff_logs)} phase logs, {bad} failing"))
+    for kind, files in (("gate", sorted((run / "gates").glob("*.yaml"))),
+                        ("scorecard", sorted((run / "scorecards").glob("*.yaml"))),
+                        ("memo", [run / "phase-logs" / "phase7.md"]),
+                        ("variant", [run / "phase-logs" / "phase0.md"])):
+        results = lint_paths(files, kind)
+        errs = [f for r in results for f in r.all_findings() if f.severity == "error"]
+        steps.append(Step(f"lint {kind} blocks", not errs,
+                          f"{sum(len(r.blocks) for r in results)} blocks, {len(errs)} errors"))
+    cards = run / "scorecards"
+    r1 = aggregate(sorted(cards.glob("phase7-seat-*-round-1.yaml")), "finalist")
+    steps.append(Step("aggregate round 1 at finalist (expected FAIL: conflict on results)",
+                      not r1.passed and bool(r1.conflicts),
+                      f"{'PASS' if r1.passed else 'FAIL'}; conflicts: "
+                      + "; ".join(c.describe() for c in r1.conflicts)))
+    adj = [cards / "phase7-seat-A-round-1.yaml", cards / "phase7-seat-B-round-1.yaml",
+           cards / "phase7-seat-C-round-2.yaml"]
+    fin = aggregate(adj, "finalist", adjudication_round=True)
+    out = aggregate(adj, "outstanding", adjudication_round=True)
+    steps.append(Step("aggregate adjudication round 2 (seat C re-dispatched)",
+                      fin.passed and not out.passed,
+                      f"finalist {'PASS' if fin.passed else 'FAIL'}, outstanding "
+                      f"{'PASS' if out.passed else 'FAIL'} ({'; '.join(out.failed)})"))
+    return steps
+
+
+DEMOS: list[tuple[str, Callable[[Path], list[Step]]]] = [
+    ("award run", award_steps),
+]
+
+
+def main(argv: list[str], prog: str) -> int:
+    p = parser(prog, "Run the bundled examples end to end and print a short summary.")
+    p.add_argument("--examples", help="examples folder (default: the checkout's examples/)")
+    p.add_argument("--out", help="work on a copy here instead of a scratch folder")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    args = p.parse_args(argv)
+    src = find_examples(args.examples)
+    if src is None or not src.is_dir():
+        print(f"{prog}: error: examples folder not found; run from a gavelkit checkout or pass "
+              "--examples DIR", file=sys.stderr)
+        return 2
+    scratch = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="gavel-demo-"))
+    dest = scratch / "examples"
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(src, dest, symlinks=True)
+    results: list[tuple[str, list[Step]]] = [(name, fn(dest)) for name, fn in DEMOS]
+    ok = all(s.ok for _, steps in results for s in steps)
+    if args.format == "json":
+        import json
+
+        print(json.dumps({"ok": ok, "workdir": str(scratch),
+                          "demos": {name: [{"step": s.title, "ok": s.ok, "detail": s.detail}
+                                           for s in steps] for name, steps in results}},
+                         ensure_ascii=False, indent=2))
+    else:
+        for name, steps in results:
+            print(f"== {name}")
+            for s in steps:
+                print(f"  [{'ok' if s.ok else 'UNEXPECTED'}] {s.title}\n        {s.detail}")
+        print(f"demo {'finished as expected' if ok else 'found unexpected results'}; "
+              f"work copy in {scratch}")
+    return 0 if ok else 1

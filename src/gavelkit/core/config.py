@@ -1,0 +1,50 @@
+"""Project configuration: an optional `gavel.toml` that overrides data tables.
+
+Looked up from `--config`, then $GAVEL_CONFIG, then `gavel.toml` in the current
+folder or its parents. Only read when a command needs an overridable table.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from gavelkit.core.errors import InputError
+from gavelkit.core.textio import read_text
+
+CONFIG_NAME = "gavel.toml"
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    env = os.environ.get("GAVEL_CONFIG")
+    if env:
+        return Path(env)
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@functools.cache
+def load_config(path: str | None = None) -> dict[str, Any]:
+    """The parsed config (empty when there is none); a broken one is InputError."""
+    p = Path(path) if path else find_config()
+    if p is None:
+        return {}
+    text = read_text(p, allow_empty=True)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(str(p), f"TOML error: {exc}", code="GK-IO006") from None
+
+
+def section(config: dict[str, Any], *keys: str) -> dict[str, Any]:
+    node: Any = config
+    for k in keys:
+        node = node.get(k, {}) if isinstance(node, dict) else {}
+    return node if isinstance(node, dict) else {}

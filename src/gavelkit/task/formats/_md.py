@@ -1,0 +1,139 @@
+"""Markdown helpers shared by the task-file readers: tables and cell text.
+
+Real task files put tables next to prose, split one logical table across two
+blocks, escape pipes inside cells and wrap values in backticks; the readers
+need each table with the line of every row so findings point at the row.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_SEP_CELL = re.compile(r"^\s*:?-{1,}:?\s*$")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+@dataclass(slots=True)
+class MdRow:
+    cells: list[str]
+    line: int  # 1-based
+
+
+@dataclass(slots=True)
+class MdTable:
+    header: list[str]
+    header_line: int
+    rows: list[MdRow] = field(default_factory=list)
+    heading: str = ""  # text of the nearest heading above the table
+
+    def keys(self) -> list[str]:
+        return [norm_key(h) for h in self.header]
+
+
+def norm_key(text: str) -> str:
+    """Header cell -> lookup key: lower case, no backticks, spaces/dashes as '_'."""
+    return re.sub(r"[\s\-]+", "_", strip_ticks(text).strip().lower())
+
+
+def strip_ticks(text: str) -> str:
+    t = text.strip()
+    if len(t) >= 2 and t[0] == "`" and t[-1] == "`" and "`" not in t[1:-1]:
+        return t[1:-1].strip()
+    return t
+
+
+def split_row(line: str) -> list[str]:
+    """Cells of a `| a | b |` line; `\\|` and pipes inside backticks stay in the cell."""
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|") and not s.endswith("\\|"):
+        s = s[:-1]
+    cells: list[str] = []
+    buf: list[str] = []
+    in_code = False
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if ch == "\\" and i + 1 < len(s) and s[i + 1] == "|":
+            buf.append("|")
+            i += 2
+            continue
+        if ch == "`":
+            in_code = not in_code
+        if ch == "|" and not in_code:
+            cells.append("".join(buf).strip())
+            buf = []
+        else:
+            buf.append(ch)
+        i += 1
+    cells.append("".join(buf).strip())
+    return cells
+
+
+def is_separator(cells: list[str]) -> bool:
+    return bool(cells) and all(_SEP_CELL.match(c) for c in cells)
+
+
+def code_mask(lines: list[str]) -> list[bool]:
+    """True for lines inside fenced code blocks or HTML comments (not Markdown content)."""
+    mask = [False] * len(lines)
+    fence: str | None = None
+    in_comment = False
+    for i, line in enumerate(lines):
+        if fence is not None:
+            mask[i] = True
+            s = line.strip()
+            if s.startswith(fence[0] * len(fence)) and set(s) <= {fence[0]}:
+                fence = None
+            continue
+        if in_comment:
+            mask[i] = True
+            if "-->" in line:
+                in_comment = False
+            continue
+        m = _FENCE.match(line)
+        if m:
+            fence = m.group(1)
+            mask[i] = True
+            continue
+        if line.lstrip().startswith("<!--"):
+            mask[i] = True
+            if "-->" not in line:
+                in_comment = True
+    return mask
+
+
+def find_tables(text: str) -> list[MdTable]:
+    """Every pipe table (header + separator + rows) outside code fences."""
+    lines = text.split("\n")
+    mask = code_mask(lines)
+    out: list[MdTable] = []
+    heading = ""
+    i = 0
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        if mask[i]:
+            i += 1
+            continue
+        if line.startswith("#"):
+            heading = line.lstrip("#").strip()
+        if "|" in line and i + 1 < n and not mask[i + 1] and "|" in lines[i + 1]:
+            sep = split_row(lines[i + 1])
+            if is_separator(sep):
+                table = MdTable(split_row(line), i + 1, heading=heading)
+                j = i + 2
+                while j < n and not mask[j] and lines[j].strip().startswith("|"):
+                    table.rows.append(MdRow(split_row(lines[j]), j + 1))
+                    j += 1
+                out.append(table)
+                i = j
+                continue
+        i += 1
+    return out
+
+
+def escape_cell(text: str) -> str:
+    return text.replace("\n", " ").replace("|", "\\|").strip()

@@ -1,0 +1,270 @@
+"""PIPELINE_STATE.md: the `## Current` block, its todo checklist, and the History table.
+
+The file is edited by agents and by hand, so a rewrite touches only what a
+transition changes (the Current values, the todo list, one new History row)
+and leaves the usage note, Forbidden Transitions and Catalogue byte-for-byte.
+The Catalogue's per-state todo lists are read so a reset uses the task's own
+wording when it has one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gavelkit.core.errors import InputError
+from gavelkit.core.findings import Finding
+from gavelkit.core.textio import read_text
+from gavelkit.task.formats._md import escape_cell, is_separator, split_row
+
+_KV = re.compile(r"^(?P<key>[A-Za-z_][\w]*)(?P<sep>:\s*)(?P<val>.*?)\s*$")
+_TODO = re.compile(r"^(?P<indent>\s*)[-*]\s+\[(?P<mark>[ xX])\]\s+(?P<text>.*)$")
+_STATE_TOKEN = re.compile(r"[A-Z][A-Z0-9_]*")
+HISTORY_HEADER = ["#", "date", "from", "to", "note"]
+
+
+@dataclass(slots=True)
+class TodoItem:
+    text: str
+    done: bool = False
+    line: int = 0
+
+
+@dataclass(slots=True)
+class HistoryRow:
+    num: int
+    date: str
+    from_state: str
+    to_state: str
+    note: str
+    line: int = 0
+
+
+@dataclass(slots=True)
+class PipelineState:
+    path: str
+    lines: list[str]
+    current: dict[str, str] = field(default_factory=dict)
+    current_lines: dict[str, int] = field(default_factory=dict)  # key -> 1-based line
+    block: tuple[int, int] = (0, 0)  # 0-based [start, end) of the Current fence content
+    todo: list[TodoItem] = field(default_factory=list)
+    todo_span: tuple[int, int] = (0, 0)  # 0-based [start, end) of the todo items
+    todo_header: int = -1  # 0-based line of "todo:"
+    history: list[HistoryRow] = field(default_factory=list)
+    history_insert: int = -1  # 0-based index where the next row goes
+    catalogue: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def state(self) -> str:
+        m = _STATE_TOKEN.search(self.current.get("state", ""))
+        return m.group(0) if m else ""
+
+    def iter_value(self, name: str) -> int:
+        m = re.match(r"\s*(\d+)", self.current.get(name, ""))
+        return int(m.group(1)) if m else 0
+
+
+def _section_bounds(lines: list[str], title: str) -> tuple[int, int] | None:
+    start = None
+    for i, line in enumerate(lines):
+        if start is None:
+            if re.match(r"^##\s+" + re.escape(title) + r"\b", line, re.I):
+                start = i
+        elif re.match(r"^##\s", line):
+            return start, i
+    return (start, len(lines)) if start is not None else None
+
+
+def parse_pipeline_state(text: str, path: str = "PIPELINE_STATE.md") -> tuple[PipelineState, list[Finding]]:
+    lines = text.split("\n")
+    ps = PipelineState(path, lines)
+    findings: list[Finding] = []
+    cur = _section_bounds(lines, "Current")
+    if cur is None:
+        findings.append(Finding("TSK-R007", "error", "no '## Current' section", path, 0, 0))
+    else:
+        s, e = cur
+        i = s + 1
+        fence_start = next((j for j in range(i, e) if lines[j].strip().startswith("```")), None)
+        if fence_start is None:
+            # tolerate an unfenced key: value block
+            body_start, body_end = s + 1, e
+        else:
+            close = next((j for j in range(fence_start + 1, e)
+                          if lines[j].strip().startswith("```")), None)
+            if close is None:
+                findings.append(Finding("TSK-R007", "error", "Current block fence never closed",
+                                        path, fence_start + 1, 1))
+                close = e
+            body_start, body_end = fence_start + 1, close
+        ps.block = (body_start, body_end)
+        for j in range(body_start, body_end):
+            raw = lines[j]
+            if not raw.strip() or raw.strip().startswith("todo:"):
+                if raw.strip().startswith("todo:") and fence_start is None:
+                    break
+                continue
+            m = _KV.match(raw.strip())
+            if not m:
+                if fence_start is not None:
+                    findings.append(Finding("TSK-R007", "warning",
+                                            f"Current line is not 'key: value': {raw.strip()!r}",
+                                            path, j + 1, 1))
+                continue
+            ps.current[m.group("key")] = m.group("val")
+            ps.current_lines[m.group("key")] = j + 1
+        for j in range(body_end, e):
+            if re.match(r"^\s*todo\s*:\s*$", lines[j]):
+                ps.todo_header = j
+                k = j + 1
+                start = k
+                last = j
+                while k < e:
+                    ln = lines[k]
+                    if _TODO.match(ln):
+                        mm = _TODO.match(ln)
+                        assert mm
+                        ps.todo.append(TodoItem(mm.group("text").strip(),
+                                                mm.group("mark") != " ", k + 1))
+                        last = k
+                    elif ln.strip() and (ln.startswith("  ") or ln.startswith("\t")) and ps.todo:
+                        ps.todo[-1].text += " " + ln.strip()
+                        last = k
+                    elif ln.strip():
+                        break
+                    k += 1
+                ps.todo_span = (start, last + 1)
+                break
+        if "state" not in ps.current:
+            findings.append(Finding("TSK-R007", "error", "Current block has no 'state:' line",
+                                    path, s + 1, 1))
+        for name in ("spec_iter", "filter_iter", "eval_iter"):
+            v = ps.current.get(name)
+            if v is not None and not re.match(r"^\d+\b", v):
+                findings.append(Finding("TSK-R007", "error", f"{name} is not a number: {v!r}",
+                                        path, ps.current_lines[name], 1))
+    hist = _section_bounds(lines, "History")
+    if hist is None:
+        findings.append(Finding("TSK-R007", "error", "no '## History' section", path, 0, 0))
+    else:
+        s, e = hist
+        header_seen = False
+        last_row = None
+        for j in range(s + 1, e):
+            ln = lines[j]
+            if not ln.strip().startswith("|"):
+                if header_seen and ln.strip():
+                    break
+                continue
+            cells = split_row(ln)
+            if not header_seen:
+                header_seen = True
+                last_row = j
+                continue
+            if is_separator(cells):
+                last_row = j
+                continue
+            last_row = j
+            if len(cells) < 5:
+                findings.append(Finding("TSK-R007", "warning",
+                                        f"History row has {len(cells)} cells, expected 5",
+                                        path, j + 1, 1))
+                continue
+            num = int(cells[0]) if cells[0].isdigit() else 0
+            ps.history.append(HistoryRow(num, cells[1], cells[2], cells[3],
+                                         " | ".join(cells[4:]), j + 1))
+        if not header_seen:
+            findings.append(Finding("TSK-R007", "warning", "History has no table; one is added "
+                                    "on the next transition", path, s + 1, 1))
+            ps.history_insert = s + 1
+        else:
+            assert last_row is not None
+            ps.history_insert = last_row + 1
+    cat = _section_bounds(lines, "Catalogue")
+    if cat is not None:
+        s, e = cat
+        state = None
+        in_todo = False
+        for j in range(s + 1, e):
+            ln = lines[j]
+            if ln.startswith("### "):
+                m = _STATE_TOKEN.search(ln[4:])
+                state = m.group(0) if m else None
+                in_todo = False
+                if state:
+                    ps.catalogue.setdefault(state, [])
+                continue
+            if state is None:
+                continue
+            if re.match(r"^\s*todo\s*:", ln):
+                in_todo = True
+                continue
+            mm = _TODO.match(ln)
+            if in_todo and mm:
+                ps.catalogue[state].append(mm.group("text").strip())
+            elif in_todo and ln.strip() and ln.startswith("      ") and ps.catalogue[state]:
+                ps.catalogue[state][-1] += " " + ln.strip()
+            elif ln.strip() and not ln.startswith(" "):
+                in_todo = False
+    return ps, findings
+
+
+def read_pipeline_state(path: str | Path) -> tuple[PipelineState | None, list[Finding]]:
+    try:
+        text = read_text(path)
+    except InputError as exc:
+        return None, [exc.to_finding()]
+    return parse_pipeline_state(text, str(path))
+
+
+def render_transition(ps: PipelineState, updates: dict[str, str], todo: list[str],
+                      row: HistoryRow) -> str:
+    """The file text with Current values updated, todo replaced and one History row added.
+
+    Every other line is kept as it was. Existing `key:   value` padding is kept.
+    """
+    lines = list(ps.lines)
+    edits: list[tuple[int, int, list[str]]] = []  # (start, end, replacement), 0-based
+    # Current values
+    s, e = ps.block
+    new_block = list(lines[s:e])
+    seen = set()
+    for idx in range(len(new_block)):
+        m = _KV.match(new_block[idx].strip())
+        if m and m.group("key") in updates:
+            key = m.group("key")
+            lead = new_block[idx][: len(new_block[idx]) - len(new_block[idx].lstrip())]
+            new_block[idx] = f"{lead}{key}{m.group('sep')}{updates[key]}"
+            seen.add(key)
+    for key, val in updates.items():
+        if key not in seen:
+            new_block.append(f"{key}: {val}")
+    edits.append((s, e, new_block))
+    # todo
+    items = [f"- [ ] {t}" for t in todo]
+    if ps.todo_header >= 0:
+        ts, te = ps.todo_span
+        if te <= ts:
+            ts = te = ps.todo_header + 1
+        edits.append((ts, te, items))
+    else:
+        # after the Current fence
+        anchor = e + 1 if e < len(lines) and lines[e].strip().startswith("```") else e
+        edits.append((anchor, anchor, ["", "todo:", *items]))
+    # history row
+    cells = [str(row.num), row.date, row.from_state, row.to_state, escape_cell(row.note)]
+    line = "| " + " | ".join(cells) + " |"
+    if ps.history_insert >= 0:
+        at = ps.history_insert
+        has_table = any(ln.strip().startswith("|") for ln in lines[max(0, at - 2):at])
+        rows = [line] if has_table else ["", "| " + " | ".join(HISTORY_HEADER) + " |",
+                                         "|---|------|------|----|------|", line]
+        edits.append((at, at, rows))
+    else:
+        edits.append((len(lines), len(lines), ["", "## History", "",
+                                               "| " + " | ".join(HISTORY_HEADER) + " |",
+                                               "|---|------|------|----|------|", line]))
+    for start, end, repl in sorted(edits, key=lambda t: (t[0], t[1]), reverse=True):
+        lines[start:end] = repl
+    return "\n".join(lines)

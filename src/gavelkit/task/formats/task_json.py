@@ -1,0 +1,154 @@
+"""task.json: read the drifting key set, rewrite without losing anything.
+
+Real files carry a UTF-8 BOM or not, 2- or 4-space indents, and dozens of
+keys nobody standardised. A rewrite keeps every unknown key, the key order,
+the BOM and the indent; only the keys the caller sets change. Writes are
+atomic and locked, so a judge and a human editing the same file never leave a
+half-written record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gavelkit.core.errors import InputError
+from gavelkit.core.findings import Finding
+from gavelkit.core.textio import atomic_write, decode_text, locked, read_bytes
+
+
+@dataclass(slots=True)
+class TaskJson:
+    path: str
+    data: dict[str, Any] = field(default_factory=dict)
+    bom: bool = False
+    indent: int = 2
+    ascii_escapes: bool = False
+    trailing_newline: bool = True
+
+    # --- accessors for the key variants seen in real packets ---
+    @property
+    def instance_id(self) -> str | None:
+        v = self.data.get("instance_id", self.data.get("task_id"))
+        return v if isinstance(v, str) else None
+
+    @property
+    def status(self) -> str | None:
+        v = self.data.get("status")
+        return v if isinstance(v, str) else None
+
+    @property
+    def oracle(self) -> dict[str, Any]:
+        v = self.data.get("oracle")
+        return v if isinstance(v, dict) else {}
+
+    @property
+    def stats(self) -> dict[str, Any] | None:
+        v = self.data.get("stats")
+        return v if isinstance(v, dict) else None
+
+    @property
+    def oracle_count(self) -> int | None:
+        v = self.oracle.get("count", self.oracle.get("total"))
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    @property
+    def test_files(self) -> list[str]:
+        v = self.oracle.get("test_files")
+        return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
+
+    @property
+    def taxonomy(self) -> dict[str, str]:
+        v = self.data.get("taxonomy")
+        if not isinstance(v, dict):
+            return {}
+        return {k: x for k, x in v.items() if isinstance(x, str)}
+
+    @property
+    def oracle_source(self) -> str | None:
+        v = self.oracle.get("source")
+        return v if isinstance(v, str) else None
+
+    @property
+    def oracle_version(self) -> str | None:
+        for v in (self.data.get("oracle_version"), self.oracle.get("oracle_version")):
+            if isinstance(v, str) and v:
+                return v
+        return None
+
+    def set(self, key: str, value: Any) -> None:
+        """Set a top-level key, in place if it exists, appended at the end if not."""
+        self.data[key] = value
+
+    def dumps(self) -> str:
+        text = json.dumps(self.data, ensure_ascii=self.ascii_escapes, indent=self.indent)
+        if self.trailing_newline:
+            text += "\n"
+        return ("\ufeff" if self.bom else "") + text
+
+
+def parse_task_json(raw: bytes, path: str = "task.json") -> tuple[TaskJson | None, list[Finding]]:
+    try:
+        text = decode_text(raw, path)
+    except InputError as exc:
+        return None, [exc.to_finding()]
+    tj = TaskJson(path, bom=raw.startswith(b"\xef\xbb\xbf"))
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, [Finding("TSK-R005", "error", f"task.json is not valid JSON: {exc.msg}",
+                              path, exc.lineno, exc.colno, unusable=True)]
+    if not isinstance(data, dict):
+        return None, [Finding("TSK-R005", "error", "task.json is not a JSON object", path, 1, 1,
+                              unusable=True)]
+    tj.data = data
+    m = re.search(r"\n( +)\"", text)
+    tj.indent = len(m.group(1)) if m else 2
+    tj.ascii_escapes = bool(re.search(r"\\u[0-9a-fA-F]{4}", text)) and not any(
+        ord(c) > 127 for c in text)
+    tj.trailing_newline = text.endswith("\n")
+    findings: list[Finding] = []
+    if tj.instance_id is None:
+        findings.append(Finding("TSK-R005", "warning", "no instance_id (or task_id) key",
+                                path, 1, 1))
+    for key, kind in (("oracle", dict), ("stats", dict), ("taxonomy", dict), ("labels", list),
+                      ("weaknesses", list)):
+        if key in data and not isinstance(data[key], kind):
+            findings.append(Finding("TSK-R005", "error",
+                                    f"'{key}' should be a JSON {kind.__name__.replace('dict', 'object').replace('list', 'array')}",
+                                    path, _key_line(text, key), 1))
+    return tj, findings
+
+
+def _key_line(text: str, key: str) -> int:
+    m = re.search(r'^\s*"' + re.escape(key) + r'"\s*:', text, re.M)
+    return text.count("\n", 0, m.start()) + 1 if m else 1
+
+
+def read_task_json(path: str | Path) -> tuple[TaskJson | None, list[Finding]]:
+    try:
+        raw = read_bytes(path)
+    except InputError as exc:
+        return None, [exc.to_finding()]
+    return parse_task_json(raw, str(path))
+
+
+def write_task_json(tj: TaskJson) -> None:
+    """Atomic rewrite keeping BOM, indent, key order and every unknown key."""
+    atomic_write(tj.path, tj.dumps())
+
+
+def update_task_json(path: str | Path, updates: dict[str, Any]) -> TaskJson:
+    """Locked read-modify-write of top-level keys; raises InputError if unreadable."""
+    with locked(path):
+        tj, findings = read_task_json(path)
+        if tj is None:
+            f = findings[0]
+            raise InputError(str(path), f.message, f.line, f.col)
+        for k, v in updates.items():
+            tj.set(k, v)
+        write_task_json(tj)
+    return tj

@@ -1,0 +1,78 @@
+"""taxonomy.jsonl: one `{"taxonomy_key"|"test_id": ..., "layer": ...}` object per line."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gavelkit.core.errors import InputError
+from gavelkit.core.findings import Finding
+from gavelkit.core.textio import read_text
+from gavelkit.task.formats.spec_test_map import LAYERS
+
+KEY_NAMES = ("taxonomy_key", "test_id")
+
+
+@dataclass(slots=True)
+class TaxEntry:
+    key: str
+    layer: str
+    source: str = ""
+    line: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Taxonomy:
+    path: str
+    entries: list[TaxEntry] = field(default_factory=list)
+
+    def by_key(self) -> dict[str, TaxEntry]:
+        return {e.key: e for e in self.entries}
+
+
+def parse_taxonomy(text: str, path: str = "taxonomy.jsonl") -> tuple[Taxonomy, list[Finding]]:
+    tax = Taxonomy(path)
+    findings: list[Finding] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            findings.append(Finding("TSK-R004", "error", f"not a JSON object: {exc.msg}",
+                                    path, i, exc.colno))
+            continue
+        if not isinstance(obj, dict):
+            findings.append(Finding("TSK-R004", "error", "line is JSON but not an object",
+                                    path, i, 1))
+            continue
+        key = next((obj[k] for k in KEY_NAMES if isinstance(obj.get(k), str)), None)
+        if not key:
+            findings.append(Finding("TSK-R004", "error",
+                                    "no 'taxonomy_key' or 'test_id' string", path, i, 1))
+            continue
+        layer = obj.get("layer")
+        if not isinstance(layer, str) or layer not in LAYERS:
+            findings.append(Finding("TSK-R004", "error",
+                                    f"layer {layer!r} is not one of {', '.join(sorted(LAYERS))}",
+                                    path, i, 1))
+            continue
+        if key in seen:
+            findings.append(Finding("TSK-R004", "error",
+                                    f"key {key} already at line {seen[key]}", path, i, 1))
+            continue
+        seen[key] = i
+        extra = {k: v for k, v in obj.items() if k not in (*KEY_NAMES, "layer", "source")}
+        tax.entries.append(TaxEntry(key, layer, str(obj.get("source") or ""), i, extra))
+    return tax, findings
+
+
+def read_taxonomy(path: str | Path) -> tuple[Taxonomy | None, list[Finding]]:
+    try:
+        text = read_text(path)
+    except InputError as exc:
+        return None, [exc.to_finding()]
+    return parse_taxonomy(text, str(path))

@@ -1,0 +1,215 @@
+"""Gate F: the six spec phrasing rules (spec-writer validation #21-#25 and the API catalog).
+
+1. Non-Goals bullets start with "This specification does not require|define";
+   "outside this design" appears nowhere.
+2. Product Overview opens with a descriptive sentence (`X` is a ...), never
+   an imperative (Build/Create/Implement ...).
+3. Pure libraries state CLI Entry Points in prose ("There is no console
+   script ..."), not as a `Console script name: none` bullet list.
+4. Each behavior section has an opening narrative sentence and bold
+   sub-headers (H3 subsections also count as structure).
+5. The API Catalog is a `Name | Kind | Role` table with no signatures.
+6. No can/may/might/should in mandatory contract sentences (behavior and
+   contract sections).
+Every finding quotes the offending line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gavelkit.core.findings import Finding
+from gavelkit.task.formats._md import find_tables, norm_key
+from gavelkit.task.formats.spec import Section, Spec, norm_heading
+from gavelkit.task.gates import GateResult
+
+_INLINE_CODE = re.compile(r"`+[^`]*`+")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
+_SIGNATURE = re.compile(r"\w\s*\([^()]*(?::\s*[\w\[\]|.]+|->|=)[^()]*\)|\)\s*->")
+
+
+def _q(line: str) -> str:
+    s = line.strip()
+    return s if len(s) <= 160 else s[:159] + "…"
+
+
+def _sections(spec: Spec, names: list[str]) -> list[Section]:
+    keys = {norm_heading(n) for n in names}
+    return [s for s in spec.sections if s.key in keys]
+
+
+def _prose(line: str) -> bool:
+    s = line.strip()
+    return bool(s) and not s.startswith(("|", "#", ">", "```", "~~~", "<!--")) and not _BULLET.match(s) \
+        and not re.match(r"^\*\*[^*]+\*\*\s*$", s)
+
+
+def rule1(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
+    out = []
+    gf = cfg["gate_f"]
+    prefixes = tuple(p.lower() for p in gf["non_goal_prefixes"])
+    for sec in _sections(spec, ["Non-Goals"]):
+        for ln, text in spec.body(sec):
+            m = _BULLET.match(text)
+            if m and not m.group(1).strip().lower().startswith(prefixes):
+                out.append(Finding("TSK-F001", "error",
+                                   "Non-Goals bullet does not start with \"This specification does "
+                                   f"not require|define\": {_q(text)!r}", path, ln, 1))
+    banned = gf["banned_phrase"].lower()
+    for i, text in enumerate(spec.lines, start=1):
+        if not spec.mask[i - 1] and banned in text.lower():
+            out.append(Finding("TSK-F002", "error",
+                               f"'{gf['banned_phrase']}' is forbidden anywhere in the spec: {_q(text)!r}",
+                               path, i, text.lower().index(banned) + 1))
+    return out
+
+
+def rule2(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
+    out = []
+    for sec in _sections(spec, ["Product Overview"])[:1]:
+        first = next(((ln, t) for ln, t in spec.body(sec, own_only=True) if _prose(t)), None)
+        if first is None:
+            out.append(Finding("TSK-F003", "error", "Product Overview has no opening sentence",
+                               path, sec.line, 1))
+            continue
+        ln, text = first
+        sentence = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+        word = re.sub(r"[^\w-]", "", sentence.split()[0]) if sentence.split() else ""
+        if word in cfg["gate_f"]["imperative_openers"]:
+            out.append(Finding("TSK-F003", "error",
+                               f"Product Overview opens with an imperative ('{word}'); write "
+                               f"\"`name` is a <category> that ...\": {_q(sentence)!r}", path, ln, 1))
+        elif not re.match(r"^(?:`[^`]+`|[\w.\-]+(?:\s+[\w.\-]+){0,4}|The\s+[^.]{1,60}?)\s+(?:is|are)\s+",
+                          sentence):
+            out.append(Finding("TSK-F003", "warning",
+                               "Product Overview's first sentence is not in the descriptive "
+                               f"\"`name` is a <category> that ...\" form: {_q(sentence)!r}",
+                               path, ln, 1))
+    return out
+
+
+def rule3(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
+    out = []
+    gf = cfg["gate_f"]
+    nones = {v.lower() for v in gf["no_console_values"]}
+    for sec in _sections(spec, gf["cli_sections"]):
+        body = spec.body(sec, own_only=True)
+        joined = " ".join(t for _, t in body).lower()
+        none_bullet = []
+        for ln, t in body:
+            m = _BULLET.match(t)
+            if not m:
+                continue
+            kv = re.match(r"^console[ _-]?scripts?(?: name)?\s*:\s*(.+)$", m.group(1).strip(), re.I)
+            if kv and kv.group(1).strip().strip("`*_ ").lower() in nones:
+                none_bullet.append((ln, t))
+        for ln, t in none_bullet:
+            out.append(Finding("TSK-F004", "error",
+                               "pure library CLI entry points must be prose (\"There is no console "
+                               f"script for this package ...\"), not a bullet: {_q(t)!r}",
+                               path, ln, 1))
+        if not none_bullet and re.search(r"no console script", joined):
+            first = next(((ln, t) for ln, t in body if t.strip()), None)
+            if first and not first[1].strip().lower().startswith("there is no console script"):
+                out.append(Finding("TSK-F004", "error",
+                                   "pure library: CLI Entry Points should open with \"There is no "
+                                   f"console script for this package.\": {_q(first[1])!r}",
+                                   path, first[0], 1))
+    return out
+
+
+def behavior_sections(spec: Spec, cfg: dict[str, Any]) -> list[Section]:
+    fixed = {norm_heading(n) for n in cfg["spec"]["non_behavior"]["names"]}
+    for table in ("legacy", "six_layer"):
+        for e in cfg["spec"][table]:
+            fixed |= {norm_heading(n) for n in [e["name"], *e.get("aliases", [])]}
+    return [s for s in spec.sections if s.level == 2 and s.key not in fixed]
+
+
+def rule4(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
+    out = []
+    for sec in behavior_sections(spec, cfg):
+        own = [(ln, t) for ln, t in spec.body(sec, own_only=True) if t.strip()]
+        if not own or not _prose(own[0][1]):
+            where, text = own[0] if own else (sec.line, sec.raw)
+            out.append(Finding("TSK-F005", "error",
+                               f"behavior section '{sec.text}' has no opening narrative sentence "
+                               f"(starts with: {_q(text)!r})", path, where, 1))
+        bold = any(re.match(r"^\s*\*\*[^*]+\*\*", t) for _, t in spec.body(sec))
+        if not bold and not sec.children:
+            out.append(Finding("TSK-F005", "error",
+                               f"behavior section '{sec.text}' has no bold sub-headers "
+                               "(**Subsection.**) grouping its behaviors", path, sec.line, 1))
+    return out
+
+
+def rule5(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
+    out = []
+    gf = cfg["gate_f"]
+    for sec in _sections(spec, gf["api_catalog_sections"]):
+        text = "\n".join(t for _, t in spec.raw_body(sec))
+        tables = find_tables(text)
+        if not tables:
+            out.append(Finding("TSK-F006", "error",
+                               "API Catalog has no `Name | Kind | Role` table", path, sec.line, 1))
+        for t in tables:
+            if [norm_key(h) for h in t.header] != ["name", "kind", "role"]:
+                ln = sec.line + t.header_line
+                out.append(Finding("TSK-F006", "error",
+                                   "API Catalog table must have exactly the columns Name | Kind | "
+                                   f"Role: {_q(spec.lines[ln - 1])!r}", path, ln, 1))
+    seen: set[int] = set()
+    for sec in _sections(spec, gf["signature_free_sections"]):
+        for ln, t in spec.body(sec):
+            if ln in seen:
+                continue
+            for code in _INLINE_CODE.finditer(t):
+                if _SIGNATURE.search(code.group(0)):
+                    seen.add(ln)
+                    out.append(Finding("TSK-F006", "error",
+                                       f"'{sec.text}' carries a Python signature ({code.group(0)}: "
+                                       f"types, defaults or return annotation) instead of "
+                                       f"behavior: {_q(t)!r}", path, ln, code.start() + 1))
+                    break
+    return out
+
+
+def rule6(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
+    out = []
+    gf = cfg["gate_f"]
+    pat = re.compile(r"\b(" + "|".join(map(re.escape, gf["modal_words"])) + r")\b", re.I)
+    exempt = {norm_heading(n) for n in gf["modal_exempt_sections"]}
+    for sec in spec.sections:
+        if sec.level != 2 or sec.key in exempt:
+            continue
+        for ln, text in spec.body(sec):
+            clean = _INLINE_CODE.sub(" ", text)
+            m = pat.search(clean)
+            if m:
+                hits = dict.fromkeys(h.lower() for h in pat.findall(clean))
+                out.append(Finding("TSK-F007", "error",
+                                   f"'{'/'.join(hits)}' in a mandatory contract sentence "
+                                   f"(use must/returns/raises): {_q(text)!r}", path, ln,
+                                   m.start() + 1))
+    return out
+
+
+def check(task: Any) -> GateResult:
+    res = GateResult("F", "PASS")
+    if task.spec is None:
+        res.verdict = "UNKNOWN"
+        res.findings.append(Finding("TSK-F008", "error", "Gate F needs spec.md; not found or "
+                                    "unreadable", str(task.dir), 0, 0))
+        return res
+    spec, cfg = task.spec, task.config
+    path = str(task.paths["spec"])
+    for rule in (rule1, rule2, rule3, rule4, rule5, rule6):
+        res.findings += rule(spec, cfg, path)
+    counts: dict[str, int] = {}
+    for f in res.findings:
+        counts[f.code] = counts.get(f.code, 0) + (f.severity == "error")
+    res.data["errors_by_rule"] = counts
+    if any(f.severity == "error" for f in res.findings):
+        res.verdict = "FAIL"
+    return res
