@@ -40,7 +40,7 @@ def scan(tmp_path: Path, task: Path | None, steps, fmt: str = "claude-code", **k
 
 
 def test_real_claude_code_samples_parse_into_events() -> None:
-    res = scan_trajectories([str(DATA / "claude-code")], None, "tokenizer")
+    res = scan_trajectories([str(DATA / "claude-code")], None, "tokenizer", thorough=True)
     by_name = {Path(f["path"]).name: f for f in res.files}
     assert by_name["Bash-tool_use.jsonl"]["format"] == "claude-code"
     assert by_name["Read-tool_use.jsonl"]["events"] == 1
@@ -121,7 +121,12 @@ def test_each_format_clean_run_is_clean(tmp_path: Path, task: Path, fmt: str) ->
              ("bash", "python -m pytest -q tests", "3 passed")]
     res = scan(tmp_path, task, steps, fmt)
     assert res.verdict == CLEAN, [(f.code, f.message) for f in res.findings]
-    assert sum(f["events"] for f in res.files) >= 3
+    if res.files[0].get("tool_calls_seen") is None:       # fully parsed formats
+        assert sum(f["events"] for f in res.files) >= 3
+    else:                                                   # prefiltered JSONL
+        assert res.files[0]["tool_calls_seen"] is True
+        full = scan(tmp_path, task, steps, fmt, thorough=True)
+        assert full.files[0]["events"] >= 3 and full.verdict == CLEAN
     for code in ("CHT-R001", "CHT-R002", "CHT-R003", "CHT-R004", "CHT-R005", "CHT-R006",
                  "CHT-R007", "CHT-R008", "CHT-S001", "CHT-S002", "CHT-O001", "CHT-W001",
                  "CHT-I001", "CHT-I002", "CHT-G001", "CHT-P001", "CHT-U001", "CHT-U002",

@@ -48,6 +48,15 @@ class Matcher:
         self.anchors = sorted({a for a in anchors if a}, key=len, reverse=True)
         self.engine = engine or default_engine()
         self._rx = None
+        if self.engine == "find":
+            # one bytes.find pass per anchor: merge variants ("pip ", 'pip"') and drop
+            # anchors that contain another anchor (their lines are found anyway)
+            base = set()
+            for a in self.anchors:
+                core = a.rstrip(b' \t"\\')
+                base.add(core if len(core) >= 3 else a)
+            self.anchors = sorted((a for a in base if not any(b != a and b in a for b in base)),
+                                  key=len, reverse=True)
         if self.engine == "re2" and self.anchors:
             import re2
 
@@ -99,7 +108,8 @@ class LineStats:
     bad_lines: list[int] | None = None     # lines that do not look like a JSON object
     last_line_unterminated: bool = False
     overlong: list[int] | None = None
-    markers: int = 0                       # occurrences of the caller's marker strings
+    markers: int = 0                       # >0 once one of the caller's markers was seen
+    block_lines: int = 0
 
 
 def hit_lines(path: str, matcher: Matcher, every_line: bool, stats: LineStats,
@@ -149,10 +159,10 @@ def hit_lines(path: str, matcher: Matcher, every_line: bool, stats: LineStats,
                         continue
                     rest = buf
                     continue
-            for mk in markers:
-                stats.markers += buf.count(mk, 0, end)
+            if not stats.markers and any(buf.find(mk, 0, end) != -1 for mk in markers):
+                stats.markers = 1
             yield from _lines_in(buf, end, line_no, matcher, every_line, stats, check_shape)
-            line_no += buf.count(b"\n", 0, end)
+            line_no += stats.block_lines
             rest = buf[end:]
             if eof:
                 break
@@ -161,44 +171,44 @@ def hit_lines(path: str, matcher: Matcher, every_line: bool, stats: LineStats,
 
 def _lines_in(buf: bytes, end: int, line_no: int, matcher: Matcher, every_line: bool,
               stats: LineStats, check_shape: bool) -> Iterator[tuple[int, bytes]]:
+    """Yield the hit lines of buf[:end]; store the block's line count in stats.block_lines.
+
+    When every line is visited anyway (shape check or every_line), line numbers come
+    from that walk; otherwise newlines are counted between hits only once.
+    """
     bad = stats.bad_lines
     assert bad is not None
-    hits: list[int] = []
-    if every_line:
+    find = buf.find
+    if check_shape or every_line:
+        hits = set() if every_line else set(matcher.line_starts(buf, end))
         pos = 0
-        while pos < end:
-            nl = buf.find(b"\n", pos, end)
-            hits.append(pos)
-            pos = nl + 1
-    else:
-        hits = matcher.line_starts(buf, end)
-    shape: list[int] = []
-    if check_shape:
-        # a line is suspect unless it starts with '{' and ends with '}' (blank lines are fine)
-        pos = 0
-        find = buf.find
+        n = line_no
         while pos < end:
             nl = find(b"\n", pos, end)
-            if nl - pos > 0:
+            n += 1
+            if nl > pos:
                 a = buf[pos]
                 z = buf[nl - 1]
-                if a != 123 or (z != 125 and z != 13):
+                suspect = check_shape and (a != 123 or (z != 125 and z != 13))
+                if suspect:
                     seg = buf[pos:nl].strip()
-                    if seg and (seg[:1] != b"{" or seg[-1:] != b"}"):
-                        shape.append(pos)
+                    suspect = bool(seg) and (seg[:1] != b"{" or seg[-1:] != b"}")
+                    if suspect:
+                        bad.append(n)
+                if every_line or suspect or pos in hits:
+                    line = buf[pos:nl]
+                    if line.strip():
+                        yield n, line
             pos = nl + 1
-    if not hits and not shape:
+        stats.block_lines = n - line_no
         return
-    starts = sorted(set(hits) | set(shape))
     counted = 0
-    cur_line = line_no
-    shape_set = set(shape)
-    for start in starts:
-        cur_line += buf.count(b"\n", counted, start)
+    cur = line_no
+    for start in matcher.line_starts(buf, end):
+        cur += buf.count(b"\n", counted, start)
         counted = start
-        nl = buf.find(b"\n", start, end)
+        nl = find(b"\n", start, end)
         line = buf[start:nl]
-        if start in shape_set:
-            bad.append(cur_line + 1)
         if line.strip():
-            yield cur_line + 1, line
+            yield cur + 1, line
+    stats.block_lines = (cur - line_no) + buf.count(b"\n", counted, end)

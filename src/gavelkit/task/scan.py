@@ -227,6 +227,7 @@ class Context:
     sig_rx: re.Pattern[str] | None = None
     anchors: list[bytes] = field(default_factory=list)
     every_line: bool = False      # a rule without a usable anchor: parse every line
+    surface_lits: list[str] = field(default_factory=list)   # cheap pre-check for surface_rx
 
 
 def _norm(name: str) -> str:
@@ -364,10 +365,10 @@ def _compile(ctx: Context) -> None:
                 if place.generic:
                     generic_tokens.add(n)
         for seq in place.sequences:
-            for s in seq:
-                lit = _literal(s)
-                if len(lit) >= 4:
-                    anchors.add(lit)
+            # one anchor per sequence, its longest literal ("site-packages", the task name)
+            lit = max((_literal(s) for s in seq), key=len, default="")
+            if len(lit) >= 4:
+                anchors.add(lit)
         for pre in place.prefixes:
             base = posixpath.basename(pre.rstrip("/"))
             if len(base) >= 3:
@@ -378,7 +379,9 @@ def _compile(ctx: Context) -> None:
         anchors.add(frag)
     for rule in ctx.commands:
         if rule.kind in ("install", "probe"):
-            anchors.update(p for p in rule.programs if len(p) >= 2)
+            # a program name followed by a space (shell text) or a quote (argv arrays)
+            for prog in rule.programs:
+                anchors.update([f"{prog} ", f'{prog}\\"', f'{prog}"', f"{prog}\t"])
         elif rule.kind == "git":
             anchors.update(["reflog", "cat-file", "rev-list", "fsck", "git show", "--all",
                             "cherry-pick", "git log", "git -C", "git diff", "git checkout"])
@@ -396,6 +399,7 @@ def _compile(ctx: Context) -> None:
     anchors.update(f"{o}/{n}" for o, n in ctx.upstreams)
     ctx.anchors = sorted(a.encode() for a in anchors if a)
     toks = sorted(generic_tokens)
+    ctx.surface_lits = sorted({max(re.split(r"[*?\[\]]", t), key=len) for t in toks} - {""})
     if toks:
         alts = "|".join(fnmatch.translate(t).removeprefix("(?s:").removesuffix(")\\Z")
                         .replace(".*", r"[\w.-]*") for t in toks)
@@ -481,6 +485,7 @@ class Analyzer:
         self.workspace = list(workspace) or list(ctx.workspaces)
         self.cwd: str | None = None
         self.direct_calls: set[str] = set()
+        self.check_outputs = True     # the caller may know a line holds no forbidden name
 
     # -- paths
     def _path(self, word: str, cwd: str | None, access: str, is_glob: bool, hits: list[Hit],
@@ -521,7 +526,7 @@ class Analyzer:
             self._python(ev.code, cwd, hits, 0)
         if ev.url:
             self._urls([ev.url], hits, ev.tool or "fetch")
-        if (ev.output and ev.tool == "output") or (ev.output and not hits):
+        if self.check_outputs and ev.output and (ev.tool == "output" or not hits):
             self._output(ev, hits)
         if ev.call_id and any(h.access != "output" and h.severity == "error" for h in hits):
             self.direct_calls.add(ev.call_id)
@@ -820,7 +825,8 @@ class Analyzer:
         text = ev.output or ""
         if len(text) > 4_000_000:
             text = text[:4_000_000]
-        if self.ctx.sig_rx is not None and self.ctx.signatures:
+        if self.ctx.sig_rx is not None and self.ctx.signatures and "::" in text and any(
+                f in text for f in self.ctx.sig_files):
             found = {f"{m.group(1)}::{m.group(2)}" for m in self.ctx.sig_rx.finditer(text)}
             leaked = found & self.ctx.signatures
             if len(leaked) >= 2:
@@ -830,7 +836,7 @@ class Analyzer:
                 return
         if ev.call_id and ev.call_id in self.direct_calls:
             return
-        if self.ctx.surface_rx is not None:
+        if self.ctx.surface_rx is not None and any(lit in text for lit in self.ctx.surface_lits):
             names = sorted({m.group(0) for m in self.ctx.surface_rx.finditer(text)})
             if names:
                 hits.append(Hit("CHT-S002", "warning",
@@ -1061,7 +1067,7 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
         except OSError as exc:
             findings.append(_finding("CHT-U001", "error", f"cannot read: {exc.strerror or exc}",
                                      path, unusable=True))
-    total_events = sum(f.get("events", 0) for f in files)
+    total_events = sum(f.get("events", 0) + int(f.get("tool_calls_seen", False)) for f in files)
     if paths and not missing and files and total_events == 0 and not any(
             f.unusable for f in findings):
         findings.append(_finding("CHT-U004", "error", "the transcripts contain no agent events "
@@ -1127,7 +1133,12 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
         stats = prefilter.LineStats()
         every = thorough or ctx.every_line or fmt == "openhands"
         markers = getattr(norm, "markers", ())
+        # outputs are checked for surface/content only on lines that contain such a name
+        out_lits = [x.encode() for x in ctx.surface_lits] + [x.encode() for x in ctx.sig_files]
+        out_matcher = prefilter.Matcher(out_lits, matcher.engine) if out_lits else None
         for line_no, raw in prefilter.hit_lines(path, local, every, stats, markers=markers):
+            an.check_outputs = out_matcher is not None and bool(
+                out_matcher.line_starts(raw, len(raw)))
             try:
                 obj = loads(raw)
             except ValueError:
@@ -1145,9 +1156,9 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
             findings.append(_finding("CHT-U003", "warning", "line longer than the "
                                      f"{prefilter.MAX_LINE}-byte limit was skipped", path, ln))
         if not every:
-            # lines without anchors were not normalised; count their tool calls cheaply
+            # lines without anchors were not normalised; note whether tool calls exist
             info["events_parsed"] = info["events"]
-            info["events"] = max(info["events"], stats.markers)
+            info["tool_calls_seen"] = bool(info["events"] or stats.markers)
         bad = [f for f in findings if f.path == path and f.code == "CHT-U003"]
         if stats.lines and len(bad) >= stats.lines:
             findings.append(_finding("CHT-U002", "error", "no line of this JSONL transcript is "
