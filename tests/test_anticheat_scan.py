@@ -503,3 +503,12 @@ def test_cli_exit_codes_and_formats(tmp_path: Path, task: Path) -> None:
     assert rc == 2
     rc, _, err = cli("task", "scan", str(good))
     assert rc == 2 and "--task" in err
+
+
+def test_first_line_longer_than_the_detection_peek(tmp_path: Path) -> None:
+    from gavelkit.task import trajectory
+
+    p = write_traj(tmp_path, "claude-code", [("bash", "echo " + "z" * (trajectory.PEEK + 10), ""),
+                                             ("bash", "cat /data/repo-pool/w/a.py", "")])
+    assert detect(p) == "claude-code"
+    fires(scan_trajectories([str(p)], None, PKG, workspace=[WS]).findings, "CHT-R001")

@@ -18,9 +18,7 @@ import random
 import string
 
 WS = "/home/agent/work/widgetlib"
-WORDS = ("the parser returns a widget when the header is valid and raises on empty "
-         "input we should check the tokenizer state before flushing buffers config "
-         "value error handling retries timeout session cache render layout").split()
+WORDS = ["the", "parser", "returns", "a", "widget", "when", "the", "header", "is", "valid", "and", "raises", "on", "empty", "input", "we", "should", "check", "the", "tokenizer", "state", "before", "flushing", "buffers", "config", "value", "error", "handling", "retries", "timeout", "session", "cache", "render", "layout"]
 PLANTS = [
     ("Bash", {"command": "cat /data/repo-pool/widgetlib/src/widgetlib/core.py"}),
     ("Read", {"file_path": "/data/tasks/demo-fullrepro-001/kept_nodeids.txt"}),

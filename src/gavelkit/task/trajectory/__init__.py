@@ -71,14 +71,18 @@ def detect(path: str | os.PathLike[str]) -> str | None:
     """Name the format of a trajectory file from its content, or None."""
     with open(path, "rb") as fh:
         head = fh.read(PEEK)
+        if b"\n" not in head and len(head) == PEEK:
+            # a first line longer than the peek (an embedded image): read that line whole
+            head += fh.readline(64 * PEEK)
     if head.startswith(b"PK\x03\x04"):
         return "inspect-eval"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not text:
         return None
     lines = [ln for ln in text.split(b"\n")[:20] if ln.strip()]
-    if len(lines) > 1 or (lines and len(head) < PEEK and lines[0].rstrip().endswith(b"}")):
-        for ln in lines[:-1] if len(head) == PEEK else lines:
+    complete = lines if len(head) < PEEK or head.endswith(b"\n") else lines[:-1]
+    if len(lines) > 1 or (complete and complete[0].rstrip().endswith(b"}")):
+        for ln in complete or lines:
             try:
                 obj = loads(ln)
             except ValueError:
