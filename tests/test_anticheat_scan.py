@@ -512,3 +512,15 @@ def test_first_line_longer_than_the_detection_peek(tmp_path: Path) -> None:
                                              ("bash", "cat /data/repo-pool/w/a.py", "")])
     assert detect(p) == "claude-code"
     fires(scan_trajectories([str(p)], None, PKG, workspace=[WS]).findings, "CHT-R001")
+
+
+def test_folder_without_transcripts_is_unverifiable(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("nothing here")
+    res = scan_trajectories([str(tmp_path)], None, PKG)
+    assert fires(res.findings, "CHT-U001").unusable
+    assert res.verdict == UNVERIFIABLE
+    png = tmp_path / "shot.json"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    res = scan_trajectories([str(png)], None, PKG)
+    fires(res.findings, "CHT-U002")
+    assert res.verdict == UNVERIFIABLE

@@ -117,7 +117,7 @@ def main() -> None:
                                                 capture_output=True, check=True), repeat=1)
         rg_hit_lines = {int(x.split(b":", 1)[0]) for x in out1.stdout.splitlines()}
         missing = [p for p in planted if p not in rg_hit_lines]
-        rows[-1]["planted_missed"] = missing
+        next(r for r in rows if r["method"].startswith("ripgrep"))["planted_missed"] = missing
 
     def prefilter_only() -> int:
         m = prefilter.Matcher(ctx.anchors, "re2")

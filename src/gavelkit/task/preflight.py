@@ -43,7 +43,8 @@ TIMEOUT = 60
 _PROBE = r"""
 import importlib.util, json, os, site, sys
 name = sys.argv[1]
-out = {"sys_path": list(sys.path), "executable": sys.executable, "pth": [], "error": None}
+out = {"sys_path": list(sys.path), "executable": sys.executable, "pth": [], "error": None,
+       "pythonpath": os.environ.get("PYTHONPATH", "")}
 try:
     mod = __import__(name)
     spec = getattr(mod, "__spec__", None)
@@ -169,7 +170,11 @@ def run_preflight(package: str, candidate: str | os.PathLike[str], python: str |
         else:
             run_dir = Path(tmp) / "neutral"
             run_dir.mkdir()
-        prefix = f"cd {shlex.quote(str(cwd if cwd is not None else '<empty temp dir>'))} && "
+        prefix = (f"cd {shlex.quote(str(cwd))} && " if cwd is not None
+                  else 'cd "$(mktemp -d)" && ')
+        if cwd is not None and remove_paths:
+            prefix = (f"# run from a symlink view of {cwd} without {', '.join(remove_paths)} "
+                      "(the scorer's --remove-path)\n$ " + prefix)
         if pythonpath:
             prefix += f"PYTHONPATH={shlex.quote(run_env['PYTHONPATH'])} "
         command = prefix + f"{shlex.quote(exe)} -c {shlex.quote(code)}"
@@ -261,7 +266,7 @@ def _decide(package: str, top: str, cand: str, command: str, output: str, rc: in
         res.reason = (f"an installed copy in site-packages wins over the candidate: {real} "
                       f"(uninstall it from the scoring environment)")
         return res
-    pp = [e for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e]
+    pp = [e for e in str(info.get("pythonpath", "")).split(os.pathsep) if e]
     if owner:
         res.kind = "pythonpath"
         res.reason = (f"sys.path entry {owner} provides {package} ({real}) ahead of the "

@@ -1059,7 +1059,13 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
     missing = [p for p in paths if not os.path.exists(p)]
     for p in missing:
         findings.append(_finding("CHT-U001", "error", "transcript not found", p, unusable=True))
-    for path in traj.expand([p for p in paths if os.path.exists(p)]):
+    present = [p for p in paths if os.path.exists(p)]
+    expanded = traj.expand(present)
+    if present and not expanded:
+        findings.append(_finding("CHT-U001", "error", "no transcript files (*.jsonl, *.json, "
+                                 "*.traj, *.eval) in the given folder(s)", present[0],
+                                 unusable=True))
+    for path in expanded:
         info: dict[str, Any] = {"path": path, "format": None, "events": 0}
         files.append(info)
         try:
