@@ -386,6 +386,7 @@ def _compile(ctx: Context) -> None:
             anchors.update(["reflog", "cat-file", "rev-list", "fsck", "git show", "--all",
                             "cherry-pick", "git log", "git -C", "git diff", "git checkout"])
             anchors.update(v for v in rule.verbs if len(v) >= 4)
+            anchors.update(f"git {v}" for v in (*rule.flag_verbs, *rule.sha_verbs))
         elif rule.kind == "fetch":
             anchors.update(["http", "git@", "git clone", "ssh://"])
         elif rule.kind == "argv" and rule.pattern is not None:
@@ -939,8 +940,10 @@ class Analyzer:
         why = ""
         if verb in rule.verbs:
             why = f"git {verb}"
-        elif verb in rule.flag_verbs and any(a in rule.flags or any(
-                a.startswith(f + "=") for f in rule.flags if f.startswith("--")) for a in rest):
+        elif verb in rule.flag_verbs and any(
+                (a in rule.flags and (a not in ("-a", "-r") or verb == "branch"))
+                or any(a.startswith(f + "=") for f in rule.flags if f.startswith("--"))
+                for a in rest):  # -a/-r mean "all/remote branches" only for git branch
             why = f"git {verb} across all refs"
         elif verb in rule.sha_verbs:
             for a in rest:
