@@ -543,3 +543,27 @@ def test_openhands_v1_event_folder(tmp_path: Path) -> None:
     assert len(res.files) == 2
     f = fires(res.findings, "CHT-R001")
     assert f.path.endswith("event-00001-e2.json")
+
+
+def test_workspace_inside_the_task_folder_is_not_forbidden(tmp_path: Path, task: Path) -> None:
+    ws = task / "candidate"
+    ws.mkdir()
+    p = write_traj(tmp_path, "claude-code", [("bash", "cat src/core.py && cat ../oracle/test_atomic.py", "")],
+                   cwd=str(ws))
+    res = scan_trajectories([str(p)], str(task), PKG, workspace=[str(ws)])
+    f = fires(res.findings, "CHT-R006")
+    assert "oracle/test_atomic.py" in f.message
+    assert len([x for x in res.findings if x.code == "CHT-R006"]) == 1
+
+
+def test_codex_compacted_summary_is_scanned(tmp_path: Path) -> None:
+    lines = [{"type": "session_meta", "payload": {"cwd": WS}},
+             {"type": "compacted", "payload": {"message": "Earlier I listed /data/repo-pool and "
+                                                         "found widgetlib there."}},
+             {"type": "response_item", "payload": {"type": "function_call", "name": "shell",
+                                                   "call_id": "c", "arguments": json.dumps(
+                                                       {"command": ["ls"]})}}]
+    p = tmp_path / "rollout.jsonl"
+    p.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    f = fires(scan_trajectories([str(p)], None, PKG).findings, "CHT-S002")
+    assert f.line == 2 and f.data["where"] == "compacted history"

@@ -275,9 +275,12 @@ def build_context(task_dir: str | None, package: str | None, forbid: Sequence[st
     # the task's own folder
     if task_dir:
         tdir = Path(task_dir).resolve()
+        ws_real = [os.path.realpath(w) for w in workspace]
         entries = [e.name for e in sorted(tdir.iterdir())
-                   if not any(fnmatch.fnmatchcase(e.name, a) for a in TASK_ALLOW)
-                   or e.name == "spec_test_map.md"]
+                   if (not any(fnmatch.fnmatchcase(e.name, a) for a in TASK_ALLOW)
+                       or e.name == "spec_test_map.md")
+                   # the agent's own workspace may live inside the task folder
+                   and not any(w == str(e) or w.startswith(str(e) + os.sep) for w in ws_real)]
         recorded: list[str] = []
         _recorded_paths(record, recorded)
         seqs = [[tdir.name, e] for e in entries]

@@ -8,7 +8,8 @@ Lines are `{timestamp, type, payload}` with type session_meta / turn_context
 `custom_tool_call` (apply_patch); outputs are `function_call_output`. Older
 rollouts (before the envelope) put those items directly on each line.
 `event_msg` exec_command_begin/end repeat calls already seen; they are used only
-for call ids we have not seen.
+for call ids we have not seen. A `compacted` record's summary is scanned like a
+tool output (names of forbidden places it mentions were seen earlier).
 """
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ class Normaliser:
             return []
         if kind == "event_msg":
             return self._event_msg(item, line, time)
+        if kind == "compacted":
+            # the summary that replaced earlier turns: what it mentions was seen
+            text = text_of(item.get("message") or item.get("summary") or "")
+            ev = Event(self.index, line=line, time=time, actor="harness", tool="output",
+                       output=text, cwd=self.cwd, where="compacted history")
+            self.index += 1
+            return [ev] if text else []
         if kind != "response_item":
             return []
         t = item.get("type")
