@@ -55,7 +55,7 @@ def test_real_claude_read_of_forbidden_path_is_found(tmp_path: Path) -> None:
     p.write_text(bad, encoding="utf-8")
     res = scan_trajectories([str(p)], None, "tokenizer")
     f = fires(res.findings, "CHT-R001")
-    assert f.line == 1 and f.data["event"] == 0 and f.data["tool"] == "read"
+    assert f.line == 1 and "event" not in f.data and f.data["tool"] == "read"
     assert res.verdict == CHEAT
 
 
@@ -102,6 +102,8 @@ def test_swe_history_only_variant_tracks_current_directory(tmp_path: Path) -> No
     res = scan_trajectories([str(p)], None, "lib")
     f = fires(res.findings, "CHT-R001")
     assert "/repo-pool/lib/x.py" in f.message and f.data["where"].startswith("history[")
+    assert f.line == 0 and f.data["event"] == 11    # actions and observations count
+    assert f.hint.startswith("event #11 (history[")
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -495,7 +497,7 @@ def test_cli_exit_codes_and_formats(tmp_path: Path, task: Path) -> None:
     bad = write_traj(tmp_path / "b", "codex", [("bash", "cat /data/repo-pool/w/a.py", "")])
     good = write_traj(tmp_path / "g", "codex", [("bash", "ls", "")])
     rc, out, _ = cli("task", "scan", "--task", str(task), "--package", PKG, str(bad))
-    assert rc == 1 and "CHT-R001" in out and "verdict: CHEAT_DETECTED" in out and "event #" in out
+    assert rc == 1 and "CHT-R001" in out and "verdict: CHEAT_DETECTED" in out and "line 3" in out
     rc, doc = cli_json("task", "scan", "--task", str(task), "--package", PKG, str(good))
     assert rc == 0 and doc["verdict"] == "CLEAN" and doc["files"][0]["format"] == "codex"
     rc, out, _ = cli("task", "scan", "--package", PKG, "--format", "sarif", str(bad))

@@ -94,7 +94,7 @@ def scan_main(argv: list[str], prog: str) -> int:
         emit(res.findings, "sarif", "task scan")
     else:
         summary = (f"verdict: {res.verdict} ({len(res.files)} file(s), "
-                   f"{sum(f.get('events', 0) for f in res.files)} event(s), engine {res.engine})")
+                   f"{sum(f.get('events', 0) for f in res.files)} event(s) checked, engine {res.engine})")
         emit(res.findings, "text", "task scan", text=summary, quiet=args.quiet)
     sys.stdout.flush()
     return code

@@ -520,12 +520,13 @@ class Analyzer:
             self._shell(ev.command, cwd, hits, depth=0, track=ev.cwd is None)
         if ev.argv:
             self._argv(list(ev.argv), cwd, set(), hits, None, 0)
+        how = f"the {ev.tool or 'file'} tool"
         for p in ev.read:
-            self._path(p, cwd, "read", False, hits, ev.tool or "tool")
+            self._path(p, cwd, "read", False, hits, how)
         for p in ev.write:
-            self._path(p, cwd, "write", False, hits, ev.tool or "tool")
+            self._path(p, cwd, "write", False, hits, how)
         for p in ev.listed:
-            self._path(p, cwd, "list", bool(_GLOBCH.search(p)), hits, ev.tool or "tool")
+            self._path(p, cwd, "list", bool(_GLOBCH.search(p)), hits, how)
         if ev.code:
             self._python(ev.code, cwd, hits, 0)
         if ev.url:
@@ -1106,10 +1107,13 @@ def _emit(ev: Event, an: Analyzer, path: str, findings: list[Finding], info: dic
             info["workspace"] = ws
     for h in an.analyse(ev):
         excerpt = ev.excerpt()
-        f = _finding(h.code, h.severity, h.message, path, ev.line, event=ev.index,
-                     where=ev.where, actor=ev.actor, tool=ev.tool, access=h.access,
-                     excerpt=excerpt, target=h.target)
-        f.hint = f"event #{ev.index}{' (' + ev.where + ')' if ev.where else ''}: {excerpt}"
+        # JSONL: the line is the locator (prefiltered files do not number skipped events);
+        # single-document formats: the event index in the file's event stream
+        f = _finding(h.code, h.severity, h.message, path, ev.line,
+                     event=None if ev.line else ev.index, where=ev.where, actor=ev.actor,
+                     tool=ev.tool, access=h.access, excerpt=excerpt, target=h.target)
+        loc = f"line {ev.line}" if ev.line else f"event #{ev.index}"
+        f.hint = f"{loc}{' (' + ev.where + ')' if ev.where else ''}: {excerpt}"
         findings.append(f)
 
 
