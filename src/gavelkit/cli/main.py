@@ -65,7 +65,9 @@ def _usage() -> str:
     lines = ["usage: gavel COMMAND [ARGS...]   (gavel COMMAND --help for details)", "",
              "commands:"]
     width = max(len(" ".join(w)) for w, _, _ in COMMANDS)
-    for words, _, help_ in COMMANDS:
+    groups = {"award": 0, "task": 1}
+    ordered = sorted(enumerate(COMMANDS), key=lambda e: (groups.get(e[1][0][0], 2), e[0]))
+    for _, (words, _, help_) in ordered:
         lines.append(f"  {' '.join(words):<{width}}  {help_}")
     lines += ["", "exit codes: 0 clean, 1 findings at error level or failed gate, "
               "2 usage error or unreadable input"]
