@@ -287,7 +287,7 @@ def _clip_rect(artist: Any) -> tuple[float, float, float, float] | None:
 def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool = False
                 ) -> _Shape | None:
     """The drawn box of a Text (rotation and bbox padding included), or None."""
-    from matplotlib.text import Annotation
+    from matplotlib.text import Annotation, Text
     if not _visible(t):
         return None
     s = t.get_text()
@@ -302,7 +302,7 @@ def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool =
         except Exception:
             pass
     try:
-        bb = t.get_window_extent(renderer)
+        bb = Text.get_window_extent(t, renderer)  # an Annotation's own extent adds its arrow
     except Exception:
         return None
     if not (np.isfinite([bb.x0, bb.y0, bb.x1, bb.y1]).all() and bb.width > 0 and bb.height > 0):
@@ -509,7 +509,7 @@ def _is_background(p: Any, ax: Any, polys: list[np.ndarray]) -> bool:
 def _clip_axis_aligned(poly: np.ndarray, rect: tuple[float, float, float, float]) -> np.ndarray:
     cx, cy = (rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2
     out = _clip_to_box(poly - (cx, cy), (rect[2] - rect[0]) / 2, (rect[3] - rect[1]) / 2)
-    return out + (cx, cy) if len(out) else out
+    return out + np.array([cx, cy]) if len(out) else out
 
 
 def _label_of(artist: Any) -> str:
@@ -648,7 +648,7 @@ def _collection_data(coll: Any, i: int, ax: Any, px: float, renderer: Any,
     paths = coll.get_paths()
     if not paths:
         return []
-    if has_offsets and (master.is_affine and np.allclose(master.get_matrix(), np.eye(3))
+    if has_offsets and ((master.is_affine and np.allclose(master.get_matrix(), np.eye(3)))
                         or isinstance(coll, PathCollection)):
         # marker-like: one small path per offset, sized in points
         if not (_facecolors_visible(coll) or _edges_visible(coll)):
@@ -858,8 +858,10 @@ def _occluded(sh: _Shape, d: _Data, axes_list: list[Any]) -> bool:
     if sh.axes is None or d.axes is sh.axes:
         return False
     try:
-        if sh.axes.get_zorder() < d.axes.get_zorder():
-            return False
+        order = {id(a): n for n, a in enumerate(axes_list)}
+        if (sh.axes.get_zorder(), order.get(id(sh.axes), 0)) <= \
+                (d.axes.get_zorder(), order.get(id(d.axes), 0)):
+            return False  # the data's axes is drawn on top of the text's axes
         if not sh.axes.patch.get_visible() or _alpha_of(sh.axes.patch.get_facecolor()) < 1:
             return False
         bb = _bbox_tuple(sh.axes.bbox)
@@ -1018,12 +1020,54 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                 hit("clipped-by-axes", sh.ref, ArtistRef("Bbox", "clip box", "", sh.ref.axes),
                     full - kept, [[x0, y0], [x1, y1]])
 
-    for msg in dict.fromkeys(glyphs):
-        hit("missing-glyph", ArtistRef("Text", "text", msg, -1),
-            ArtistRef("Font", "font", "", -1), 0.0, [[0, 0], [W, H]],
-            "a glyph is drawn as an empty box")
+    for sh, fonts, missing in _missing_glyphs(texts):
+        x0, y0, x1, y1 = sh.aabb
+        hit("missing-glyph", sh.ref, ArtistRef("Font", "font", fonts, sh.ref.axes), sh.area,
+            [[x0, y0], [x1, y1]], f"no glyph for {missing!r}; drawn as empty boxes")
+    del glyphs
     order = {k: n for n, k in enumerate(KINDS)}
     out.sort(key=lambda c: (order.get(c.kind, 99), c.a.axes, -c.area_px))
+    return out
+
+
+_CHARMAPS: dict[str, frozenset[int]] = {}
+
+
+def _missing_glyphs(texts: list[_Shape]) -> list[tuple[_Shape, str, str]]:
+    """Texts with characters that no font in their fallback list can draw."""
+    from matplotlib import font_manager
+    from matplotlib.text import Text
+
+    out = []
+    for sh in texts:
+        t = sh.artist
+        if not isinstance(t, Text):
+            continue
+        s = t.get_text()
+        if not s or s.isascii() or (t.get_usetex() or s.count("$") >= 2):
+            continue
+        try:
+            paths = font_manager.fontManager._find_fonts_by_props(t.get_fontproperties())
+        except Exception:
+            try:
+                paths = [font_manager.findfont(t.get_fontproperties())]
+            except Exception:
+                continue
+        have: set[int] = set()
+        for p in paths:
+            cm = _CHARMAPS.get(p)
+            if cm is None:
+                try:
+                    cm = frozenset(font_manager.get_font(p).get_charmap())
+                except Exception:
+                    cm = frozenset()
+                _CHARMAPS[p] = cm
+            have |= cm
+        missing = "".join(dict.fromkeys(c for c in s if not c.isspace() and ord(c) >= 32 and
+                                        ord(c) not in have))
+        if missing:
+            names = ", ".join(dict.fromkeys(str(p).rsplit("/", 1)[-1] for p in paths))
+            out.append((sh, names, missing[:20]))
     return out
 
 
@@ -1134,66 +1178,89 @@ def _self_test_cases() -> list[tuple[str, Any, str | None]]:
     """(name, builder, expected kind or None for "no collision")."""
 
     def axvline_through_label() -> Any:
-        fig = _new_fig(); ax = fig.add_subplot()
-        ax.set_xlim(0, 10); ax.set_ylim(0, 10)
-        ax.axvline(5); ax.text(5, 5, "threshold", ha="center", va="center")
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.set_xlim(0, 10)
+        ax.set_ylim(0, 10)
+        ax.axvline(5)
+        ax.text(5, 5, "threshold", ha="center", va="center")
         return fig
 
     def diagonal_near_label() -> Any:
-        fig = _new_fig(); ax = fig.add_subplot()
-        ax.set_xlim(0, 10); ax.set_ylim(0, 10)
-        ax.plot([0, 10], [0, 10]); ax.text(1, 8, "upper-left label")
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.set_xlim(0, 10)
+        ax.set_ylim(0, 10)
+        ax.plot([0, 10], [0, 10])
+        ax.text(1, 8, "upper-left label")
         return fig
 
     def marker_only_between() -> Any:
-        fig = _new_fig(); ax = fig.add_subplot()
-        ax.set_xlim(0, 10); ax.set_ylim(0, 10)
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.set_xlim(0, 10)
+        ax.set_ylim(0, 10)
         ax.plot([1, 9], [1, 9], "o", linestyle="None")
         ax.text(5, 5, "between", ha="center", va="center")
         return fig
 
     def marker_under_label() -> Any:
-        fig = _new_fig(); ax = fig.add_subplot()
-        ax.set_xlim(0, 10); ax.set_ylim(0, 10)
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.set_xlim(0, 10)
+        ax.set_ylim(0, 10)
         ax.plot([5], [5], "o", markersize=8)
         ax.text(5, 5, "covered", ha="center", va="center")
         return fig
 
     def nan_gap() -> Any:
-        fig = _new_fig(); ax = fig.add_subplot()
-        ax.set_xlim(0, 10); ax.set_ylim(-1, 1)
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.set_xlim(0, 10)
+        ax.set_ylim(-1, 1)
         ax.plot([0, 3, float("nan"), 7, 10], [0, 0, float("nan"), 0, 0])
         ax.text(5, 0, "gap", ha="center", va="center")
         return fig
 
     def own_bar() -> Any:
-        fig = _new_fig(); ax = fig.add_subplot()
-        bars = ax.bar([0, 1, 2], [5, 7, 9], color="0.8"); ax.set_ylim(0, 11)
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        bars = ax.bar([0, 1, 2], [5, 7, 9], color="0.8")
+        ax.set_ylim(0, 11)
         ax.bar_label(bars, label_type="center")
         return fig
 
     def foreign_bar() -> Any:
-        fig = _new_fig(); ax = fig.add_subplot()
-        ax.bar([0, 1], [9, 9], width=0.9, color="0.8"); ax.set_ylim(0, 11)
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.bar([0, 1], [9, 9], width=0.9, color="0.8")
+        ax.set_ylim(0, 11)
         ax.annotate("A=9", xy=(0, 9), xytext=(1, 5), ha="center", va="center")
         return fig
 
     def legend_over_title() -> Any:
-        fig = _new_fig(); ax = fig.add_subplot()
-        ax.plot([0, 1], [0, 0], label="series"); ax.set_title("A title")
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 0], label="series")
+        ax.set_title("A title")
         ax.legend(loc="lower center", bbox_to_anchor=(0.5, 0.99))
         return fig
 
     def clipped_text() -> Any:
-        fig = _new_fig(); ax = fig.add_subplot()
+        fig = _new_fig()
+        ax = fig.add_subplot()
         ax.text(0.98, 0.5, "falls off the right edge", transform=fig.transFigure)
         return fig
 
     def clean() -> Any:
-        fig = _new_fig(); ax = fig.add_subplot()
-        bars = ax.bar([0, 1, 2], [4, 6, 8], label="values"); ax.set_ylim(0, 11)
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        bars = ax.bar([0, 1, 2], [4, 6, 8], label="values")
+        ax.set_ylim(0, 11)
         ax.bar_label(bars, label_type="center")
-        ax.legend(loc="upper left"); ax.set_title("Clean"); ax.set_xlabel("x")
+        ax.legend(loc="upper left")
+        ax.set_title("Clean")
+        ax.set_xlabel("x")
         return fig
 
     return [
