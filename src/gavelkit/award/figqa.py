@@ -431,7 +431,14 @@ def _collect_text(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Shape]
                            ax))
         for art in ax.artists:
             if isinstance(art, OffsetBox) and not isinstance(art, Legend):
-                add(_box_shape(art, renderer, ArtistRef(type(art).__name__, "box", "", i), ax))
+                # anchored labels and scale bars are placed on the data on purpose, like
+                # ax.text: they may sit fully inside an image or region
+                sh = _box_shape(art, renderer, ArtistRef(type(art).__name__, "box",
+                                                         _offsetbox_text(art), i), ax)
+                if sh is not None:
+                    sh.own_ok = True
+                    sh.anchors = [(sh.cx, sh.cy)]
+                add(sh)
         for sh in shapes[n0:]:
             sh.is3d = is3d
     for sub in _figures(fig):
@@ -450,6 +457,15 @@ def _collect_text(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Shape]
             if isinstance(art, OffsetBox) and not isinstance(art, Legend):
                 add(_box_shape(art, renderer, ArtistRef(type(art).__name__, "box", "", -1), None))
     return shapes
+
+
+def _offsetbox_text(box: Any) -> str:
+    from matplotlib.text import Text
+
+    try:
+        return " ".join(t.get_text() for t in box.findobj(Text) if t.get_text())[:60]
+    except Exception:
+        return ""
 
 
 def _legend_name(leg: Any) -> str:
@@ -981,6 +997,8 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
             b = texts[ia + 1 + j]
             if b.artist is a.artist or (a.is3d and b.is3d and a.axes is b.axes):
                 continue
+            if a.ref.role == "box" and b.ref.role == "box":
+                continue  # two anchored boxes: their frames are mostly empty padding
             r = _text_text(a, b, shrink)
             if r is not None and r[0] > area_px:
                 hit("text-over-text", a.ref, b.ref, r[0], r[1])

@@ -185,8 +185,12 @@ def main(argv: list[str]) -> int:
         return orig_save(self, fname, *a, **k)
 
     def show(*a: Any, **k: Any) -> None:
+        # an interactive show() returns once its windows are closed: gate, then close,
+        # so a script that plots again after show() starts on a fresh figure
         for num in plt.get_fignums():
             _gate(state, figqa, plt.figure(num), "show", None)
+        if k.get("block", True) is not False:
+            plt.close("all")
 
     mfigure.Figure.__init__ = init  # type: ignore[method-assign]
     mfigure.Figure.savefig = savefig  # type: ignore[method-assign]
