@@ -41,6 +41,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if exitstatus != 0 or not _full_run(session.config):
         return
     import gk_testing
+
     from gavelkit.core.rules import catalog
 
     missing = []

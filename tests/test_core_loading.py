@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from gk_testing import clean, fires
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,7 +13,6 @@ from gavelkit.core.fences import find_fences
 from gavelkit.core.findings import exit_code
 from gavelkit.core.sources import load_source
 from gavelkit.core.textio import atomic_write, read_text
-from gk_testing import clean, fires
 
 
 def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
