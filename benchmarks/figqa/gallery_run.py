@@ -43,7 +43,8 @@ def run_one(script: Path, root: Path, snapshots: str | None, timeout: float) -> 
         dt = time.perf_counter() - t0
         if not os.path.exists(out):
             return {"script": rel, "status": "runner-failed", "stderr": proc.stderr[-500:]}
-        res = json.load(open(out, encoding="utf-8"))
+        with open(out, encoding="utf-8") as fh:
+            res = json.load(fh)
     status = "ok" if res["exit"] == 0 else "script-failed"
     return {"script": rel, "status": status, "seconds": round(dt, 2),
             "exception": res.get("exception"), "figures": res["figures"]}
@@ -63,7 +64,8 @@ def main() -> int:
                      if a.only in str(p) and not p.name.startswith("_"))
     done = 0
     if os.path.exists(a.out):  # resume: keep finished scripts
-        seen = {json.loads(x)["script"] for x in open(a.out, encoding="utf-8") if x.strip()}
+        with open(a.out, encoding="utf-8") as fh:
+            seen = {json.loads(x)["script"] for x in fh if x.strip()}
         scripts = [p for p in scripts if str(p.relative_to(root)) not in seen]
     with open(a.out, "a", encoding="utf-8") as fh, ThreadPoolExecutor(a.jobs) as pool:
         for row in pool.map(lambda s: run_one(s, root, os.path.abspath(a.snapshots) if a.snapshots else None, a.timeout), scripts):
