@@ -411,6 +411,7 @@ def test_text_cut_by_axes_clip_box():
 
 # --------------------------------------------------------------- fonts (FIG-G001)
 
+@pytest.mark.filterwarnings("ignore:Glyph")
 def test_missing_glyph_fires_plain_text_clean():
     fig, ax = axes()
     ax.set_title("指导教师")

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import sys
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -628,6 +627,15 @@ def _seg_bbox(segs: np.ndarray) -> tuple[float, float, float, float]:
             float(flat[:, 0].max()), float(flat[:, 1].max()))
 
 
+def _per_item(a: np.ndarray, n: int) -> np.ndarray:
+    """Cycle a per-item property to n items, as matplotlib does when drawing."""
+    if a.size == n:
+        return a
+    if a.size == 1:
+        return np.full(n, float(a.flat[0]))
+    return np.resize(a, n)
+
+
 def _facecolors_visible(coll: Any) -> bool:
     fc = np.asarray(coll.get_facecolor())
     return fc.size > 0 and bool((fc.reshape(-1, 4)[:, 3] > 0).any())
@@ -675,8 +683,7 @@ def _collection_data(coll: Any, i: int, ax: Any, px: float, renderer: Any,
             sizes = np.asarray(coll.get_sizes(), dtype=float)
             if sizes.size == 0:
                 return []
-            scale = np.sqrt(np.abs(sizes)) * px
-            scale = np.resize(scale, n)
+            scale = _per_item(np.sqrt(np.abs(sizes)) * px, n)
             halves = []
             for p in paths:
                 v = p.vertices
@@ -684,7 +691,7 @@ def _collection_data(coll: Any, i: int, ax: Any, px: float, renderer: Any,
                     halves.append(0.0)
                     continue
                 halves.append(float(min(np.ptp(v[:, 0]), np.ptp(v[:, 1]))) / 2.0)
-            half = np.resize(np.array(halves), n)
+            half = _per_item(np.array(halves), n)
             rad = scale * half
         else:
             trs = coll.get_transforms()
@@ -696,8 +703,8 @@ def _collection_data(coll: Any, i: int, ax: Any, px: float, renderer: Any,
                     v = v @ np.asarray(trs[k])[:2, :2].T
                 v = v @ np.asarray(master.get_matrix())[:2, :2].T if master.is_affine else v
                 halves.append(float(min(np.ptp(v[:, 0]), np.ptp(v[:, 1]))) / 2.0 if len(v) else 0)
-            rad = np.resize(np.array(halves), n)
-        lw = np.resize(np.atleast_1d(coll.get_linewidth()).astype(float), n) * px / 2.0
+            rad = _per_item(np.array(halves), n)
+        lw = _per_item(np.atleast_1d(coll.get_linewidth()).astype(float), n) * px / 2.0
         if _edges_visible(coll):
             rad = rad + lw
         ok = np.isfinite(centres).all(axis=1) & (rad > 0)
@@ -901,29 +908,28 @@ def _text_text(a: _Shape, b: _Shape, shrink: float) -> tuple[float, np.ndarray] 
 
 # --------------------------------------------------------------------------- main entry
 
-def _renderer(fig: Any) -> tuple[Any, list[str]]:
-    """Draw the figure with Agg (restoring a non-Agg canvas) and return the renderer."""
+def _renderer(fig: Any) -> Any:
+    """Draw the figure with Agg (restoring a non-Agg canvas) and return the renderer.
+
+    A figure drawn on an Agg canvas and unchanged since (not stale) is not drawn
+    again: the gate then costs only the measuring.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    caught: list[str] = []
     orig = fig.canvas
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        if isinstance(orig, FigureCanvasAgg):
+    if isinstance(orig, FigureCanvasAgg):
+        prev = getattr(orig, "renderer", None)
+        renderer = orig.get_renderer()
+        if fig.stale or renderer is not prev:
             orig.draw()
             renderer = orig.get_renderer()
-        else:
-            canvas = FigureCanvasAgg(fig)
-            try:
-                canvas.draw()
-                renderer = canvas.get_renderer()
-            finally:
-                fig.set_canvas(orig)
-    for w in rec:
-        msg = str(w.message)
-        if "missing from font" in msg or "missing from current font" in msg:
-            caught.append(msg)
-    return renderer, caught
+        return renderer
+    canvas = FigureCanvasAgg(fig)
+    try:
+        canvas.draw()
+        return canvas.get_renderer()
+    finally:
+        fig.set_canvas(orig)
 
 
 def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA_PT2,
@@ -938,7 +944,7 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
     ignore    artists to leave out (a deliberate exception stays visible in code)
     kinds     report only these kinds (default: all of KINDS)
     """
-    renderer, glyphs = _renderer(fig)
+    renderer = _renderer(fig)
     px = _ptp(fig.dpi)
     tol_px, area_px = tol * px, min_area * px * px
     ignored = {id(a) for a in ignore}
@@ -1042,7 +1048,6 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
         x0, y0, x1, y1 = sh.aabb
         hit("missing-glyph", sh.ref, ArtistRef("Font", "font", fonts, sh.ref.axes), sh.area,
             [[x0, y0], [x1, y1]], f"no glyph for {missing!r}; drawn as empty boxes")
-    del glyphs
     order = {k: n for n, k in enumerate(KINDS)}
     out.sort(key=lambda c: (order.get(c.kind, 99), c.a.axes, -c.area_px))
     return out
