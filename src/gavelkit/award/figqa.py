@@ -950,9 +950,45 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
     ignored = {id(a) for a in ignore}
     want = set(KINDS if kinds is None else kinds)
     axes_list = _axes_list(fig)
+    # clipping box: the canvas, or what a tight save keeps (computed first: measuring
+    # the tight box moves located axes back to their nominal positions)
+    W, H = float(fig.bbox.width), float(fig.bbox.height)
+    if tight is None:
+        tight = str(matplotlib.rcParams.get("savefig.bbox")) == "tight"
+    canvas = (0.0, 0.0, W, H)
+    if tight:
+        try:
+            tb = fig.get_tightbbox(renderer)
+            pad = float(matplotlib.rcParams.get("savefig.pad_inches", 0.1) or 0) * fig.dpi
+            canvas = (tb.x0 * fig.dpi - pad, tb.y0 * fig.dpi - pad,
+                      tb.x1 * fig.dpi + pad, tb.y1 * fig.dpi + pad)
+        except Exception:
+            pass
+    # axes placed by a locator (axes_grid1 dividers, inset locators) hold their drawn
+    # position only while drawing, and locating one may reset another: compute every
+    # position first, then apply them all
+    located = []
+    for ax in axes_list:
+        loc = ax.get_axes_locator()
+        if loc is not None:
+            try:
+                located.append((ax, loc(ax, renderer)))
+            except Exception:
+                pass
+    for ax, pos in located:
+        try:
+            ax.apply_aspect(pos)
+        except Exception:
+            pass
+    for ax, _ in located:  # labels and titles are placed from the tick labels at draw time
+        try:
+            for axis in (getattr(ax, "_axis_map", None) or {"x": ax.xaxis, "y": ax.yaxis}).values():
+                axis._update_label_position(renderer)
+            ax._update_title_position(renderer)
+        except Exception:
+            pass
     texts = [s for s in _collect_text(fig, renderer, axes_list) if id(s.artist) not in ignored]
     data = [d for d in _collect_data(fig, renderer, axes_list) if id(d.artist) not in ignored]
-    W, H = float(fig.bbox.width), float(fig.bbox.height)
     out: list[Collision] = []
 
     def hit(kind: str, a: ArtistRef, b: ArtistRef, area: float, pts: Any, detail: str = "") -> None:
@@ -1013,17 +1049,6 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
     _arrows(fig, renderer, axes_list, texts, data, tol_px, area_px, hit, ignored)
 
     # clipping: the canvas (or the tight box a tight save keeps) and clip boxes
-    if tight is None:
-        tight = str(matplotlib.rcParams.get("savefig.bbox")) == "tight"
-    canvas = (0.0, 0.0, W, H)
-    if tight:
-        try:
-            tb = fig.get_tightbbox(renderer)
-            pad = float(matplotlib.rcParams.get("savefig.pad_inches", 0.1) or 0) * fig.dpi
-            canvas = (tb.x0 * fig.dpi - pad, tb.y0 * fig.dpi - pad,
-                      tb.x1 * fig.dpi + pad, tb.y1 * fig.dpi + pad)
-        except Exception:
-            pass
     fig_ref = ArtistRef("Figure", "figure edge", "", -1)
     for sh in texts:
         x0, y0, x1, y1 = sh.aabb
