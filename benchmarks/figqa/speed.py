@@ -18,11 +18,11 @@ import time
 os.environ.setdefault("MPLBACKEND", "Agg")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "src"))
 
-import numpy as np  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-from gavelkit.award.figqa import find_collisions  # noqa: E402
+from gavelkit.award.figqa import find_collisions
 
 
 def build(n_points: int, n_lines: int = 20, n_labels: int = 50, seed: int = 0) -> Figure:
