@@ -32,6 +32,7 @@ package.  ``python3 figqa.py --self-test`` proves the gate works.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 from dataclasses import dataclass, field
@@ -971,15 +972,11 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
     for ax in axes_list:
         loc = ax.get_axes_locator()
         if loc is not None:
-            try:
+            with contextlib.suppress(Exception):
                 located.append((ax, loc(ax, renderer)))
-            except Exception:
-                pass
     for ax, pos in located:
-        try:
+        with contextlib.suppress(Exception):
             ax.apply_aspect(pos)
-        except Exception:
-            pass
     for ax, _ in located:  # labels and titles are placed from the tick labels at draw time
         try:
             for axis in (getattr(ax, "_axis_map", None) or {"x": ax.xaxis, "y": ax.yaxis}).values():
