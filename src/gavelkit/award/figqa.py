@@ -673,8 +673,10 @@ def _collection_data(coll: Any, i: int, ax: Any, px: float, renderer: Any,
     paths = coll.get_paths()
     if not paths:
         return []
-    if has_offsets and ((master.is_affine and np.allclose(master.get_matrix(), np.eye(3)))
-                        or isinstance(coll, PathCollection)):
+    few = not isinstance(coll, PathCollection) and len(offsets) <= 5000
+    if has_offsets and not few and ((master.is_affine and
+                                     np.allclose(master.get_matrix(), np.eye(3)))
+                                    or isinstance(coll, PathCollection)):
         # marker-like: one small path per offset, sized in points
         if not (_facecolors_visible(coll) or _edges_visible(coll)):
             return []
@@ -721,7 +723,9 @@ def _collection_data(coll: Any, i: int, ax: Any, px: float, renderer: Any,
     polys: list[np.ndarray] = []
     off_disp = otrans.transform(offsets) if has_offsets else None
     trs = coll.get_transforms()
-    for k, p in enumerate(paths):
+    count = max(len(paths), len(off_disp) if off_disp is not None else 0)
+    for k in range(count):
+        p = paths[k % len(paths)]
         t = master
         if len(trs):
             from matplotlib.transforms import Affine2D
