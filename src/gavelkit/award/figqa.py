@@ -442,10 +442,9 @@ def _collect_text(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Shape]
         if is3d:
             # 3-D texts and axis labels are projected only while drawing; their stored
             # positions are not where they appear, so only 2-D overlays are measured
-            keep = [sh for sh in shapes[n0:] if type(sh.artist).__module__.startswith(
-                "matplotlib.") and sh.ref.role in ("title", "legend", "box")
-                or (sh.ref.role in ("text", "annotation") and
-                    not type(sh.artist).__name__.endswith("3D"))]
+            keep = [sh for sh in shapes[n0:] if sh.ref.role in ("title", "legend", "box")
+                    or (sh.ref.role in ("text", "annotation") and
+                        not type(sh.artist).__name__.endswith("3D"))]
             del shapes[n0:]
             shapes.extend(keep)
         for sh in shapes[n0:]:
