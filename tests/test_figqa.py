@@ -393,11 +393,26 @@ def test_legend_fully_outside_canvas_fires():
 
 def test_tick_labels_cut_off_fire():
     fig = new_fig(4, 3)
-    ax = fig.add_axes((0.0, 0.2, 0.9, 0.7))  # no room left of the axes
+    ax = fig.add_axes((0.05, 0.2, 0.9, 0.7))  # too little room left of the axes
     ax.plot([0, 1], [0, 1000000])
     ax.ticklabel_format(style="plain")
     found = figqa.find_collisions(fig)
     assert any(c.kind == "clipped-by-figure" and c.a.role == "yticklabel" for c in found)
+    # an axes filling the canvas (an image shown edge to edge) has its ticks fully
+    # outside: nothing is drawn half-cut, so nothing is reported
+    fig = new_fig(4, 3)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.imshow(np.arange(12).reshape(3, 4))
+    assert figqa.find_collisions(fig) == []
+
+
+def test_same_text_drawn_twice_is_not_a_collision():
+    fig, ax = axes()
+    ax.text(5, 5, "twice", ha="center")
+    ax.text(5, 5, "twice", ha="center")
+    assert kinds(fig) == set()
+    ax.text(5, 5, "other", ha="center")
+    assert kinds(fig) == {"text-over-text"}
 
 
 def test_text_cut_by_axes_clip_box():

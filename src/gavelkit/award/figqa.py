@@ -907,6 +907,13 @@ def _occluded(sh: _Shape, d: _Data, axes_list: list[Any]) -> bool:
         return False
 
 
+def _same_text(a: _Shape, b: _Shape) -> bool:
+    if a.ref.label != b.ref.label or not a.ref.label:
+        return False
+    return (abs(a.cx - b.cx) < 1.0 and abs(a.cy - b.cy) < 1.0 and abs(a.hw - b.hw) < 1.0
+            and abs(a.hh - b.hh) < 1.0)
+
+
 def _text_text(a: _Shape, b: _Shape, shrink: float) -> tuple[float, np.ndarray] | None:
     ab, bb = a.aabb, b.aabb
     if _inter(ab, bb) is None:
@@ -1027,6 +1034,8 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                 area, pts = _region_overlap(sh, d.polys, tol_px / 2.0)
                 if area <= area_px or pts is None:
                     continue
+                if np.ptp(pts[:, 0]) <= tol_px or np.ptp(pts[:, 1]) <= tol_px:
+                    continue  # a sliver along an edge: the shapes touch
                 if sh.own_ok and area >= _region_overlap(sh, [sh.corners()], tol_px / 2.0)[0] \
                         - max(area_px, 0.02 * sh.area) and \
                         any(_contains(d.polys, a, tol_px) for a in sh.anchors):
@@ -1050,6 +1059,8 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                 continue
             if a.ref.role == "box" and b.ref.role == "box":
                 continue  # two anchored boxes: their frames are mostly empty padding
+            if _same_text(a, b):
+                continue  # the same words drawn twice in one place read as one
             r = _text_text(a, b, shrink)
             if r is not None and r[0] > area_px:
                 hit("text-over-text", a.ref, b.ref, r[0], r[1])
@@ -1066,6 +1077,8 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
         kept = 0.0 if inside is None else (inside[2] - inside[0]) * (inside[3] - inside[1])
         if (x0 < canvas[0] - tol_px or y0 < canvas[1] - tol_px or x1 > canvas[2] + tol_px or
                 y1 > canvas[3] + tol_px) and full - kept > area_px:
+            if inside is None and sh.ref.role.endswith("ticklabel"):
+                continue  # ticks of an axes that fills the canvas: not drawn, not cut
             detail = "entirely outside the canvas" if inside is None else "cut by the edge"
             hit("clipped-by-figure", sh.ref, fig_ref, full - kept, [[x0, y0], [x1, y1]], detail)
             continue
