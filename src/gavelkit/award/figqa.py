@@ -284,6 +284,28 @@ def _clip_rect(artist: Any) -> tuple[float, float, float, float] | None:
     return rect
 
 
+def _clip_shape(artist: Any) -> Any:
+    """The artist's clip path in display pixels (polar and other curved axes), or None."""
+    if not artist.get_clip_on() or artist.get_clip_path() is None:
+        return None
+    try:
+        path, trans = artist.get_clip_path().get_transformed_path_and_affine()
+        tp = trans.transform_path(path)
+        polys = tp.to_polygons()
+        return [_MplPath(pl) for pl in polys if len(pl) >= 3] or None
+    except Exception:
+        return None
+
+
+def _inside_clip(paths: Any, pts: np.ndarray) -> np.ndarray:
+    if paths is None or not len(pts):
+        return np.ones(len(pts), dtype=bool)
+    keep = np.zeros(len(pts), dtype=bool)
+    for p in paths:
+        keep |= p.contains_points(pts, radius=1.0) | p.contains_points(pts, radius=-1.0)
+    return keep
+
+
 def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool = False
                 ) -> _Shape | None:
     """The drawn box of a Text (rotation and bbox padding included), or None."""
@@ -308,12 +330,16 @@ def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool =
     if not (np.isfinite([bb.x0, bb.y0, bb.x1, bb.y1]).all() and bb.width > 0 and bb.height > 0):
         return None
     rot = float(t.get_rotation()) % 180.0
+    if abs(rot - 180.0) < 1e-6 or rot < 1e-6:
+        rot = 0.0
+    elif abs(rot - 90.0) < 1e-6:
+        rot = 90.0
     patch = t.get_bbox_patch()
+    boxed = patch is not None and patch.get_visible()
     pad = 0.0
-    if patch is not None and patch.get_visible():
+    if boxed:
         try:
             pb = patch.get_window_extent(renderer)
-            pad = max(0.0, (pb.width - bb.width) / 2.0) if rot in (0.0, 90.0) else 0.0
             if rot in (0.0, 90.0):
                 bb = Bbox.union([bb, pb])
             else:
@@ -322,8 +348,10 @@ def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool =
         except Exception:
             pass
     cx, cy = (bb.x0 + bb.x1) / 2.0, (bb.y0 + bb.y1) / 2.0
-    if rot in (0.0, 90.0) or abs(rot - 90.0) < 1e-6 or rot < 1e-6 or rot > 180 - 1e-6:
+    if rot == 0.0:
         shape = _Shape(cx, cy, bb.width / 2.0, bb.height / 2.0, 0.0, ref, t, axes)
+    elif rot == 90.0:
+        shape = _Shape(cx, cy, bb.height / 2.0, bb.width / 2.0, math.pi / 2, ref, t, axes)
     else:
         # the unrotated size: the axis-aligned extent of a rotated box shares its centre
         orig = t._rotation
@@ -334,6 +362,8 @@ def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool =
             t._rotation = orig
         shape = _Shape(cx, cy, b0.width / 2.0 + pad, b0.height / 2.0 + pad,
                        math.radians(rot), ref, t, axes)
+    if not boxed:
+        _tighten_to_ink(shape, t, renderer)
     shape.own_ok = own_ok
     # the point a label belongs to: what an annotation points at (bar_label uses
     # the bar's end or centre), else the text's own position
@@ -348,6 +378,57 @@ def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool =
         pass
     shape.anchors = [a for a in anchors if np.isfinite(a).all()]
     return shape
+
+
+_INK: dict[tuple[str, Any], tuple[float, float, float, float] | None] = {}
+
+
+def _ink(s: str, prop: Any) -> tuple[float, float, float, float] | None:
+    """Glyph ink extent of one line of plain text, in points from its origin."""
+    key = (s, prop)
+    if key not in _INK:
+        from matplotlib.textpath import TextPath
+
+        try:
+            ext = TextPath((0, 0), s, size=prop.get_size_in_points(), prop=prop).get_extents()
+            ok = np.isfinite([ext.x0, ext.y0, ext.x1, ext.y1]).all() and ext.width > 0
+            _INK[key] = (ext.x0, ext.y0, ext.x1, ext.y1) if ok else None
+        except Exception:
+            _INK[key] = None
+    return _INK[key]
+
+
+def _tighten_to_ink(shape: _Shape, t: Any, renderer: Any) -> None:
+    """Shrink a text box from its line box (ascent + descent) to the glyphs' ink.
+
+    "0.50" has no descender and "ace" no ascender: the empty band of the line box
+    is not a visible part of the label, and counting it makes neighbours collide.
+    """
+    s = t.get_text()
+    if "\n" in s or t.get_usetex() or s.count("$") >= 2:
+        return
+    prop = t.get_fontproperties()
+    ink = _ink(s, prop)
+    if ink is None:
+        return
+    try:
+        w, _, d = renderer.get_text_width_height_descent(s, prop, ismath=False)
+        _, _, lp_d = renderer.get_text_width_height_descent("lp", prop, ismath=False)
+    except Exception:
+        return
+    if abs(w - 2 * shape.hw) > 2.0:
+        return  # layout we do not model (padding, wrapping): keep the line box
+    k = renderer.points_to_pixels(1.0)
+    base = -shape.hh + max(d, lp_d)
+    lx0 = max(-shape.hw, -shape.hw + ink[0] * k)
+    lx1 = min(shape.hw, -shape.hw + ink[2] * k)
+    ly0 = max(-shape.hh, base + ink[1] * k)
+    ly1 = min(shape.hh, base + ink[3] * k)
+    if lx1 - lx0 < 1.0 or ly1 - ly0 < 1.0:
+        return
+    c = shape.world(np.array([[(lx0 + lx1) / 2.0, (ly0 + ly1) / 2.0]]))[0]
+    shape.cx, shape.cy = float(c[0]), float(c[1])
+    shape.hw, shape.hh = (lx1 - lx0) / 2.0, (ly1 - ly0) / 2.0
 
 
 def _box_shape(artist: Any, renderer: Any, ref: ArtistRef, axes: Any) -> _Shape | None:
@@ -511,6 +592,15 @@ def _clip_segments(segs: np.ndarray, clip: tuple[float, float, float, float] | N
     return np.stack([a, b], axis=1)[ok]
 
 
+def _clip_segments_to_path(segs: np.ndarray, paths: Any) -> np.ndarray:
+    """Drop segments a curved clip path hides (both ends and middle outside it)."""
+    if paths is None or not len(segs):
+        return segs
+    keep = (_inside_clip(paths, segs[:, 0]) | _inside_clip(paths, segs[:, 1]) |
+            _inside_clip(paths, segs.mean(axis=1)))
+    return segs[keep]
+
+
 def _ptp(dpi: float) -> float:
     return dpi / 72.0
 
@@ -592,6 +682,7 @@ def _line_data(line: Any, i: int, ax: Any, px: float) -> list[_Data]:
             _alpha_of(line.get_color()) > 0:
         tpath = line.get_transform().transform_path(line.get_path())
         segs = _clip_segments(_segments(_polylines(tpath)), clip)
+        segs = _clip_segments_to_path(segs, _clip_shape(line))
         if len(segs):
             out.append(_Data("line", ArtistRef("Line2D", "line", label, i), line, ax, clip,
                              segs=segs, halfw=line.get_linewidth() * px / 2.0,
@@ -610,6 +701,7 @@ def _line_data(line: Any, i: int, ax: Any, px: float) -> list[_Data]:
             keep = ((pts[:, 0] >= clip[0]) & (pts[:, 0] <= clip[2]) &
                     (pts[:, 1] >= clip[1]) & (pts[:, 1] <= clip[3]))
             pts = pts[keep]
+        pts = pts[_inside_clip(_clip_shape(line), pts)]
         if len(pts):
             r = (line.get_markersize() / 2.0 + line.get_markeredgewidth() / 2.0) * px
             out.append(_marker_data(ArtistRef("Line2D", "marker", label, i), line, ax, clip,
@@ -724,6 +816,8 @@ def _collection_data(coll: Any, i: int, ax: Any, px: float, renderer: Any,
             keep = ((centres[:, 0] >= clip[0]) & (centres[:, 0] <= clip[2]) &
                     (centres[:, 1] >= clip[1]) & (centres[:, 1] <= clip[3]))
             centres, rad = centres[keep], rad[keep]
+        keep = _inside_clip(_clip_shape(coll), centres)
+        centres, rad = centres[keep], rad[keep]
         if not len(centres):
             return []
         return [_marker_data(ArtistRef(tname, "marker", label, i), coll, ax, clip, centres, rad)]
@@ -758,7 +852,7 @@ def _collection_data(coll: Any, i: int, ax: Any, px: float, renderer: Any,
         return [d]
     if not _edges_visible(coll):
         return []
-    segs = _clip_segments(_segments(polys), clip)
+    segs = _clip_segments_to_path(_clip_segments(_segments(polys), clip), _clip_shape(coll))
     if not len(segs):
         return []
     lw = float(np.max(np.atleast_1d(coll.get_linewidth()))) * px / 2.0
