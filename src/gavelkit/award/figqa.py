@@ -104,6 +104,7 @@ class Collision:
     where: tuple[float, float, float, float]     # x0, y0, x1, y1 display px, origin bottom-left
     figsize_px: tuple[float, float] = (0.0, 0.0)
     detail: str = ""
+    a_box: tuple[float, float, float, float] | None = None   # the whole of `a`, display px
 
     def __str__(self) -> str:
         x0, y0, x1, y1 = self.where
@@ -114,7 +115,8 @@ class Collision:
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "a": self.a.to_dict(), "b": self.b.to_dict(),
                 "area_px": round(self.area_px, 1), "where": [round(v, 1) for v in self.where],
-                "figsize_px": [round(v, 1) for v in self.figsize_px], "detail": self.detail}
+                "figsize_px": [round(v, 1) for v in self.figsize_px], "detail": self.detail,
+                "a_box": None if self.a_box is None else [round(v, 1) for v in self.a_box]}
 
 
 def _short(s: str, n: int = 40) -> str:
@@ -1101,10 +1103,12 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
     data = [d for d in _collect_data(fig, renderer, axes_list) if id(d.artist) not in ignored]
     out: list[Collision] = []
 
-    def hit(kind: str, a: ArtistRef, b: ArtistRef, area: float, pts: Any, detail: str = "") -> None:
+    def hit(kind: str, a: ArtistRef, b: ArtistRef, area: float, pts: Any, detail: str = "",
+            box: Any = None) -> None:
         if kind in want:
             pts = np.asarray(pts, dtype=float).reshape(-1, 2)
-            out.append(Collision(kind, a, b, float(area), _where(pts), (W, H), detail))
+            a_box = None if box is None else tuple(float(v) for v in box)
+            out.append(Collision(kind, a, b, float(area), _where(pts), (W, H), detail, a_box))
 
     # text (and legends, boxes) against drawn data
     for sh in texts:
@@ -1119,11 +1123,12 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                 assert d.segs is not None
                 r = _seg_hits(sh, d.segs, tol_px - d.halfw)
                 if r is not None and r[0] * max(2 * d.halfw, 1.0) > area_px:
-                    hit("text-over-line", sh.ref, d.ref, r[0] * max(2 * d.halfw, 1.0), r[1])
+                    hit("text-over-line", sh.ref, d.ref, r[0] * max(2 * d.halfw, 1.0), r[1],
+                        box=sh.aabb)
             elif d.kind == "marker":
                 r = _marker_hits(sh, d, tol_px)
                 if r is not None and r[0] > area_px:
-                    hit("text-over-marker", sh.ref, d.ref, r[0], r[1])
+                    hit("text-over-marker", sh.ref, d.ref, r[0], r[1], box=sh.aabb)
             else:
                 area, pts = _region_overlap(sh, d.polys, tol_px / 2.0)
                 if area <= area_px or pts is None:
@@ -1135,7 +1140,7 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                         any(_contains(d.polys, a, tol_px) for a in sh.anchors):
                     continue  # a label inside its own bar / region
                 kind = "text-over-image" if d.kind == "image" else "text-over-patch"
-                hit(kind, sh.ref, d.ref, area, pts)
+                hit(kind, sh.ref, d.ref, area, pts, box=sh.aabb)
 
     # text against text, anywhere in the figure
     shrink = tol_px / 2.0
@@ -1157,7 +1162,7 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                 continue  # the same words drawn twice in one place read as one
             r = _text_text(a, b, shrink)
             if r is not None and r[0] > area_px:
-                hit("text-over-text", a.ref, b.ref, r[0], r[1])
+                hit("text-over-text", a.ref, b.ref, r[0], r[1], box=a.aabb)
 
     # annotation arrows crossing drawn lines or other texts
     _arrows(fig, renderer, axes_list, texts, data, tol_px, area_px, hit, ignored)

@@ -116,6 +116,14 @@ def _annotate(fig: Any, found: list[Any], state: _State, rec: dict[str, Any]) ->
 
     added = []
     for n, c in enumerate(found, 1):
+        if c.a_box is not None:  # the whole label, dashed, so the reader finds it
+            bx0, by0, bx1, by1 = c.a_box
+            ra = Rectangle((bx0, by0), bx1 - bx0, by1 - by0, transform=IdentityTransform(),
+                           fill=False, edgecolor="orange", linewidth=1.0, linestyle="--",
+                           zorder=9_999)
+            ra.set_in_layout(False)
+            fig.add_artist(ra)
+            added.append(ra)
         x0, y0, x1, y1 = c.where
         pad = 2.0
         r = Rectangle((x0 - pad, y0 - pad), x1 - x0 + 2 * pad, y1 - y0 + 2 * pad,
