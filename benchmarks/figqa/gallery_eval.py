@@ -32,7 +32,7 @@ def main() -> int:
     ap.add_argument("--labels", default=str(HERE / "gallery_labels.csv"))
     ap.add_argument("--out", default=str(HERE / "gallery_results.json"))
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--timeout", type=float, default=300)
     a = ap.parse_args()
     root = Path(a.galleries).resolve()
     with open(a.labels, encoding="utf-8") as fh:

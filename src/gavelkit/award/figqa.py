@@ -401,7 +401,7 @@ def _ink(s: str, prop: Any) -> tuple[float, float, float, float] | None:
 
 
 def _tighten_to_ink(shape: _Shape, t: Any, renderer: Any) -> None:
-    """Shrink a text box from its line box (ascent + descent) to the glyphs' ink.
+    """Shrink a text box from its line box (ascent + descent) to the glyphs' ink height.
 
     "0.50" has no descender and "ace" no ascender: the empty band of the line box
     is not a visible part of the label, and counting it makes neighbours collide.
@@ -422,8 +422,9 @@ def _tighten_to_ink(shape: _Shape, t: Any, renderer: Any) -> None:
         return  # layout we do not model (padding, wrapping): keep the line box
     k = renderer.points_to_pixels(1.0)
     base = -shape.hh + max(d, lp_d)
-    lx0 = max(-shape.hw, -shape.hw + ink[0] * k)
-    lx1 = min(shape.hw, -shape.hw + ink[2] * k)
+    # along the baseline the layout box is kept: the renderer's hinted glyphs are a
+    # little wider than the outline, and side bearings are only a pixel or two
+    lx0, lx1 = -shape.hw, shape.hw
     ly0 = max(-shape.hh, base + ink[1] * k)
     ly1 = min(shape.hh, base + ink[3] * k)
     if lx1 - lx0 < 1.0 or ly1 - ly0 < 1.0:
