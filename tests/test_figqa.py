@@ -542,3 +542,36 @@ def test_skill_script_is_the_same_file(root):
     p = subprocess.run([sys.executable, str(skill), "--self-test"], capture_output=True,
                        text=True, env=env, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_colorbar_label_cut_and_contour_label_covered():
+    fig = new_fig(4, 3)
+    ax = fig.add_subplot()
+    im = ax.imshow(np.arange(16).reshape(4, 4))
+    cb = fig.colorbar(im)
+    cb.set_label("a colorbar label far too large", fontsize=30)
+    found = figqa.find_collisions(fig)
+    assert any(c.kind == "clipped-by-figure" and c.a.role == "ylabel" and c.a.axes == 1
+               for c in found)
+    fig, ax = axes(xlim=(-2, 2), ylim=(-2, 2))
+    x = np.linspace(-2, 2, 50)
+    z = np.add.outer(x ** 2, x ** 2)
+    cs = ax.contour(x, x, z, levels=[1.0])
+    labels = ax.clabel(cs, inline=True, fmt="%.1f")
+    assert labels
+    assert "text-over-line" not in kinds(fig)  # inline labels sit in their own gap
+    pos = labels[0].get_position()
+    ax.text(pos[0], pos[1], "note", ha="center", va="center")
+    found = figqa.find_collisions(fig)
+    assert any(c.kind == "text-over-text" and {c.a.label, c.b.label} >= {"note"}
+               for c in found)
+
+
+def test_twin_axes_texts_collide_across_axes():
+    fig, ax = axes()
+    tw = ax.twinx()
+    tw.set_ylim(0, 1)
+    ax.text(5, 5, "left scale note", ha="center", va="center")
+    tw.text(5, 0.5, "right scale note", ha="center", va="center")
+    found = figqa.find_collisions(fig)
+    assert any(c.kind == "text-over-text" and {c.a.axes, c.b.axes} == {0, 1} for c in found)
