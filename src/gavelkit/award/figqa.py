@@ -383,12 +383,15 @@ def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool =
 
 
 _INK: dict[tuple[str, Any], tuple[float, float, float, float] | None] = {}
+_LP_DESCENT: dict[tuple[Any, float], float] = {}
 
 
 def _ink(s: str, prop: Any) -> tuple[float, float, float, float] | None:
     """Glyph ink extent of one line of plain text, in points from its origin."""
     key = (s, prop)
     if key not in _INK:
+        if len(_INK) > 50_000:  # a long test session: keep memory bounded
+            _INK.clear()
         from matplotlib.textpath import TextPath
 
         try:
@@ -413,15 +416,16 @@ def _tighten_to_ink(shape: _Shape, t: Any, renderer: Any) -> None:
     ink = _ink(s, prop)
     if ink is None:
         return
-    try:
-        w, _, d = renderer.get_text_width_height_descent(s, prop, ismath=False)
-        _, _, lp_d = renderer.get_text_width_height_descent("lp", prop, ismath=False)
-    except Exception:
-        return
-    if abs(w - 2 * shape.hw) > 2.0:
-        return  # layout we do not model (padding, wrapping): keep the line box
     k = renderer.points_to_pixels(1.0)
-    base = -shape.hh + max(d, lp_d)
+    key = (prop, k)
+    lp_d = _LP_DESCENT.get(key)
+    if lp_d is None:
+        try:
+            lp_d = _LP_DESCENT[key] = renderer.get_text_width_height_descent(
+                "lp", prop, ismath=False)[2]
+        except Exception:
+            return
+    base = -shape.hh + max(-min(ink[1], 0.0) * k, lp_d)  # the baseline in the line box
     # along the baseline the layout box is kept: the renderer's hinted glyphs are a
     # little wider than the outline, and side bearings are only a pixel or two
     lx0, lx1 = -shape.hw, shape.hw
