@@ -2,6 +2,7 @@
 
 usage: python benchmarks/figqa/gallery_run.py GALLERIES_DIR OUT.jsonl [--snapshots DIR]
        [--jobs 2] [--timeout 60] [--only SUBSTR]
+       python benchmarks/figqa/gallery_run.py --summary OUT.jsonl SUMMARY.json
 
 GALLERIES_DIR is `galleries/` from the matplotlib sdist of the installed
 version (pip download --no-binary :all: --no-deps matplotlib==X; the sdist's
@@ -50,7 +51,31 @@ def run_one(script: Path, root: Path, snapshots: str | None, timeout: float) -> 
             "exception": res.get("exception"), "figures": res["figures"]}
 
 
+def summarize(path: str) -> dict:
+    """Counts over a finished run: scripts by status, figures, flagged figures, kinds."""
+    from collections import Counter
+
+    with open(path, encoding="utf-8") as fh:
+        rows = [json.loads(x) for x in fh if x.strip()]
+    kinds: Counter = Counter()
+    figs = flagged = 0
+    for r in rows:
+        for f in r.get("figures", []):
+            figs += 1
+            flagged += bool(f["collisions"])
+            kinds.update({c["kind"] for c in f["collisions"]})
+    return {"scripts": len(rows), "status": dict(Counter(r["status"] for r in rows)),
+            "figures": figs, "figures_flagged": flagged,
+            "figures_flagged_by_kind": dict(kinds.most_common()),
+            "failed_scripts": sorted(r["script"] for r in rows if r["status"] != "ok")}
+
+
 def main() -> int:
+    if len(sys.argv) == 4 and sys.argv[1] == "--summary":
+        with open(sys.argv[3], "w", encoding="utf-8") as fh:
+            json.dump(summarize(sys.argv[2]), fh, indent=1)
+            fh.write("\n")
+        return 0
     ap = argparse.ArgumentParser()
     ap.add_argument("galleries")
     ap.add_argument("out")
