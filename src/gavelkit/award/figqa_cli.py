@@ -147,7 +147,8 @@ def collisions_to_findings(result: dict[str, Any], script: str) -> list[Finding]
             msg = f"script exited with status {result.get('exit')}"
             line = 0
         tb = (exc or {}).get("traceback", "")
-        hint = tb.strip().splitlines()[-1] if tb.strip() else None
+        frames = [x.strip() for x in tb.splitlines() if x.lstrip().startswith("File ")]
+        hint = f"the script's traceback ends at {frames[-1]}" if frames else None
         out.append(Finding("FIG-S001", "error", msg, path=script, line=line,
                            unusable=True, hint=hint, data={"traceback": tb} if tb else {}))
     elif not result.get("figures"):
@@ -179,8 +180,9 @@ def run_script(script: str, args: list[str], *, annotate: str | None = None,
         cmd += ["--", str(p), *args]
         env = dict(os.environ, MPLBACKEND="Agg")
         env.pop("PYTHONSTARTUP", None)
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=env, start_new_session=True, errors="replace")
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env,
+                                start_new_session=True, errors="replace")
         try:
             stdout, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -203,6 +203,12 @@ def main(argv: list[str]) -> int:
     mfigure.Figure.__init__ = init  # type: ignore[method-assign]
     mfigure.Figure.savefig = savefig  # type: ignore[method-assign]
     plt.show = show
+    # headless: a script asking for an interactive backend, or pausing for a GUI
+    # event loop, keeps running on Agg without waiting
+    matplotlib.use = lambda *a, **k: None
+    orig_switch = plt.switch_backend
+    plt.switch_backend = lambda *a, **k: orig_switch("agg")
+    plt.pause = lambda *a, **k: None
 
     result: dict[str, Any] = {"exit": 0, "exception": None, "figures": []}
     sys.argv = list(script_argv)
