@@ -159,3 +159,14 @@ def test_self_test_command():
     assert rc == 0 and "figqa self-test: passed" in out
     rc, doc = gk_testing.cli_json("award", "figqa", "self-test")
     assert rc == 0 and doc["passed"] is True and len(doc["cases"]) >= 10
+
+
+def test_cli_and_plugin_modules_do_not_import_matplotlib(subprocess_env):
+    import subprocess
+    import sys
+
+    code = ("import sys, gavelkit.cli.main, gavelkit.award.figqa_cli, "
+            "gavelkit.award.figqa_pytest; print('matplotlib' in sys.modules)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=subprocess_env, timeout=60)
+    assert p.stdout.strip() == "False", p.stderr
