@@ -85,7 +85,8 @@ class ArtistRef:
 
     def describe(self) -> str:
         where = "figure" if self.axes < 0 else f"axes#{self.axes}"
-        name = self.role if self.role == self.type.lower() else f"{self.role} {self.type}"
+        t = self.type.lower()
+        name = self.role if t.startswith(self.role) else f"{self.role} {self.type}"
         lab = f" {_short(self.label)!r}" if self.label else ""
         return f"{name}{lab} ({where})"
 

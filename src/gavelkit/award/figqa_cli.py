@@ -111,7 +111,7 @@ def _short(s: str, n: int = 40) -> str:
 def _side(d: dict[str, Any]) -> str:
     where = "figure" if d.get("axes", -1) < 0 else f"axes#{d['axes']}"
     role, typ = d.get("role", ""), d.get("type", "")
-    name = role if role == typ.lower() else f"{role} {typ}"
+    name = role if typ.lower().startswith(role) else f"{role} {typ}"
     lab = f" {_short(d['label'])!r}" if d.get("label") else ""
     return f"{name}{lab} ({where})"
 
