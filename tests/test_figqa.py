@@ -575,3 +575,26 @@ def test_twin_axes_texts_collide_across_axes():
     tw.text(5, 0.5, "right scale note", ha="center", va="center")
     found = figqa.find_collisions(fig)
     assert any(c.kind == "text-over-text" and {c.a.axes, c.b.axes} == {0, 1} for c in found)
+
+
+@pytest.mark.parametrize(("text", "rotation"), [("0.50", 0), ("Agpq", 0), ("hello", 90),
+                                                 ("tilted", 30)])
+def test_text_shape_matches_rendered_ink(text, rotation):
+    # the measured shape must hug the pixels Agg really paints (within ~1.5 px)
+    fig = new_fig(4, 3)
+    t = fig.text(0.3, 0.4, text, fontsize=20, rotation=rotation)
+    fig.canvas.draw()
+    buf = np.asarray(fig.canvas.buffer_rgba())[:, :, 0]
+    h = buf.shape[0]
+    ys, xs = np.nonzero(buf < 200)
+    ink = (xs.min(), h - ys.max() - 1, xs.max() + 1, h - ys.min())
+    shape = figqa._text_shape(t, fig.canvas.get_renderer(),
+                              figqa.ArtistRef("Text", "text", text, -1), None)
+    x0, y0, x1, y1 = shape.aabb
+    # it never cuts the ink (1 px of anti-aliasing slack) ...
+    assert x0 <= ink[0] + 1 and y0 <= ink[1] + 1 and x1 >= ink[2] - 1 and y1 >= ink[3] - 1
+    # ... and adds little: side bearings along the baseline, nothing across it
+    slack = 5.0 if rotation not in (0, 90) else 3.0
+    assert max(ink[0] - x0, ink[1] - y0, x1 - ink[2], y1 - ink[3]) <= slack, (shape.aabb, ink)
+    if rotation == 0:  # the empty ascent/descent bands of the line box are gone
+        assert (ink[1] - y0) <= 1.5 and (y1 - ink[3]) <= 1.5, (shape.aabb, ink)
