@@ -598,3 +598,19 @@ def test_text_shape_matches_rendered_ink(text, rotation):
     assert max(ink[0] - x0, ink[1] - y0, x1 - ink[2], y1 - ink[3]) <= slack, (shape.aabb, ink)
     if rotation == 0:  # the empty ascent/descent bands of the line box are gone
         assert (ink[1] - y0) <= 1.5 and (y1 - ink[3]) <= 1.5, (shape.aabb, ink)
+
+
+def test_multiline_text_is_measured_line_by_line():
+    # a marker in the blank end of the short second line is not under any glyph
+    fig, ax = axes()
+    ax.text(1, 5, "a long first line\nshort", va="center", fontsize=14)
+    fig.canvas.draw()
+    t = ax.texts[0]
+    bb = t.get_window_extent(fig.canvas.get_renderer())
+    x, y = ax.transData.inverted().transform((bb.x1 - 12, bb.y0 + 6))
+    ax.plot([x], [y], "o", markersize=6)
+    assert "text-over-marker" not in kinds(fig)
+    x, y = ax.transData.inverted().transform((bb.x1 - 12, bb.y1 - 8))
+    ax.plot([x], [y], "s", markersize=6)  # on the long first line: covered
+    found = figqa.find_collisions(fig)
+    assert [c.kind for c in found] == ["text-over-marker"]  # reported once, not per line

@@ -142,6 +142,7 @@ class _Shape:
     anchors: list[tuple[float, float]] = field(default_factory=list)
     own_ok: bool = False          # may sit inside its own bar/region (ax.text, annotate)
     is3d: bool = False
+    parts: list[_Shape] = field(default_factory=list)   # one shape per line of a multi-line text
 
     @property
     def aabb(self) -> tuple[float, float, float, float]:
@@ -366,7 +367,10 @@ def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool =
         shape = _Shape(cx, cy, b0.width / 2.0 + pad, b0.height / 2.0 + pad,
                        math.radians(rot), ref, t, axes)
     if not boxed:
-        _tighten_to_ink(shape, t, renderer)
+        if "\n" in t.get_text():
+            shape.parts = _line_shapes(shape, t, renderer)
+        else:
+            _tighten_to_ink(shape, t, renderer)
     shape.own_ok = own_ok
     # the point a label belongs to: what an annotation points at (bar_label uses
     # the bar's end or centre), else the text's own position
@@ -380,6 +384,8 @@ def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool =
     except Exception:
         pass
     shape.anchors = [a for a in anchors if np.isfinite(a).all()]
+    for part in shape.parts:
+        part.own_ok, part.anchors = shape.own_ok, shape.anchors
     return shape
 
 
@@ -439,6 +445,44 @@ def _tighten_to_ink(shape: _Shape, t: Any, renderer: Any) -> None:
     shape.hw, shape.hh = (lx1 - lx0) / 2.0, (ly1 - ly0) / 2.0
 
 
+def _line_shapes(shape: _Shape, t: Any, renderer: Any) -> list[_Shape]:
+    """A multi-line text as one ink-tight shape per line (empty if its layout is unknown).
+
+    The whole block's box covers the blank ends of short lines and the line gaps,
+    where nothing is drawn.
+    """
+    s = t.get_text()
+    if t.get_usetex() or s.count("$") >= 2:
+        return []
+    orig = t._rotation
+    try:
+        t._rotation = 0.0
+        bbox, info, _ = t._get_layout(renderer)
+    except Exception:
+        return []
+    finally:
+        t._rotation = orig
+    k = renderer.points_to_pixels(1.0)
+    cx0, cy0 = bbox.x0 + bbox.width / 2.0, bbox.y0 + bbox.height / 2.0
+    if abs(bbox.width / 2.0 - shape.hw) > 1.0 or abs(bbox.height / 2.0 - shape.hh) > 1.0:
+        return []
+    parts = []
+    try:
+        for item in info:
+            line, (w, *_), (x, y) = item[0], item[1], item[-1]
+            ink = _ink(line, t.get_fontproperties()) if line.strip() else None
+            if ink is None or w <= 0:
+                continue
+            lx0, lx1 = x - cx0, x + w - cx0
+            ly0, ly1 = y - cy0 + ink[1] * k, y - cy0 + ink[3] * k
+            c = shape.world(np.array([[(lx0 + lx1) / 2.0, (ly0 + ly1) / 2.0]]))[0]
+            parts.append(_Shape(float(c[0]), float(c[1]), (lx1 - lx0) / 2.0,
+                                (ly1 - ly0) / 2.0, shape.theta, shape.ref, t, shape.axes))
+    except (TypeError, ValueError):
+        return []
+    return parts
+
+
 def _box_shape(artist: Any, renderer: Any, ref: ArtistRef, axes: Any) -> _Shape | None:
     if not _visible(artist):
         return None
@@ -482,7 +526,7 @@ def _collect_text(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Shape]
 
     def add(sh: _Shape | None) -> None:
         if sh is not None:
-            shapes.append(sh)
+            shapes.extend(sh.parts or [sh])
 
     def name(t: Any) -> str:
         return str(t.get_text()) if hasattr(t, "get_text") else ""
@@ -1109,8 +1153,15 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
     data = [d for d in _collect_data(fig, renderer, axes_list) if id(d.artist) not in ignored]
     out: list[Collision] = []
 
+    seen: set[tuple[str, int, int]] = set()
+
     def hit(kind: str, a: ArtistRef, b: ArtistRef, area: float, pts: Any, detail: str = "",
-            box: Any = None) -> None:
+            box: Any = None, ids: tuple[int, int] | None = None) -> None:
+        if ids is not None:  # the lines of one multi-line text report a pair once
+            key = (kind, *ids)
+            if key in seen:
+                return
+            seen.add(key)
         if kind in want:
             pts = np.asarray(pts, dtype=float).reshape(-1, 2)
             a_box = None if box is None else tuple(float(v) for v in box)
@@ -1130,11 +1181,12 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                 r = _seg_hits(sh, d.segs, tol_px - d.halfw)
                 if r is not None and r[0] * max(2 * d.halfw, 1.0) > area_px:
                     hit("text-over-line", sh.ref, d.ref, r[0] * max(2 * d.halfw, 1.0), r[1],
-                        box=sh.aabb)
+                        box=sh.aabb, ids=(id(sh.artist), id(d.artist)))
             elif d.kind == "marker":
                 r = _marker_hits(sh, d, tol_px)
                 if r is not None and r[0] > area_px:
-                    hit("text-over-marker", sh.ref, d.ref, r[0], r[1], box=sh.aabb)
+                    hit("text-over-marker", sh.ref, d.ref, r[0], r[1], box=sh.aabb,
+                        ids=(id(sh.artist), id(d.artist)))
             else:
                 area, pts = _region_overlap(sh, d.polys, tol_px / 2.0)
                 if area <= area_px or pts is None:
@@ -1146,7 +1198,8 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                         any(_contains(d.polys, a, tol_px) for a in sh.anchors):
                     continue  # a label inside its own bar / region
                 kind = "text-over-image" if d.kind == "image" else "text-over-patch"
-                hit(kind, sh.ref, d.ref, area, pts, box=sh.aabb)
+                hit(kind, sh.ref, d.ref, area, pts, box=sh.aabb,
+                    ids=(id(sh.artist), id(d.artist)))
 
     # text against text, anywhere in the figure
     shrink = tol_px / 2.0
@@ -1168,7 +1221,8 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                 continue  # the same words drawn twice in one place read as one
             r = _text_text(a, b, shrink)
             if r is not None and r[0] > area_px:
-                hit("text-over-text", a.ref, b.ref, r[0], r[1], box=a.aabb)
+                hit("text-over-text", a.ref, b.ref, r[0], r[1], box=a.aabb,
+                    ids=(min(id(a.artist), id(b.artist)), max(id(a.artist), id(b.artist))))
 
     # annotation arrows crossing drawn lines or other texts
     _arrows(fig, renderer, axes_list, texts, data, tol_px, area_px, hit, ignored)
@@ -1185,7 +1239,8 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
             if inside is None and sh.ref.role.endswith("ticklabel"):
                 continue  # ticks of an axes that fills the canvas: not drawn, not cut
             detail = "entirely outside the canvas" if inside is None else "cut by the edge"
-            hit("clipped-by-figure", sh.ref, fig_ref, full - kept, [[x0, y0], [x1, y1]], detail)
+            hit("clipped-by-figure", sh.ref, fig_ref, full - kept, [[x0, y0], [x1, y1]], detail,
+                ids=(id(sh.artist), 0))
             continue
         clip = _clip_rect(sh.artist) if hasattr(sh.artist, "get_clip_on") else None
         if clip is not None and sh.ref.role in ("text", "annotation", "figure text"):
@@ -1194,12 +1249,13 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
             if (x0 < clip[0] - tol_px or y0 < clip[1] - tol_px or x1 > clip[2] + tol_px or
                     y1 > clip[3] + tol_px) and full - kept > area_px:
                 hit("clipped-by-axes", sh.ref, ArtistRef("Bbox", "clip box", "", sh.ref.axes),
-                    full - kept, [[x0, y0], [x1, y1]])
+                    full - kept, [[x0, y0], [x1, y1]], ids=(id(sh.artist), 0))
 
     for sh, fonts, missing in _missing_glyphs(texts):
         x0, y0, x1, y1 = sh.aabb
         hit("missing-glyph", sh.ref, ArtistRef("Font", "font", fonts, sh.ref.axes), sh.area,
-            [[x0, y0], [x1, y1]], f"no glyph for {missing!r}; drawn as empty boxes")
+            [[x0, y0], [x1, y1]], f"no glyph for {missing!r}; drawn as empty boxes",
+            ids=(id(sh.artist), 1))
     order = {k: n for n, k in enumerate(KINDS)}
     out.sort(key=lambda c: (order.get(c.kind, 99), c.a.axes, -c.area_px))
     return out
@@ -1286,7 +1342,7 @@ def _arrows(fig: Any, renderer: Any, axes_list: list[Any], texts: list[_Shape],
                 continue
             r = _seg_hits(sh, segs, tol_px)
             if r is not None and r[0] * 1.0 > tol_px:
-                hit("arrow-over-text", ref, sh.ref, r[0], r[1])
+                hit("arrow-over-text", ref, sh.ref, r[0], r[1], ids=(id(ann), id(sh.artist)))
         abox = _seg_bbox(segs)
         for d in data:
             if d.kind != "line" or d.background or not _touch(abox, _grow(d.bbox, d.halfw)):
