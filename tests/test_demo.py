@@ -31,3 +31,10 @@ def test_example_run_lints_clean_with_run_dir(root: Path) -> None:
             agent = b.block.body["agent"]
             again = lint_paths([log], "handoff", agent=agent, run_dir=run)[0]
             assert [f for f in again.all_findings() if f.severity == "error"] == [], log
+
+
+def test_example_run_ships_the_figqa_gate(root: Path) -> None:
+    run = next((root / "examples/award-run/work").iterdir())
+    copy = run / "code" / "figqa.py"
+    assert copy.read_bytes() == (root / "src/gavelkit/award/figqa.py").read_bytes()
+    assert "assert_no_overlap(fig)" in (run / "code" / "run_all.py").read_text()

@@ -81,6 +81,7 @@ def award_steps(root: Path) -> list[Step]:
                       f"finalist {'PASS' if fin.passed else 'FAIL'}, outstanding "
                       f"{'PASS' if out.passed else 'FAIL'} ({'; '.join(out.failed)})"))
     steps.extend(run_steps(run))
+    steps.extend(figure_steps(run))
     steps.extend(paper_steps(run))
     steps.append(report_step(run, root.parent / "award-report.html"))
     return steps
@@ -114,6 +115,15 @@ def _cli_json(*argv: str) -> tuple[int, dict[str, Any]]:
         return rc, json.loads(out.getvalue())
     except ValueError:
         return rc, {}
+
+
+def figure_steps(run: Path) -> list[Step]:
+    """The coder's collision gate: run_all.py re-run headless with every figure gated."""
+    rc, doc = _cli_json("award", "figqa", "run", str(run / "code" / "run_all.py"), "--quiet")
+    n = len(doc.get("figures", [])) if isinstance(doc.get("figures"), list) else doc.get("figures")
+    return [Step("figqa run code/run_all.py (every figure gated, as the critic re-runs it)",
+                 rc == 0, f"exit {rc}; figures gated: {n}; collisions: "
+                 f"{doc.get('counts', {}).get('error', '?')}")]
 
 
 def paper_steps(run: Path) -> list[Step]:
@@ -180,7 +190,7 @@ def main(argv: list[str], prog: str) -> int:
     dest = scratch / "examples"
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(src, dest, symlinks=True)
+    shutil.copytree(src, dest, symlinks=False)  # figqa.py copies are links in git
     results: list[tuple[str, list[Step]]] = [(name, fn(dest)) for name, fn in DEMOS]
     ok = all(s.ok for _, steps in results for s in steps)
     if args.format == "json":
