@@ -32,7 +32,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import fnmatch
-import json
 import os
 import posixpath
 import re
@@ -178,19 +177,22 @@ def load_rules(extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[list[Place
 
 
 def read_task_record(task_dir: str | os.PathLike[str]) -> dict[str, Any]:
-    """task.json (or legacy MANIFEST.json), BOM-tolerant; {} if absent.
+    """task.json (or legacy MANIFEST.json) through the shared task.json reader; {} if absent.
 
-    Private reader until gavelkit.task.formats lands; only the fields the scan
-    needs (repo, repo_commit, candidate_run, recorded paths) are used.
+    An unreadable record is an InputError: a scan must not silently lose the paths
+    the task itself names as forbidden.
     """
+    from gavelkit.task.formats.task_json import read_task_json
+
     for name in ("task.json", "MANIFEST.json"):
         p = Path(task_dir) / name
         if p.is_file():
-            try:
-                data = json.loads(p.read_bytes().decode("utf-8-sig"))
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise InputError(str(p), f"task record is not valid JSON: {exc}") from None
-            return data if isinstance(data, dict) else {}
+            tj, findings = read_task_json(p)
+            if tj is None:
+                f = findings[0]
+                raise InputError(f.path, f"task record is not usable: {f.message}", f.line,
+                                 f.col, f.code)
+            return tj.data
     return {}
 
 
