@@ -81,8 +81,11 @@ def scan_main(argv: list[str], prog: str) -> int:
 
     ctx = build_context(args.task, args.package, args.forbid, args.workspace, args.rules,
                         args.upstream, args.home, aliases=args.alias)
-    res = scan_trajectories(args.trajectories, thorough=args.thorough, engine=args.engine,
-                            ctx=ctx)
+    from gavelkit.core.progress import Progress
+
+    with Progress("scan MB", quiet=args.quiet) as bar:
+        res = scan_trajectories(args.trajectories, thorough=args.thorough, engine=args.engine,
+                                ctx=ctx, progress=lambda d, t: bar.update(d >> 20, t >> 20))
     code = 0 if res.verdict == CLEAN else 1 if res.verdict == CHEAT else 2
     big = sum(f.get("bytes", 0) for f in res.files) > 100_000_000
     if res.engine == "find" and big and not args.quiet:

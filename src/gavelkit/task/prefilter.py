@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 BLOCK = 8 * 1024 * 1024
@@ -110,6 +110,7 @@ class LineStats:
     overlong: list[int] | None = None
     markers: int = 0                       # >0 once one of the caller's markers was seen
     block_lines: int = 0
+    on_block: Callable[[int], None] | None = None  # called with bytes read so far
 
 
 def hit_lines(path: str, matcher: Matcher, every_line: bool, stats: LineStats,
@@ -129,6 +130,8 @@ def hit_lines(path: str, matcher: Matcher, every_line: bool, stats: LineStats,
         while True:
             block = fh.read(BLOCK)
             stats.bytes += len(block)
+            if stats.on_block is not None:
+                stats.on_block(stats.bytes)
             eof = not block
             buf = rest + block if rest else block
             if eof:

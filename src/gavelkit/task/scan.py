@@ -36,7 +36,7 @@ import os
 import posixpath
 import re
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -1053,8 +1053,12 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
                       workspace: Sequence[str] = (), rules: Sequence[str] = (),
                       upstream: str | None = None, home: str | None = None,
                       thorough: bool = False, engine: str | None = None,
-                      ctx: Context | None = None) -> ScanResult:
-    """Scan trajectory files (or folders of them) and return the verdict with findings."""
+                      ctx: Context | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> ScanResult:
+    """Scan trajectory files (or folders of them) and return the verdict with findings.
+
+    `progress(done_bytes, total_bytes)`, when given, is called as the files are read.
+    """
     from gavelkit.task import prefilter
     from gavelkit.task import trajectory as traj
 
@@ -1074,14 +1078,25 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
         findings.append(_finding("CHT-U001", "error", "no transcript files (*.jsonl, *.json, "
                                  "*.traj, *.eval) in the given folder(s)", present[0],
                                  unusable=True))
+    sizes = {p: os.path.getsize(p) for p in expanded if os.path.isfile(p)}
+    total, done = sum(sizes.values()), 0
     for path in expanded:
         info: dict[str, Any] = {"path": path, "format": None, "events": 0}
         files.append(info)
+        tick = None
+        if progress is not None:
+            base = done
+
+            def tick(n: int, base: int = base) -> None:
+                progress(base + n, total)
         try:
-            _scan_file(path, ctx, matcher, thorough, info, findings)
+            _scan_file(path, ctx, matcher, thorough, info, findings, tick)
         except OSError as exc:
             findings.append(_finding("CHT-U001", "error", f"cannot read: {exc.strerror or exc}",
                                      path, unusable=True))
+        done += sizes.get(path, 0)
+        if progress is not None:
+            progress(done, total)
     total_events = sum(f.get("events", 0) + int(f.get("tool_calls_seen", False)) for f in files)
     if paths and not missing and files and total_events == 0 and not any(
             f.unusable for f in findings):
@@ -1120,7 +1135,7 @@ def _emit(ev: Event, an: Analyzer, path: str, findings: list[Finding], info: dic
 
 
 def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict[str, Any],
-               findings: list[Finding]) -> None:
+               findings: list[Finding], tick: Callable[[int], None] | None = None) -> None:
     from gavelkit.task import prefilter
     from gavelkit.task import trajectory as traj
     from gavelkit.task.trajectory.events import loads
@@ -1149,6 +1164,7 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
         local = prefilter.Matcher(list(ctx.anchors) + list(getattr(norm, "anchors", ())),
                                   matcher.engine)
         stats = prefilter.LineStats()
+        stats.on_block = tick
         every = thorough or ctx.every_line or fmt == "openhands"
         markers = getattr(norm, "markers", ())
         # outputs are checked for surface/content only on lines that contain such a name
