@@ -652,6 +652,11 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
             },
         })
         score["gavel"]["findings"] = [f.to_dict() for f in findings]
+        meta = {"package": package, "solution_dir": str(sol_src.resolve()), "role": opts.role,
+                "remove_paths": remove,
+                "environment": {"python": env.python if env else None,
+                                "digest": env.digest if env else None}}
+        atomic_write(out / "run_meta.json", json.dumps(meta, indent=2) + "\n")
         atomic_write(out / "score_result.json",
                      json.dumps(score, ensure_ascii=False, indent=2, default=str) + "\n")
         logs = out / "logs"
