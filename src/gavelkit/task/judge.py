@@ -460,8 +460,8 @@ def task_json_updates(res: JudgeResult) -> dict[str, Any]:
     if res.verdict != "CHEAT_DETECTED" and m is not None:
         upd["integration_gap"] = dict(m.integration_gap)
         upd["true_gap_events"] = m.true_gap_events
-        upd["candidate_score"] = {**(existing.get("candidate_score") or {}) if isinstance(
-            existing.get("candidate_score"), dict) else {},
+        prev = existing.get("candidate_score")
+        upd["candidate_score"] = {**(prev if isinstance(prev, dict) else {}),
             "passed": s.get("summary", {}).get("passed"),
             "total": s.get("summary", {}).get("total"),
             "pass_rate": s.get("pass_rate_excluding_skips"), "by_layer": s.get("by_layer")}

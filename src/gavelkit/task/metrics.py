@@ -141,8 +141,8 @@ def root_signature(case: dict[str, Any], package: str | None) -> str:
         path, line, func, _ = cand[-1]
         short = path.replace("\\", "/").split(f"/{pkg}/")[-1] if f"/{pkg}/" in path else path
         return f"{exc or 'error'} in {pkg}/{short}:{line}" + (f" ({func})" if func else "")
-    first = re.sub(r"0x[0-9a-f]+", "0x…", crash.splitlines()[0] if crash else "")[:100]
-    return f"{base_nodeid(case['nodeid'])}: {first or case['outcome']}"
+    # no candidate frame: the test's own assertion failed; one root per test function
+    return f"{exc or case['outcome']} in {base_nodeid(case['nodeid'])}"
 
 
 def _sections(task: Any) -> dict[str, list[str]]:
@@ -167,11 +167,15 @@ def _depends(task: Any) -> dict[str, list[str]]:
 
 def dimension_for(signature: str, sections: list[str], layers: dict[str, int],
                   rules: list[dict[str, Any]]) -> str:
-    hay = " | ".join([signature, *sections, *layers])
-    for r in rules:
-        if re.search(r["regex"], hay, re.I):
-            return str(r["dimension"])
+    """First rule matching the root cause itself; else the spec sections and layers."""
+    for hay in (signature, " | ".join([*sections, *layers])):
+        for r in rules:
+            if r["regex"] != ".*" and re.search(r["regex"], hay, re.I):
+                return str(r["dimension"])
     return "atomic-behavior"
+
+
+CASCADE_ROOTS = re.compile(r"^(missing (name|module|attribute)|undefined name|collection error)")
 
 
 def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None = None,
@@ -239,12 +243,15 @@ def true_gap_events(task: Any, cases: list[dict[str, Any]], passed: set[str],
             for s in secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or []:
                 atomic_by_section.setdefault(s, []).append(c["nodeid"])
     dim_of = {t: cl.dimension for cl in clusters for t in cl.tests}
+    sig_of = {t: cl.signature for cl in clusters for t in cl.tests}
     out = []
     for c in cases:
         if c.get("layer") not in GAP_LAYERS or c.get("counted_as") in ("passed", "skipped"):
             continue
         if (c.get("classification") or {}).get("class", "candidate") != "candidate":
             continue
+        if CASCADE_ROOTS.match(sig_of.get(c["nodeid"], "")):
+            continue  # a missing primitive explains it: cascade, not composition
         dep = deps.get(func_key(c["nodeid"]))
         if dep:
             depended = [n for d in dep for n in by_func.get(func_key(d), [d])]
