@@ -145,6 +145,15 @@ def find_import_root(solution: Path, package: str) -> tuple[Path | None, str]:
     return None, "missing"
 
 
+def _inside(a: Path, b: Path) -> bool:
+    """Is a inside b (or equal)?"""
+    try:
+        a.relative_to(b)
+        return True
+    except ValueError:
+        return False
+
+
 def _ignore(_dir: str, names: list[str]) -> set[str]:
     return {n for n in names if n in SKIP_DIRS}
 
@@ -274,6 +283,7 @@ class _Sandbox:
         src = Path(__file__).with_name("_result_plugin.py")
         shutil.copyfile(src, self.plugdir / f"{self.modname}.py")
         self.ini = run_dir / "gavel-pytest.ini"
+        self.hidden: list[Path] = []
 
     def command(self, test_file: str, extra_args: list[str]) -> list[str]:
         cmd = [self.env.python, "-s", "-m", "pytest", "-p", self.modname,
@@ -288,6 +298,8 @@ class _Sandbox:
         exe = _BWRAP.get("exe") or "bwrap"
         wrap = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                 "--tmpfs", "/tmp"]
+        for hidden in self.hidden:
+            wrap += ["--tmpfs", str(hidden)]
         for p in self.ro_paths():
             wrap += ["--ro-bind", str(p), str(p)]
         wrap += ["--bind", str(self.scratch), str(self.scratch), "--unshare-all",
@@ -594,6 +606,10 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
         file_runs: dict[str, FileRun] = {}
         if env is not None and expected:
             box = _Sandbox(run_dir, env, import_root, opts, use_bwrap)
+            # the task folder (oracle, maps, earlier runs) is hidden from the test process:
+            # it sees only the private worktree copy
+            box.hidden = [task.dir.resolve()] + ([sol_src.resolve()] if not _inside(
+                task.dir.resolve(), sol_src.resolve()) else [])
             for k in range(repeat):
                 per: dict[str, Any] = {}
                 for i, f in enumerate(files):
