@@ -39,6 +39,7 @@ def _watched():
         "runner.call_runtest_hook": getattr(_pytest.runner, "call_runtest_hook", None),
         "python.pytest_pyfunc_call": getattr(_pytest.python, "pytest_pyfunc_call", None),
         "os._exit": os._exit,
+        "os.write": os.write,
         "sys.exit": sys.exit,
         "signal.signal": signal.signal,
         "signal.setitimer": signal.setitimer,
