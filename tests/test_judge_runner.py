@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gk_testing import clean, cli_json, fires
+from gavelkit.task.runner import RunOptions, bwrap_available, node_outcome, run_solution
 from judge_helpers import BROKEN, REFERENCE, make_task, ref_solution, solution
 
-from gavelkit.task.runner import RunOptions, bwrap_available, node_outcome, run_solution
+from gk_testing import clean, cli_json, fires
 
 
 def run(task: Path, sol: Path, tmp: Path, **kw) -> object:

@@ -12,10 +12,10 @@ import socket
 import threading
 from pathlib import Path
 
-from gk_testing import clean, fires
+from gavelkit.task.runner import RunOptions, run_solution
 from judge_helpers import BROKEN, make_task, solution
 
-from gavelkit.task.runner import RunOptions, run_solution
+from gk_testing import clean, fires
 
 
 def score(tmp: Path, name: str, files: dict[str, str], **kw):  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 
-def steps(root: Path, Step: Any) -> list[Any]:  # noqa: N803 (the demo's Step class)
+def steps(root: Path, Step: Any) -> list[Any]:
     from gavelkit.task.judge import judge_run
     from gavelkit.task.runner import RunOptions, run_solution
 

@@ -289,7 +289,7 @@ def decide(res: JudgeResult, cheat: bool) -> None:
                               or "infrastructure" in diag or "0/0" in diag) else "filter"
         res.reasons.append("solvability not established (reference below 95 %)")
         return
-    if gates.get("F") == "FAIL" or gates.get("E") == "FAIL" and _spec_side(res):
+    if gates.get("F") == "FAIL" or (gates.get("E") == "FAIL" and _spec_side(res)):
         res.route = "spec"
         res.reasons.append("spec phrasing/structure gate failed: return to spec-writer")
         return

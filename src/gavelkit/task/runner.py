@@ -29,6 +29,7 @@ What makes the numbers trustworthy (task-judge.md §4, §5.2):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -226,9 +227,7 @@ def node_outcome(reports: list[dict[str, Any]]) -> tuple[str, dict[str, Any], bo
     if call is None:
         return "error", setup or reports[-1], forged
     raw = call.get("raw") or {}
-    if forged:
-        out = "failed"
-    elif call["outcome"] == "failed":
+    if forged or call["outcome"] == "failed":
         out = "failed"
     elif call["outcome"] == "skipped":
         out = "xfail" if call.get("wasxfail") else "skipped"
@@ -292,7 +291,7 @@ class _Sandbox:
                "-o", "cache_dir=" + str(self.scratch / ".cache")]
         for name in self.env.plugin_args():
             cmd += ["-p", name]
-        cmd += extra_args + [test_file]
+        cmd += [*extra_args, test_file]
         if not self.bwrap:
             return cmd
         exe = _BWRAP.get("exe") or "bwrap"
@@ -367,10 +366,8 @@ class _Sandbox:
                 rc = proc.wait(timeout=self.opts.file_timeout)
             except subprocess.TimeoutExpired:
                 killed = True
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
                 rc = proc.wait()
             reader.join(timeout=30)
             errf.seek(0)
@@ -770,7 +767,7 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
                 detail["returncode"] = fr.returncode
                 detail["stderr_tail"] = fr.stderr.strip()[-800:]
                 res[nid] = (out, detail)
-                any_fail = any_fail or out not in PASSING + ("skipped",)
+                any_fail = any_fail or out not in (*PASSING, "skipped")
             if ended is None and not fr.killed:
                 channel["no_end_message"].append(f)
             if fr.returncode == 0 and any_fail:
@@ -793,9 +790,8 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
     for nid in expected:
         out, d = base.get(nid, ("not_collected", {"phase": "none", "longrepr": "not run"}))
         counted = "passed" if out in PASSING else out
-        if out == "skipped":
-            if opts.role == "candidate" and ref_out.get(nid) != "skipped":
-                counted = "failed"
+        if out == "skipped" and opts.role == "candidate" and ref_out.get(nid) != "skipped":
+            counted = "failed"
         lay = layer(nid)
         case: dict[str, Any] = {"nodeid": nid, "base_nodeid": base_nodeid(nid), "layer": lay,
                                 "file": file_of(nid), "outcome": out, "counted_as": counted}
