@@ -57,7 +57,10 @@ def _module_kind(text: str, ctx: Context) -> str | None:
         top = mod.split(".")[0]
         if ctx.package and top == ctx.package.split(".")[0]:
             # `No module named 'pkg.sub'` with pkg importable: a missing submodule
-            return "target" if mod == ctx.package else "target-attr-public"
+            if mod == ctx.package:
+                return "target"
+            private = any(part.startswith("_") for part in mod.split(".")[1:])
+            return "target-attr-private" if private else "target-attr-public"
         dist = norm(_DIST_ALIASES.get(top, top))
         if dist in ctx.requirements or norm(top) in ctx.requirements:
             return "requirement"
