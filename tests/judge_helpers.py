@@ -35,7 +35,7 @@ BROKEN = REFERENCE.replace("raise ValueError(ch)", "pass").replace(
     "return str(t.total)", "return str(t.total + 1)")
 
 
-def make_task(tmp: Path, name: str = "tally_task", atomic_only: bool = False) -> Path:
+def make_task(tmp: Path, name: str = "task_good", atomic_only: bool = False) -> Path:
     """A copy of the hand-made tally task; atomic_only keeps one oracle file (one process)."""
     dest = tmp / name
     shutil.copytree(GOOD, dest)
