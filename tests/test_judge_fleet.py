@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from gavelkit.task.fleet import FleetOptions, candidate_runs, find_tasks, judge_all, render_table
-from gk_testing import cli, cli_json, fires
 from judge_helpers import BROKEN, REFERENCE, make_task
+
+from gk_testing import cli, cli_json, fires
 
 
 def fleet(root: Path, n: int = 2) -> Path:
