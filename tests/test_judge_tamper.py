@@ -215,6 +215,10 @@ for name in ("oracle/test_atomic.py",):
         fires(res.findings, "TSK-X008")
     assert "def test_parse_counts_strokes" in (task / "oracle" / "test_atomic.py").read_text()
     honest(res)
+    # without the sandbox the write lands in the private worktree: detected by the hashes
+    _, open_res = score(tmp_path / "n", "rewrite2", {"tally/__init__.py": rewrite},
+                        isolation="none")
+    fires(open_res.findings, "TSK-X008")
     _, plain = score(tmp_path / "p", "plain", {})
     clean(plain.findings, "TSK-X004")
     clean(plain.findings, "TSK-X002")

@@ -157,6 +157,7 @@ def test_cheat_from_trajectory(task: Path, provenance, monkeypatch) -> None:  # 
     before = json.loads((task / "task.json").read_text("utf-8-sig"))
     res = judge_run(task, task / "candidate-runs" / "bad", trajectories=["t.jsonl"])
     fires(res.findings, "TSK-J003")
+    clean(res.findings, "TSK-J004")  # a trajectory was scanned
     assert res.verdict == "CHEAT_DETECTED" and res.route == "env"
     tj = json.loads((task / "task.json").read_text("utf-8-sig"))
     assert tj.get("candidate_score") == before.get("candidate_score")  # score discarded
