@@ -147,3 +147,11 @@ def test_schema_accepts_good_and_rejects_bad(kind: str) -> None:
     body = next(iter(bad.values()))
     body.pop(next(iter(body)))
     assert list(v.iter_errors(bad))
+
+
+def test_selftest_json_and_schema_text() -> None:
+    rc, out, _ = cli("award", "self-test", "--format", "json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["ok"] and len(doc["cases"]) >= 16
+    rc, out, _ = cli("award", "schema", "scorecard", "--format", "text")
+    assert rc == 0 and "target_tier" in out and out.lstrip().startswith("$schema")

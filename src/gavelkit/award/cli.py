@@ -119,17 +119,25 @@ def aggregate_main(argv: list[str], prog: str) -> int:
 def schema_main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Print the JSON Schema of a run block, for editors that validate YAML.")
     p.add_argument("kind", choices=["handoff", "gate", "scorecard", "memo", "variant"])
+    p.add_argument("--format", choices=["json", "text"], default="json",
+                   help="json (default, for editors) or text (the same schema as YAML)")
     args = p.parse_args(argv)
-    from gavelkit.award.schema import schema_text
+    from gavelkit.award.schema import build, schema_text
 
-    print(schema_text(args.kind))
+    if args.format == "text":
+        import yaml
+
+        print(yaml.safe_dump(build(args.kind), sort_keys=False, allow_unicode=True), end="")
+    else:
+        print(schema_text(args.kind))
     return 0
 
 
 def selftest_main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Run the block linter's built-in self-test.")
     p.add_argument("-q", "--quiet", action="store_true")
+    p.add_argument("--format", choices=["text", "json"], default="text")
     args = p.parse_args(argv)
     from gavelkit.award.selftest import run_selftest
 
-    return run_selftest(quiet=args.quiet)
+    return run_selftest(quiet=args.quiet, fmt=args.format)

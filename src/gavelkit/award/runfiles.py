@@ -70,61 +70,55 @@ def _one_block(findings: list[Finding], path: Path, kind: str) -> Block | None:
     return blocks[0] if blocks else None
 
 
+def _named(rf: RunFiles, folder: Path, rx: re.Pattern[str], pattern: str) -> list[tuple[Path, re.Match[str]]]:
+    """Files of `folder` whose names match `rx`; others are reported as strays."""
+    out = []
+    for p in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if p.name.startswith("."):
+            continue
+        m = rx.match(p.name)
+        if not m or not p.is_file():
+            rf.findings.append(Finding("AWD-T004", "warning", f"{p.name} in {folder.name}/ does "
+                                       f"not match {pattern} and is ignored", str(p)))
+            continue
+        out.append((p, m))
+    return out
+
+
+def _checked(rf: RunFiles, p: Path, kind: str, tables: Tables, named: dict[str, object],
+             code: str) -> tuple[Block | None, Card | None, bool]:
+    """Load, lint and compare a file's block with what its name promises."""
+    block = _one_block(rf.findings, p, kind)
+    if block is None:
+        return None, None, False
+    res = check_block(block, tables)
+    rf.findings.extend(res.findings)
+    ok = res.ok
+    for key, want in named.items():
+        got = block.body.get(key)
+        if key in block.body and got != want:
+            line, col = block.body.kpos(key)
+            rf.findings.append(Finding(code, "error", f"{p.name} is named for {key} {want} but "
+                                       f"its {kind} says {key}: {got!r}", str(p), line, col))
+            ok = False
+    return block, res.card, ok
+
+
 def read_run(run: Path, tables: Tables) -> RunFiles:
     rf = RunFiles(run)
     rf.findings.extend(check_layout(run))
     lay = layout()
-    gate_rx = re.compile(lay["gate_name"])
-    card_rx = re.compile(lay["card_name"])
-    gdir = run / "gates"
-    for p in sorted(gdir.iterdir()) if gdir.is_dir() else []:
-        if p.name.startswith("."):
-            continue
-        m = gate_rx.match(p.name)
-        if not m or not p.is_file():
-            rf.findings.append(Finding("AWD-T004", "warning", f"{p.name} in gates/ does not match "
-                                       "phase-<n>-loop-<k>.yaml and is ignored", str(p)))
-            continue
+    for p, m in _named(rf, run / "gates", re.compile(lay["gate_name"]),
+                       "phase-<n>-loop-<k>.yaml"):
         phase, loop = int(m.group(1)), int(m.group(2))
-        block = _one_block(rf.findings, p, "gate")
-        if block is not None:
-            res = check_block(block, tables)
-            rf.findings.extend(res.findings)
-            for key, want in (("phase", phase), ("loop", loop)):
-                got = block.body.get(key)
-                if key in block.body and got != want:
-                    line, col = block.body.kpos(key)
-                    rf.findings.append(Finding(
-                        "AWD-T001", "error", f"{p.name} is named for {key} {want} but its gate "
-                        f"says {key}: {got!r}", str(p), line, col))
+        block, _, _ = _checked(rf, p, "gate", tables, {"phase": phase, "loop": loop}, "AWD-T001")
         rf.gates.append(GateFile(str(p), phase, loop, block))
-    cdir = run / "scorecards"
-    for p in sorted(cdir.iterdir()) if cdir.is_dir() else []:
-        if p.name.startswith("."):
-            continue
-        m = card_rx.match(p.name)
-        if not m or not p.is_file():
-            rf.findings.append(Finding("AWD-T004", "warning", f"{p.name} in scorecards/ does not "
-                                       "match phase7-seat-<A|B|C>-round-<r>.yaml and is ignored",
-                                       str(p)))
-            continue
+    for p, m in _named(rf, run / "scorecards", re.compile(lay["card_name"]),
+                       "phase7-seat-<A|B|C>-round-<r>.yaml"):
         seat, rnd = m.group(1), int(m.group(2))
-        block = _one_block(rf.findings, p, "scorecard")
-        card = None
-        valid = False
-        if block is not None:
-            res = check_block(block, tables)
-            rf.findings.extend(res.findings)
-            card, valid = res.card, res.ok
-            for key, want in (("seat", seat), ("round", rnd)):
-                got = block.body.get(key)
-                if key in block.body and got != want:
-                    line, col = block.body.kpos(key)
-                    rf.findings.append(Finding(
-                        "AWD-T002", "error", f"{p.name} is named for {key} {want} but its card "
-                        f"says {key}: {got!r}", str(p), line, col))
-                    valid = False
-        rf.cards.append(CardFile(str(p), seat, rnd, block, card, valid))
+        block, card, ok = _checked(rf, p, "scorecard", tables, {"seat": seat, "round": rnd},
+                                   "AWD-T002")
+        rf.cards.append(CardFile(str(p), seat, rnd, block, card, ok))
     ldir = run / "phase-logs"
     for p in sorted(ldir.rglob("*")) if ldir.is_dir() else []:
         if not p.is_file() or p.suffix.lower() not in (".md", ".yaml", ".yml", ".markdown"):

@@ -73,14 +73,10 @@ def check_scorecard(ctx: Ctx, body: PosDict, tables: Tables) -> Card:
                       f"(round 1 plus at most two re-scores), got {describe(rnd)}", vpos(body, "round"))
     if "target_tier" in body:
         ctx.error("AWD-S013", "scorecard carries target_tier: judge seats are blind to the target "
-                  "(the lead supplies it only at aggregation)", kpos_(body, "target_tier"))
+                  "(the lead supplies it only at aggregation)", body.kpos("target_tier"))
     _criteria(ctx, body, card, tables)
     _total_and_tier(ctx, body, card, tables)
     return card
-
-
-def kpos_(body: PosDict, key: str) -> tuple[int, int]:
-    return body.kpos(key)
 
 
 def _criteria(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None:

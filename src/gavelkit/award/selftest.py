@@ -21,7 +21,7 @@ def _cases() -> list[dict[str, Any]]:
     return yaml.safe_load(text)["cases"]
 
 
-def run_selftest(quiet: bool = False) -> int:
+def run_selftest(quiet: bool = False, fmt: str = "text") -> int:
     import contextlib
     import io
 
@@ -29,6 +29,7 @@ def run_selftest(quiet: bool = False) -> int:
 
     failures = 0
     cases = _cases()
+    report: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="gavel-selftest-") as tmp:
         root = Path(tmp)
         for case in cases:
@@ -49,10 +50,19 @@ def run_selftest(quiet: bool = False) -> int:
                 ok = f'"code": "{want}"' in out.getvalue()
             if not ok:
                 failures += 1
+            report.append({"case": case["name"], "ok": ok, "exit": rc, "expected": case["exit"],
+                           "fires": want})
+            if fmt == "json":
+                continue
             if not quiet or not ok:
                 print(f"{'PASS' if ok else 'FAIL'} self-test[{case['name']}]"
                       + ("" if ok else f": exit {rc}, wanted {case['exit']}"
                          + (f" with {want}" if want else "")))
-    print(f"lint self-test: {'OK' if not failures else 'FAILED'} "
-          f"({len(cases) - failures}/{len(cases)} cases)")
+    if fmt == "json":
+        import json
+
+        print(json.dumps({"ok": not failures, "cases": report}, indent=2))
+    else:
+        print(f"lint self-test: {'OK' if not failures else 'FAILED'} "
+              f"({len(cases) - failures}/{len(cases)} cases)")
     return 0 if not failures else 1

@@ -79,6 +79,33 @@ def award_steps(root: Path) -> list[Step]:
                       fin.passed and not out.passed,
                       f"finalist {'PASS' if fin.passed else 'FAIL'}, outstanding "
                       f"{'PASS' if out.passed else 'FAIL'} ({'; '.join(out.failed)})"))
+    steps.extend(run_steps(run))
+    return steps
+
+
+def run_steps(run: Path) -> list[Step]:
+    """status (budgets, stalls, next action), manifest check and blind briefs of the run."""
+    from gavelkit.award import briefs, manifest, status_render
+    from gavelkit.award.budget import run_status
+
+    st = run_status(run)
+    table = status_render.render_table(st)
+    stalled = sorted({s for info in st.phases.values() for s in info.stalled})
+    steps = [Step("status: budgets, stalled ids, panel rounds, next action",
+                  st.action.kind == "advance" and st.action.phase == 8 and bool(stalled),
+                  f"fix loops {st.fix_loops_used}/8, rounds {len(st.rounds)}/3, stalled "
+                  f"{', '.join(stalled)}; NEXT {st.action.kind}: {st.action.reason}\n"
+                  + "\n".join("          " + line for line in table.splitlines()))]
+    st_out = run_status(run, target="outstanding")
+    steps.append(Step("status at --target outstanding", st_out.action.kind == "rescore",
+                      f"NEXT {st_out.action.kind}: {st_out.action.reason}"))
+    stale = manifest.check_manifest(run)
+    steps.append(Step("manifest --check (package/manifest.md against the tree)", not stale,
+                      "matches" if not stale else "; ".join(f.message for f in stale)))
+    written = briefs.write_briefs(run, "MCM 2026 Problem C", round_=3)
+    leaks = [f for w in written for f in briefs.check_brief(w)]
+    steps.append(Step("blind seat briefs for round 3, checked for leaks", not leaks,
+                      f"{len(written)} briefs, {len(leaks)} leaks"))
     return steps
 
 

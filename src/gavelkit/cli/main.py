@@ -48,6 +48,8 @@ COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
      "score and judge every task of a folder (--jobs N, --executor dask)"),
     (("rules",), "gavelkit.cli.rules_cmd:main",
      "list rule codes, or explain one (gavel rules CODE)"),
+    (("skills",), "gavelkit.cli.skills_cmd:main",
+     "install the skill folders: gavel skills install [--dest .claude/skills]"),
     (("demo",), "gavelkit.cli.demo:main",
      "run the bundled examples end to end"),
 ]
