@@ -52,6 +52,16 @@ def test_failures_carry_crash_and_classification(tmp_path: Path) -> None:
     assert res.score["gavel"]["classification"]["candidate"] == len(failed)
 
 
+def test_one_process_for_all_files_gives_the_same_outcomes(tmp_path: Path) -> None:
+    task = make_task(tmp_path)
+    sol = solution(tmp_path, "broken", {"tally/__init__.py": BROKEN})
+    per_file = run(task, sol, tmp_path / "a")
+    grouped = run(task, sol, tmp_path / "b", group="run")
+    assert [(c["nodeid"], c["outcome"]) for c in per_file.score["cases"]] == \
+        [(c["nodeid"], c["outcome"]) for c in grouped.score["cases"]]
+    assert len(grouped.score["grouped_results"]) == 2
+
+
 def test_isolation_status_is_stated(tmp_path: Path) -> None:
     task = make_task(tmp_path, atomic_only=True)
     res = run(task, ref_solution(tmp_path), tmp_path, isolation="none")

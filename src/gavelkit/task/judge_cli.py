@@ -42,6 +42,9 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-mb", type=int, default=4096, help="address-space limit (default 4096)")
     p.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto",
                    help="auto: bubblewrap when it works here (default); bwrap: require it")
+    p.add_argument("--group", choices=["file", "run"], default="file",
+                   help="file: one pytest process per test file (default; per-file limits); "
+                        "run: one process for all files (faster, less isolation)")
     p.add_argument("--repeat", type=int, default=1, metavar="K",
                    help="run K times and mark nodes whose outcome changes as flaky")
 
@@ -54,7 +57,7 @@ def _opts(a: argparse.Namespace, solution: str, out: str, role: str, progress: A
     return RunOptions(solution=solution, out=out, package=a.package, remove_paths=a.remove_path,
                       python=a.python, offline=a.offline, role=role, test_timeout=a.timeout,
                       file_timeout=a.file_timeout, memory_mb=a.memory_mb, isolation=a.isolation,
-                      repeat=a.repeat, progress=progress,
+                      repeat=a.repeat, progress=progress, group=a.group,
                       reference_score=getattr(a, "reference_run", None))
 
 

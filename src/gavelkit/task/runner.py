@@ -75,6 +75,7 @@ class RunOptions:
     fsize_mb: int = 512
     isolation: str = "auto"  # auto | bwrap | none
     repeat: int = 1
+    group: str = "file"  # file: one pytest process per test file | run: one for all files
     reference_score: str | Path | None = None
     cache: str | Path | None = None
     progress: Any = None  # callable(str) or None
@@ -284,14 +285,15 @@ class _Sandbox:
         self.ini = run_dir / "gavel-pytest.ini"
         self.hidden: list[Path] = []
 
-    def command(self, test_file: str, extra_args: list[str]) -> list[str]:
+    def command(self, test_files: list[str], extra_args: list[str]) -> list[str]:
         cmd = [self.env.python, "-s", "-m", "pytest", "-p", self.modname,
                "-p", "no:cacheprovider", "-c", str(self.ini), "--rootdir", str(self.work),
                "--confcutdir", str(self.work), "-q", "--no-header", "-o", "addopts=",
-               "-o", "cache_dir=" + str(self.scratch / ".cache")]
+               "-o", "cache_dir=" + str(self.scratch / ".cache"),
+               "--continue-on-collection-errors"]
         for name in self.env.plugin_args():
             cmd += ["-p", name]
-        cmd += [*extra_args, test_file]
+        cmd += [*extra_args, *test_files]
         if not self.bwrap:
             return cmd
         exe = _BWRAP.get("exe") or "bwrap"
@@ -321,7 +323,8 @@ class _Sandbox:
                     return Path(v.strip()).parent
         return None
 
-    def run_file(self, test_file: str, expected: list[str], extra_args: list[str]) -> FileRun:
+    def run_file(self, test_file: str, expected: list[str], extra_args: list[str],
+                 files: list[str] | None = None) -> FileRun:
         exp_path = self.run_dir / "expected" / (re.sub(r"[^\w.-]", "_", test_file) + ".json")
         exp_path.parent.mkdir(parents=True, exist_ok=True)
         exp_path.write_text(json.dumps(expected), "utf-8")
@@ -352,7 +355,8 @@ class _Sandbox:
         out_path.parent.mkdir(parents=True, exist_ok=True)
         with open(out_path, "wb") as log, tempfile.TemporaryFile() as errf:
             try:
-                proc = subprocess.Popen(self.command(test_file, extra_args), cwd=self.work,
+                proc = subprocess.Popen(self.command(files or [test_file], extra_args),
+                                        cwd=self.work,
                                         env=env, stdout=log, stderr=errf, stdin=subprocess.DEVNULL,
                                         pass_fds=(wfd, krfd), start_new_session=True,
                                         preexec_fn=_rlimits(self.opts.memory_mb,
@@ -609,6 +613,15 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
                 task.dir.resolve(), sol_src.resolve()) else [])
             for k in range(repeat):
                 per: dict[str, Any] = {}
+                if opts.group == "run":
+                    if opts.progress:
+                        opts.progress(f"{task.id}: {len(files)} file(s) in one process")
+                    fr = box.run_file("all-files", expected, extra_args, files=files)
+                    for f in files:
+                        file_runs.setdefault(f, fr)
+                        per[f] = fr
+                    rounds.append(per)
+                    continue
                 for i, f in enumerate(files):
                     if opts.progress:
                         opts.progress(f"{task.id}: {f} ({i + 1}/{len(files)})"
@@ -713,30 +726,41 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
     outcomes_by_round: list[dict[str, tuple[str, dict[str, Any]]]] = []
     channel = {"forged_reports": [], "extra_ids": [], "bad_macs": 0, "tamper": [],
                "exit_status_mismatch": [], "no_end_message": []}
+    expected_files = {file_of(n) for n in expected}
     for rnd in rounds:
         res: dict[str, tuple[str, dict[str, Any]]] = {}
+        seen_runs: set[int] = set()
         for f, fr in rnd.items():
+            shared = sum(1 for x in rnd.values() if x is fr) > 1
+            first = id(fr) not in seen_runs
+            seen_runs.add(id(fr))
             reports: dict[str, list[dict[str, Any]]] = {}
             collect_err = None
             ended = None
             collected: list[str] = []
-            channel["bad_macs"] += fr.bad_macs
+            if first:
+                channel["bad_macs"] += fr.bad_macs
             for m in fr.messages:
                 t = m.get("t")
                 if t == "report":
                     reports.setdefault(m["nodeid"], []).append(m)
                 elif t == "collect_error":
-                    collect_err = collect_err or m
+                    where = str(m.get("nodeid", ""))
+                    mine = (not shared or where in ("", f) or f.startswith(where + "/")
+                            or where.startswith(f + "::"))
+                    if mine:
+                        collect_err = collect_err or m
                 elif t == "end":
                     ended = m
                 elif t == "collected":
                     collected = list(m.get("ids", []))
-                elif t == "tamper":
+                elif t == "tamper" and first:
                     channel["tamper"].append({"file": f, **m})
             exp = [n for n in expected if file_of(n) == f]
             exp_set = set(exp)
             for nid in reports:
-                if nid not in exp_set:
+                if nid not in exp_set and (file_of(nid) == f or (
+                        first and file_of(nid) not in expected_files)):
                     channel["extra_ids"].append(nid)
             any_fail = False
             for nid in exp:
@@ -768,12 +792,12 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
                 detail["stderr_tail"] = fr.stderr.strip()[-800:]
                 res[nid] = (out, detail)
                 any_fail = any_fail or out not in (*PASSING, "skipped")
-            if ended is None and not fr.killed:
+            if ended is None and not fr.killed and first:
                 channel["no_end_message"].append(f)
             if fr.returncode == 0 and any_fail:
                 channel["exit_status_mismatch"].append(f)
             if ended is not None and int(ended.get("exitstatus", -1)) != fr.returncode \
-                    and fr.returncode >= 0:
+                    and fr.returncode >= 0 and first:
                 channel["exit_status_mismatch"].append(f)
         outcomes_by_round.append(res)
     base = outcomes_by_round[0] if outcomes_by_round else {}
