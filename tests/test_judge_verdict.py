@@ -282,3 +282,18 @@ def test_cli_judge_json(task: Path, provenance) -> None:  # type: ignore[no-unty
                      "--no-state")
     assert rc == 0 and "verdict: QUALIFIED" in out
     assert "state:       S4_DONE" in (task / "PIPELINE_STATE.md").read_text()
+
+
+def test_reference_package_is_installed_from_the_index(tmp_path: Path) -> None:
+    """--reference-package installs the published library (uv cache first, then PyPI)."""
+    from gavelkit.core.errors import InputError
+    from gavelkit.task.solvability import install_reference
+
+    try:
+        dest = install_reference("semver==3.0.2", tmp_path / "ref")
+    except InputError as exc:
+        pytest.skip(f"package index unreachable and semver not in the uv cache: {exc}")
+    assert (dest / "semver" / "version.py").is_file()
+    with pytest.raises(InputError):
+        install_reference("gavelkit-no-such-package-xyz==0.0.1", tmp_path / "nope",
+                          offline=True)

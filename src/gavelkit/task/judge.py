@@ -126,7 +126,7 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
         from gavelkit.task.runner import target_package
 
         package = target_package(task)
-    sol = str(solution or meta.get("solution_dir") or "")
+    sol = str(solution or meta.get("import_root") or meta.get("solution_dir") or "")
     py = (meta.get("environment") or {}).get("python")
     if package and sol and Path(sol).is_dir():
         res.preflight = anticheat_api.preflight(package, sol, python=py,

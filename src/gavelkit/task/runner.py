@@ -678,7 +678,10 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
             },
         })
         score["gavel"]["findings"] = [f.to_dict() for f in findings]
+        rel_root = (import_root.relative_to(sol) if import_root is not None
+                    and _inside(import_root, sol) else Path("."))
         meta = {"package": package, "solution_dir": str(sol_src.resolve()), "role": opts.role,
+                "import_root": str((sol_src / rel_root).resolve()),
                 "remove_paths": remove,
                 "environment": {"python": env.python if env else None,
                                 "digest": env.digest if env else None}}
