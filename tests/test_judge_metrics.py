@@ -197,3 +197,27 @@ def test_task_table_override(tmp_path: Path) -> None:
     (tmp_path / "gavel-judge.toml").write_text("[labels.saturation]\nmax_file_ratio = 0.9\n")
     assert for_task("labels", tmp_path)["saturation"]["max_file_ratio"] == 0.9
     assert for_task("labels", tmp_path)["saturation"]["min_upstream_files"] == 6
+
+
+def test_public_harness_score_files_from_the_corpus(tmp_path: Path) -> None:
+    """Score files of the public harness (no counted_as, no gavel section) judge cleanly."""
+    import shutil
+
+    from gavelkit.task.judge import judge_run
+    from task_helpers import need_corpus
+
+    src = next((p for p in need_corpus() if (p / "evidence" / "candidate_score.json").is_file()),
+               None)
+    if src is None:
+        pytest.skip("no corpus task with evidence/candidate_score.json")
+    task = tmp_path / src.name
+    shutil.copytree(src, task)
+    score_file = task / "evidence" / "candidate_score.json"
+    data = json.loads(score_file.read_text("utf-8-sig"))
+    res = judge_run(task, score_file, move_state=False)
+    assert res.verdict == "BROKEN"  # the original solution folder is not on this machine
+    for layer, counts in data["by_layer"].items():
+        assert res.metrics.layers[layer]["passed"] == counts.get("passed", 0)
+        assert res.metrics.layers[layer]["total"] == counts["total"]
+    assert res.reference_rate == 1.0
+    assert (task / "judge" / "diagnosis_report.md").is_file()

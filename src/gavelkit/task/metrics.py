@@ -178,9 +178,27 @@ def dimension_for(signature: str, sections: list[str], layers: dict[str, int],
 CASCADE_ROOTS = re.compile(r"^(missing (name|module|attribute)|undefined name|collection error)")
 
 
+def normalise(cases: list[Any]) -> list[dict[str, Any]]:
+    """Cases of any scorer (ours or the public harness) with `counted_as` and `layer` set."""
+    out = []
+    for c in cases:
+        if not isinstance(c, dict) or not isinstance(c.get("nodeid"), str):
+            continue
+        if not c.get("counted_as"):
+            o = str(c.get("outcome", ""))
+            c = {**c, "counted_as": "passed" if o in ("passed", "xfail", "xpass") else
+                 "skipped" if o == "skipped" else o or "failed"}
+        if not c.get("layer"):
+            c = {**c, "layer": "unknown"}
+        if not c.get("file"):
+            c = {**c, "file": c["nodeid"].split("::", 1)[0]}
+        out.append(c)
+    return out
+
+
 def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None = None,
             solution_dir: str | Path | None = None) -> Metrics:
-    cases = [c for c in score.get("cases", []) if isinstance(c, dict)]
+    cases = normalise(score.get("cases", []))
     package = (score.get("gavel") or {}).get("package")
     layers = layer_rates(cases)
     gap = integration_gap(layers)
@@ -188,10 +206,8 @@ def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None =
     dims = for_task("dimensions", task.dir)["rule"]
     ref_pass: dict[str, bool] = {}
     if reference:
-        for c in reference.get("cases", []):
-            if isinstance(c, dict) and "nodeid" in c:
-                ref_pass[c["nodeid"]] = (c.get("counted_as") or c.get("outcome")) in (
-                    "passed", "xfail", "xpass")
+        for c in normalise(reference.get("cases", [])):
+            ref_pass[c["nodeid"]] = c["counted_as"] == "passed"
     classes: dict[str, int] = {}
     clusters: dict[tuple[str, str], Cluster] = {}
     for c in cases:
