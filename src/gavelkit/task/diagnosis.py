@@ -116,6 +116,17 @@ def render_report(res: Any) -> str:
                     "environment", "infrastructure")
                 else "not traced to a spec section: verifier failure (Pass 1)")
         out.append(f"- {c.id} ({len(c.tests)} test(s), {c.klass}): {_esc(c.signature)} -> {what}")
+    integ = [c for c in (m.clusters if m else []) if c.klass == "candidate"
+             and any(k in ("integration", "system_e2e") for k in c.layers)]
+    if integ:
+        out += ["", "Spec adequacy of integration failures (seed Pass 1): does the spec state the "
+                "cross-module constraint each cluster tests? A `no` is a spec gap: "
+                "spec_patch_request.md type=spec_gap.", "",
+                "| cluster | integration/e2e tests | spec sections | constraint stated in spec? |",
+                "|---|---:|---|---|"]
+        for c in integ:
+            n = sum(v for k, v in c.layers.items() if k in ("integration", "system_e2e"))
+            out.append(f"| {c.id} | {n} | {_esc('; '.join(c.sections) or '-')} | ? |")
     neg = m.negative_gap if m else {}
     if neg.get("applies"):
         out += ["", f"Negative gap: atomic {_pct(neg['atomic_rate'])} < integration "
