@@ -233,6 +233,7 @@ def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch, quiet: boo
 
     from gavelkit.task.judge_cli import progress_printer
 
+    monkeypatch.delenv("GAVEL_PROGRESS", raising=False)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: tty)
     assert progress_printer(quiet) is None
 
@@ -242,8 +243,10 @@ def test_progress_on_a_terminal(monkeypatch: pytest.MonkeyPatch, capsys) -> None
 
     from gavelkit.task.judge_cli import progress_printer
 
+    monkeypatch.delenv("GAVEL_PROGRESS", raising=False)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    cb = progress_printer(False)
+    cb = progress_printer(False, "judge-all")
     assert cb is not None
-    cb("task-x: oracle/test_atomic.py (1/2)")
+    cb.bar.delay = 0
+    cb("task-x: QUALIFIED", 1, 2)
     assert "task-x" in capsys.readouterr().err

@@ -80,7 +80,21 @@ def award_steps(root: Path) -> list[Step]:
                       f"finalist {'PASS' if fin.passed else 'FAIL'}, outstanding "
                       f"{'PASS' if out.passed else 'FAIL'} ({'; '.join(out.failed)})"))
     steps.extend(run_steps(run))
+    steps.append(report_step(run, root.parent / "award-report.html"))
     return steps
+
+
+def report_step(run: Path, out: Path) -> Step:
+    """`gavel award report`: the lead's HTML report of the example run."""
+    from gavelkit.award.report import build
+    from gavelkit.core.htmlreport import write
+
+    rep = build(run)
+    write(str(out), rep.html)
+    ok = rep.data["next_action"]["action"] == "advance" and "<svg" in rep.html
+    return Step("award report (self-contained HTML)", ok,
+                f"wrote {out} ({out.stat().st_size // 1024} KB); PDF QA: "
+                + ("ran" if rep.data["pdfqa"]["ran"] else rep.data["pdfqa"]["reason"]))
 
 
 def run_steps(run: Path) -> list[Step]:

@@ -104,8 +104,11 @@ def judge_all(root: Path, opts: FleetOptions, progress: Any = None) -> list[dict
     if opts.jobs == 1:
         for i, t in enumerate(tasks, 1):
             if progress:
-                progress(f"[{i - 1}/{len(tasks)}] judging {Path(t).name}")
+                progress(f"judging {Path(t).name}", i - 1, len(tasks))
             rows[t] = judge_one(t, opts)
+            if progress:
+                progress(f"{Path(t).name}: {rows[t].get('verdict', rows[t].get('error', ''))}",
+                         i, len(tasks))
     else:
         import concurrent.futures as cf
         import multiprocessing as mp
@@ -121,8 +124,8 @@ def judge_all(root: Path, opts: FleetOptions, progress: Any = None) -> list[dict
                     rows[t] = {"task": Path(t).name, "path": t,
                                "error": f"worker failed: {type(exc).__name__}: {exc}"}
                 if progress:
-                    progress(f"[{n}/{len(tasks)}] {Path(t).name}: "
-                             f"{rows[t].get('verdict', rows[t].get('error', ''))}")
+                    progress(f"{Path(t).name}: "
+                             f"{rows[t].get('verdict', rows[t].get('error', ''))}", n, len(tasks))
     return [rows[t] for t in tasks]
 
 
@@ -152,7 +155,7 @@ def _dask(tasks: list[str], opts: FleetOptions, progress: Any) -> list[dict[str,
                 rows[t] = {"task": Path(t).name, "path": t,
                            "error": f"dask worker failed: {type(exc).__name__}: {exc}"}
             if progress:
-                progress(f"[{n}/{len(tasks)}] {Path(t).name}: {rows[t].get('verdict', '')}")
+                progress(f"{Path(t).name}: {rows[t].get('verdict', '')}", n, len(tasks))
     finally:
         client.close()
         if cluster is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,21 +11,24 @@ from gavelkit.core.errors import UsageError
 from gavelkit.core.findings import Finding
 
 
-def progress_printer(quiet: bool) -> Any:
-    """A stderr progress callback, or None when quiet or stderr is not a terminal."""
-    if quiet or not sys.stderr.isatty():
+def progress_printer(quiet: bool, label: str = "gavel") -> Any:
+    """A progress callback on the shared one-line display (gavelkit.core.progress), or None
+    when nobody watches: --quiet, stderr not a terminal, or GAVEL_PROGRESS=0."""
+    from gavelkit.core.progress import Progress
+
+    bar = Progress(label, quiet=quiet)
+    if not bar.enabled:
         return None
 
-    def show(msg: str) -> None:
-        sys.stderr.write("\r\033[K" + msg[:160])
-        sys.stderr.flush()
+    def show(msg: str, done: int | None = None, total: int | None = None) -> None:
+        bar.update(bar.done if done is None else done, total, msg)
+    show.bar = bar  # type: ignore[attr-defined]
     return show
 
 
 def _end_progress(cb: Any) -> None:
     if cb is not None:
-        sys.stderr.write("\r\033[K")
-        sys.stderr.flush()
+        cb.bar.close()
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:
@@ -96,7 +98,7 @@ def run_main(argv: list[str], prog: str) -> int:
     _run_args(p)
     add_format(p)
     a = p.parse_args(argv)
-    cb = progress_printer(a.quiet)
+    cb = progress_printer(a.quiet, "task run")
     res = run_solution(a.task, _opts(a, a.solution, a.out, a.role, cb))
     _end_progress(cb)
     extra = {"score_result": str(res.path), "summary": res.summary,
@@ -122,7 +124,7 @@ def solvability_main(argv: list[str], prog: str) -> int:
     _run_args(p)
     add_format(p)
     a = p.parse_args(argv)
-    cb = progress_printer(a.quiet)
+    cb = progress_printer(a.quiet, "task solvability")
     out = a.out or str(Path(a.task) / "judge" / "reference_run")
     res = check_solvability(a.task, a.reference, a.reference_package,
                             _opts(a, a.reference or "", out, "reference", cb), a.threshold)
@@ -203,7 +205,7 @@ def judge_all_main(argv: list[str], prog: str) -> int:
         from gavelkit.core.errors import InputError
 
         raise InputError(a.tasks, "not a folder")
-    cb = progress_printer(a.quiet)
+    cb = progress_printer(a.quiet, "judge-all")
     opts = FleetOptions(jobs=a.jobs, executor=a.executor, scheduler=a.scheduler,
                         rescore=a.rescore, move_state=not a.no_state, isolation=a.isolation,
                         offline=a.offline)
