@@ -45,7 +45,16 @@ def preflight(package: str, candidate: str, python: str | None = None,
     except ImportError as exc:
         why = f"the anti-cheat pack is not installed (gavelkit.task.preflight: {exc})"
         return Preflight(False, False, _missing_block(package, why), why)
-    res = run_preflight(package, candidate, python=python, remove_paths=list(remove_paths))
+    import os
+
+    # the probe must not inherit this process's own import path (gavel's sources)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE")}
+    try:
+        res = run_preflight(package, candidate, python=python, remove_paths=list(remove_paths),
+                            env=env)
+    except TypeError:  # an implementation without the optional env argument
+        res = run_preflight(package, candidate, python=python, remove_paths=list(remove_paths))
     return Preflight(True, bool(res.passed), str(res.block_text), str(res.reason), res)
 
 

@@ -342,16 +342,21 @@ def weaknesses(res: JudgeResult) -> list[dict[str, Any]]:
         w = by.setdefault(key, {"dimension": c.dimension, "description": "", "affected_tests": 0,
                                 "layer": layer, "root_causes": []})
         w["affected_tests"] += len(c.tests)
-        w["root_causes"].append(c.signature)
+        # name the behaviour gap (observed vs expected), not only the test
+        ex = (c.example.strip().splitlines() or [""])[0].strip()[:110]
+        where = c.sections[0] if c.sections else ""
+        gap = c.signature if c.signature.startswith(("missing", "undefined")) or not ex else ex
+        w["root_causes"].append((f"{where}: " if where else "") + gap
+                                + f" ({len(c.tests)} test{'s' if len(c.tests) > 1 else ''})")
     out = []
     for w in by.values():
         causes = w.pop("root_causes")
         secs = sorted({s for c in res.metrics.clusters if c.dimension == w["dimension"]
                        for s in c.sections})
         w["description"] = (f"{desc.get(w['dimension'], w['dimension'])}: "
-                            + "; ".join(causes[:4]) + (f" (+{len(causes) - 4} more)"
-                                                        if len(causes) > 4 else "")
-                            + (f" [spec: {', '.join(secs[:3])}]" if secs else ""))
+                            + "; ".join(causes[:4]) + (f"; +{len(causes) - 4} more root causes"
+                                                        if len(causes) > 4 else ""))
+        w["spec_sections"] = secs
         out.append(w)
     return sorted(out, key=lambda w: -w["affected_tests"])
 
