@@ -297,3 +297,21 @@ def test_reference_package_is_installed_from_the_index(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         install_reference("gavelkit-no-such-package-xyz==0.0.1", tmp_path / "nope",
                           offline=True)
+
+
+def test_unusable_inputs_exit_2(task: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "badrun"
+    bad.mkdir()
+    (bad / "score_result.json").write_text("[1, 2]")
+    rc, _, err = cli("task", "judge", str(task), "--run", str(bad))
+    assert rc == 2 and "not a JSON object" in err and "Traceback" not in err
+    (bad / "score_result.json").write_bytes(b"\xff\xfe\x00")
+    rc, _, err = cli("task", "judge", str(task), "--run", str(bad))
+    assert rc == 2 and "Traceback" not in err
+    rc, _, err = cli("task", "solvability", str(task), "--reference", str(tmp_path / "nope"))
+    assert rc == 2 and "reference folder not found" in err
+    rc, _, err = cli("task", "judge", str(tmp_path / "no-task"), "--run", str(bad))
+    assert rc == 2
+    rc, _, err = cli("task", "run", str(task), "--solution", str(task), "--out",
+                     str(tmp_path / "o"), "--repeat", "0")
+    assert rc == 2 and "--repeat" in err
