@@ -250,3 +250,14 @@ def test_progress_on_a_terminal(monkeypatch: pytest.MonkeyPatch, capsys) -> None
     cb.bar.delay = 0
     cb("task-x: QUALIFIED", 1, 2)
     assert "task-x" in capsys.readouterr().err
+
+
+def test_only_plugins_the_requirements_name_are_loaded() -> None:
+    from gavelkit.task.envbuild import Env
+
+    env = Env(Path("/x"), "/x/bin/python", "k", ["pytest", "pytest-asyncio>=0.21", "requests"],
+              plugins=[{"dist": "pytest_asyncio", "name": "asyncio", "value": "pytest_asyncio"},
+                       {"dist": "pytest-randomly", "name": "randomly", "value": "pytest_randomly"},
+                       {"dist": "pytest-asyncio", "name": "asyncio", "value": "pytest_asyncio"}])
+    assert env.plugin_args() == ["asyncio"]
+    assert env.to_dict()["plugins"] == ["asyncio"]
