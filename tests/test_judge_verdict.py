@@ -21,6 +21,18 @@ from gk_testing import clean, cli, cli_json, fires
 BLOCK = "### Preflight output\n\n```text\n$ python -c \"import tally; print(tally.__file__)\"\n{}\n```\n"
 
 
+def restamp(task: Path, run: str = "bad") -> None:
+    """After editing the oracle in a test: mark the run as scored on the current oracle
+    (what re-running the candidate would record), so the test reaches the gate it aims at."""
+    from gavelkit.task.load import load_task
+    from gavelkit.task.oracle import combined, current_digests
+
+    p = task / "candidate-runs" / run / "score_result.json"
+    data = json.loads(p.read_text())
+    data["gavel"]["integrity"]["oracle_digest_before"] = combined(current_digests(load_task(task)))
+    p.write_text(json.dumps(data))
+
+
 def set_state(task: Path, state: str) -> None:
     init_state(task, "tally_task", date="2026-01-01", force=True)
     p = task / "PIPELINE_STATE.md"
@@ -73,7 +85,7 @@ def test_order_verdict_and_records(task: Path, provenance) -> None:  # type: ign
     assert res.steps == ["preflight", "anti-cheat", "solvability", "fairness", "scores"]
     assert res.verdict == "QUALIFIED", (res.reasons, [f.message for f in res.findings])
     for code in ("TSK-J001", "TSK-J002", "TSK-J003", "TSK-J005", "TSK-J006", "TSK-J007",
-                 "TSK-J008", "TSK-J009"):
+                 "TSK-J008", "TSK-J009", "TSK-J011"):
         clean(res.findings, code)
     fires(res.findings, "TSK-J004")  # no trajectory: unverifiable, recorded
     report = (task / "judge" / "diagnosis_report.md").read_text()
@@ -203,6 +215,7 @@ def test_solvability_environment_diagnosis(task: Path, provenance, tmp_path: Pat
         python=sys.executable), None)
     assert not sv.passed
     assert sv.diagnosis[0].startswith("5 environment failure(s) [missing-requirement")
+    restamp(task)
     res = judge_run(task, task / "candidate-runs" / "bad", move_state=False)
     assert res.verdict == "BROKEN" and res.route == "env"
     assert res.run_dir.name == "bad"
@@ -222,6 +235,7 @@ def test_gate_routes_spec_and_filter(task: Path, provenance) -> None:  # type: i
 def test_gate_d_gap_routes_to_filter(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     m = task / "spec_test_map.md"
     m.write_text(m.read_text().replace("| Error Semantics |", "| Parsing |"))
+    restamp(task)
     res = judge_run(task, task / "candidate-runs" / "bad")
     assert res.gates.verdicts["D"] == "GAP"
     # the S3_ORACLE_MERGE guard needs test-filter's evidence: refused, reported, nothing written
@@ -240,6 +254,7 @@ def test_small_generated_oracle(task: Path, provenance) -> None:  # type: ignore
     m = task / "spec_test_map.md"
     m.write_text(m.read_text().replace("filter/oracle_source: mixed",
                                        "filter/oracle_source: generated_only"))
+    restamp(task)
     res = judge_run(task, task / "candidate-runs" / "bad", move_state=False)
     fires(res.findings, "TSK-J008")
     assert res.verdict == "BROKEN"
@@ -315,3 +330,13 @@ def test_unusable_inputs_exit_2(task: Path, tmp_path: Path) -> None:
     rc, _, err = cli("task", "run", str(task), "--solution", str(task), "--out",
                      str(tmp_path / "o"), "--repeat", "0")
     assert rc == 2 and "--repeat" in err
+
+
+def test_stale_run_is_refused(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    set_state(task, "S5_JUDGE")
+    t = task / "oracle" / "test_atomic.py"
+    t.write_text(t.read_text() + "\n\ndef test_added_later():\n    assert True\n")
+    res = judge_run(task, task / "candidate-runs" / "bad")
+    fires(res.findings, "TSK-J011")
+    assert res.verdict == "BROKEN" and res.route == "rerun"
+    assert "state:       S4_EVAL_RUN" in (task / "PIPELINE_STATE.md").read_text()

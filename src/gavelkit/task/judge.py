@@ -35,7 +35,8 @@ from gavelkit.task.load import Task, load_task
 SOLVABLE = 0.95
 SMALL_ORACLE = 30
 TAMPER_CODES = {"TSK-X002", "TSK-X008", "TSK-X010", "TSK-X012"}
-ROUTES = {"spec": "S2_SPEC_DRAFT", "filter": "S3_ORACLE_MERGE", "env": "S4_SETUP"}
+ROUTES = {"spec": "S2_SPEC_DRAFT", "filter": "S3_ORACLE_MERGE", "env": "S4_SETUP",
+          "rerun": "S4_EVAL_RUN"}
 
 
 @dataclass(slots=True)
@@ -149,6 +150,10 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
     if score is None:
         raise InputError(str(score_path), "score_result.json is not a JSON object")
     res.run_findings = list((score.get("gavel") or {}).get("findings") or [])
+    scored_on = ((score.get("gavel") or {}).get("integrity") or {}).get("oracle_digest_before")
+    if scored_on and scored_on != oracle_before:
+        res.add("TSK-J011", "error", "the run is stale: the oracle changed after it was scored "
+                f"(scored on {scored_on[:12]}, now {oracle_before[:12]}); re-run the candidate")
     tamper = [f for f in res.run_findings if f.get("code") in TAMPER_CODES
               and f.get("severity") == "error"]
     cheat = res.scan.verdict == "CHEAT_DETECTED" or bool(tamper)
@@ -276,6 +281,10 @@ def decide(res: JudgeResult, cheat: bool) -> None:
         res.route = "env"
         res.reasons.append("import provenance is not established: fix the scoring environment "
                            "and re-run (the score cannot be read)")
+        return
+    if "TSK-J011" in codes:
+        res.route = "rerun"
+        res.reasons.append("the score was measured against an older oracle")
         return
     env_run = [f for f in run_errors if f.get("code") in ("TSK-X005", "TSK-X009", "TSK-X007")]
     if env_run:
