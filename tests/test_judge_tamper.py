@@ -243,3 +243,23 @@ def test_extra_ids_are_ignored_and_listed() -> None:
                    RunOptions(solution=".", out="."), findings)
     fires(findings, "TSK-X011")
     assert out["summary"]["not_collected"] == 1
+
+
+def test_symlink_to_the_reference_is_not_followed(tmp_path: Path) -> None:
+    from judge_helpers import REFERENCE
+
+    ref = solution(tmp_path, "realref", {"tally/__init__.py": REFERENCE})
+    task = make_task(tmp_path, atomic_only=True)
+    sol = tmp_path / "solutions" / "linker"
+    sol.mkdir(parents=True)
+    (sol / "tally").symlink_to(ref / "tally", target_is_directory=True)
+    res = run_solution(task, RunOptions(solution=sol, out=tmp_path / "out", package="tally"))
+    f = fires(res.findings, "TSK-X015")
+    assert f.path == "tally"
+    fires(res.findings, "TSK-X007")  # nothing of its own left to import
+    assert res.summary["passed"] == 0
+    inside = solution(tmp_path, "inner", {"impl/tally/__init__.py": REFERENCE})
+    (inside / "tally").symlink_to(inside / "impl" / "tally", target_is_directory=True)
+    ok = run_solution(task, RunOptions(solution=inside, out=tmp_path / "out2", package="tally"))
+    clean(ok.findings, "TSK-X015")
+    assert ok.pass_rate == 1.0

@@ -156,6 +156,22 @@ def _inside(a: Path, b: Path) -> bool:
         return False
 
 
+def outside_links(root: Path) -> list[tuple[str, str]]:
+    """(relative path, target) of symlinks under root that resolve outside it."""
+    out = []
+    base = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS or
+                       os.path.islink(os.path.join(dirpath, d))]
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            if p.is_symlink():
+                target = p.resolve(strict=False)
+                if not _inside(target, base):
+                    out.append((str(p.relative_to(root)), str(target)))
+    return sorted(out)
+
+
 def _ignore(_dir: str, names: list[str]) -> set[str]:
     return {n for n in names if n in SKIP_DIRS}
 
@@ -578,7 +594,16 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
     run_dir = Path(tempfile.mkdtemp(prefix="gavel-run-"))
     try:
         sol = run_dir / "solution"
-        shutil.copytree(sol_src, sol, ignore=_ignore, symlinks=False)
+        outside = outside_links(sol_src)
+        for rel, target in outside:
+            findings.append(Finding("TSK-X015", "error", f"solution entry {rel} is a symlink to "
+                                    f"{target}, outside the solution: not copied",
+                                    rel, 0, 0, data={"target": target}))
+        skip = {str((sol_src / rel).parent.resolve() / Path(rel).name) for rel, _ in outside}
+
+        def ignore(d: str, names: list[str]) -> set[str]:
+            return _ignore(d, names) | {n for n in names if str(Path(d).resolve() / n) in skip}
+        shutil.copytree(sol_src, sol, ignore=ignore, symlinks=False)
         findings += neutralise(sol, package)
         if opts.role == "candidate":
             findings += suspicious_source(sol)
