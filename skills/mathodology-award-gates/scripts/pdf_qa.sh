@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# pdf_qa.sh -- seed-compatible launcher for `gavel award pdfqa` (gavelkit).
+#   bash pdf_qa.sh paper.pdf --max-pages 25 --anonymous   (also --max-pages=25)
+#   bash pdf_qa.sh --self-test
+# All logic lives in the gavelkit package (pip-installed: pypdfium2 + Pillow, no
+# poppler). Works when run with `bash` from any folder or as a non-executable copy.
+set -u
+py="${PYTHON:-python3}"
+if ! command -v "$py" >/dev/null 2>&1; then
+  echo "pdf_qa: '$py' not found. Install Python 3.11+, then: pip install gavelkit" >&2
+  exit 2
+fi
+here="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" 2>/dev/null && pwd)"
+# Inside a clone of the gavelkit repository, prefer its own sources.
+if [ -n "$here" ] && [ -d "$here/../../../src/gavelkit" ]; then
+  export PYTHONPATH="$here/../../../src${PYTHONPATH:+:$PYTHONPATH}"
+fi
+if ! "$py" -c "import gavelkit.award.pdfqa, pypdfium2, PIL" >/dev/null 2>&1; then
+  echo "pdf_qa: gavelkit with pypdfium2 and Pillow is not installed for $py." >&2
+  echo "        Install it with: $py -m pip install gavelkit   (from a clone: $py -m pip install <repo>)" >&2
+  exit 2
+fi
+exec "$py" -m gavelkit award pdfqa "$@"
