@@ -100,8 +100,11 @@ def read_requirements(path: Path | None) -> list[str]:
 
 def env_key(reqs: list[str], python: str) -> str:
     body = "\n".join(sorted(r.strip() for r in reqs))
-    ver = subprocess.run([python, "-c", "import sys; print(sys.version)"], capture_output=True,
-                         text=True, check=False).stdout.strip()
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
+        ver = sys.version  # no subprocess for the common case
+    else:
+        ver = subprocess.run([python, "-c", "import sys; print(sys.version)"],
+                             capture_output=True, text=True, check=False).stdout.strip()
     h = hashlib.sha256(f"{FORMAT}\n{ver}\n{platform.machine()}\n{body}".encode())
     return h.hexdigest()[:20]
 

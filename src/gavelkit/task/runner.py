@@ -366,7 +366,7 @@ class _Sandbox:
         sink: list[bytes] = []
         reader = threading.Thread(target=_read_pipe, args=(rfd, sink), daemon=True)
         t0 = time.monotonic()
-        killed = False
+
         out_path = self.run_dir / "logs" / (re.sub(r"[^\w.-]", "_", test_file) + ".log")
         out_path.parent.mkdir(parents=True, exist_ok=True)
         with open(out_path, "wb") as log, tempfile.TemporaryFile() as errf:
@@ -382,13 +382,20 @@ class _Sandbox:
                 os.close(wfd)
                 os.close(krfd)
             reader.start()
-            try:
-                rc = proc.wait(timeout=self.opts.file_timeout)
-            except subprocess.TimeoutExpired:
-                killed = True
-                with contextlib.suppress(ProcessLookupError):
+            fired = threading.Event()
+
+            def kill() -> None:  # a timer, not wait(timeout=): wait() then blocks in waitpid
+                fired.set()
+                with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(proc.pid, signal.SIGKILL)
+            timer = threading.Timer(self.opts.file_timeout, kill)
+            timer.daemon = True
+            timer.start()
+            try:
                 rc = proc.wait()
+            finally:
+                timer.cancel()
+            killed = fired.is_set()
             reader.join(timeout=30)
             errf.seek(0)
             stderr = errf.read().decode("utf-8", "replace")
@@ -657,7 +664,7 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
                     per[f] = fr
                 rounds.append(per)
         after_work = _tree_digest(work)
-        after_task = current_digests(load_task(task.dir))
+        after_task = current_digests(task)  # the same files, re-read and re-hashed
         score = assemble(task, expected, expected_src, rounds, layer, reference, opts, findings)
         changed = sorted(k for k in set(before_work) | set(after_work)
                          if before_work.get(k) != after_work.get(k))
