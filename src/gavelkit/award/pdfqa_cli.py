@@ -134,9 +134,9 @@ def pdfqa_main(argv: list[str], prog: str) -> int:
     max_pages, summary = _limits(args)
 
     from gavelkit.award import pdfqa
-    from gavelkit.award.progress import Progress
+    from gavelkit.core.progress import Progress
 
-    prog_bar = Progress("pdfqa", enabled=None if not args.quiet else False)
+    prog_bar = Progress("pdfqa pages", quiet=args.quiet)
     try:
         doc = pdfqa.load(args.pdf, progress=prog_bar.update, jobs=args.jobs)
     except InputError as exc:
@@ -190,7 +190,7 @@ def contact_sheet_main(argv: list[str], prog: str) -> int:
     max_pages, summary = _limits(args)
 
     from gavelkit.award import contact_sheet, pdfqa
-    from gavelkit.award.progress import Progress
+    from gavelkit.core.progress import Progress
 
     try:
         data = pdfqa.read_pdf_bytes(args.pdf)
@@ -224,7 +224,7 @@ def contact_sheet_main(argv: list[str], prog: str) -> int:
         holder["flags"] = flags
         return flags
 
-    bar = Progress("contact-sheet", enabled=None if not args.quiet else False)
+    bar = Progress("contact-sheet pages", quiet=args.quiet)
     try:
         out = contact_sheet.build(args.pdf, args.output, sizes, dpi=args.dpi, cols=args.cols,
                                   jobs=args.jobs, qa=None if args.no_qa else qa,

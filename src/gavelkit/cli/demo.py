@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gavelkit.cli.common import parser
 
@@ -80,6 +81,7 @@ def award_steps(root: Path) -> list[Step]:
                       f"finalist {'PASS' if fin.passed else 'FAIL'}, outstanding "
                       f"{'PASS' if out.passed else 'FAIL'} ({'; '.join(out.failed)})"))
     steps.extend(run_steps(run))
+    steps.extend(paper_steps(run))
     steps.append(report_step(run, root.parent / "award-report.html"))
     return steps
 
@@ -95,6 +97,41 @@ def report_step(run: Path, out: Path) -> Step:
     return Step("award report (self-contained HTML)", ok,
                 f"wrote {out} ({out.stat().st_size // 1024} KB); PDF QA: "
                 + ("ran" if rep.data["pdfqa"]["ran"] else rep.data["pdfqa"]["reason"]))
+
+
+def _cli_json(*argv: str) -> tuple[int, dict[str, Any]]:
+    """Run a gavel command in-process with --format json and parse what it printed."""
+    import contextlib
+    import io
+    import json
+
+    from gavelkit.cli.main import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        rc = main([*argv, "--format", "json"])
+    try:
+        return rc, json.loads(out.getvalue())
+    except ValueError:
+        return rc, {}
+
+
+def paper_steps(run: Path) -> list[Step]:
+    """PDF QA of the compiled paper (limit from the variant) and its contact sheet."""
+    pdf = run / "paper" / "solution.pdf"
+    variant = run / "phase-logs" / "phase0.md"
+    rc, doc = _cli_json("award", "pdfqa", str(pdf), "--variant", str(variant), "--anonymous",
+                        "--quiet")
+    counts = doc.get("counts", {})
+    steps = [Step("pdfqa --variant --anonymous (AI-use report not counted)", rc == 0,
+                  f"exit {rc}; {counts.get('error', '?')} errors, {counts.get('warning', '?')} "
+                  "warnings: " + "; ".join(f["message"] for f in doc.get("findings", [])[:3]))]
+    sheet = run / "outputs" / "figures" / "contact_sheet.png"
+    rc, doc = _cli_json("award", "contact-sheet", str(pdf), "-o", str(sheet), "--quiet")
+    steps.append(Step("contact sheet from the compiled PDF", rc == 0 and sheet.is_file(),
+                      f"exit {rc}; wrote {sheet.name} "
+                      f"({sheet.stat().st_size // 1024 if sheet.is_file() else 0} KB)"))
+    return steps
 
 
 def run_steps(run: Path) -> list[Step]:

@@ -56,6 +56,10 @@ COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
      "QA of the compiled PDF: page count, captions, anonymity, blank pages"),
     (("award", "contact-sheet"), "gavelkit.award.pdfqa_cli:contact_sheet_main",
      "contact sheet PNG of the compiled PDF with QA findings framed"),
+    (("task", "preflight"), "gavelkit.task.anticheat_cli:preflight_main",
+     "import-provenance preflight: does `import PKG` load the candidate's code?"),
+    (("task", "scan"), "gavelkit.task.anticheat_cli:scan_main",
+     "scan agent trajectories for forbidden access (CLEAN / CHEAT_DETECTED / UNVERIFIABLE)"),
     (("rules",), "gavelkit.cli.rules_cmd:main",
      "list rule codes, or explain one (gavel rules CODE)"),
     (("skills",), "gavelkit.cli.skills_cmd:main",
@@ -69,7 +73,9 @@ def _usage() -> str:
     lines = ["usage: gavel COMMAND [ARGS...]   (gavel COMMAND --help for details)", "",
              "commands:"]
     width = max(len(" ".join(w)) for w, _, _ in COMMANDS)
-    for words, _, help_ in COMMANDS:
+    groups = {"award": 0, "task": 1}
+    ordered = sorted(enumerate(COMMANDS), key=lambda e: (groups.get(e[1][0][0], 2), e[0]))
+    for _, (words, _, help_) in ordered:
         lines.append(f"  {' '.join(words):<{width}}  {help_}")
     lines += ["", "exit codes: 0 clean, 1 findings at error level or failed gate, "
               "2 usage error or unreadable input"]

@@ -70,7 +70,7 @@ def figure_page(pdf: PdfPages, png: str, caption: str, page: int) -> None:
 def main() -> None:
     out = RUN / "paper/solution.pdf"
     with PdfPages(out, metadata={"Title": "Forecasting coastal tourism demand",
-                                 "Author": "", "Creator": "build_paper.py"}) as pdf:
+                                 "Author": ""}) as pdf:
         text_page(pdf, "Summary Sheet", [
             "Team Control Number 2612345    Problem Chosen: C",
             "We forecast monthly visitors for the next 24 months with a seasonal trend model "

@@ -1,0 +1,276 @@
+"""Import-provenance preflight: does `import PKG` really load the candidate's code?
+
+Library entry point for the judge::
+
+    res = run_preflight("cleo", "/runs/x/solution", python="/venv/bin/python",
+                        cwd=None, remove_paths=["cleo"])
+    res.passed      # True only if the real path of PKG.__file__ is inside the candidate
+    res.block_text  # the literal "Preflight output" block for the diagnosis report
+    res.reason      # one sentence: why it passed or failed
+    res.kind        # ok | not-importable | cwd-shadow | site-packages | pth-redirect |
+                    # namespace | symlink | pythonpath | outside | error
+
+The literal command of the seed, `python -c "import PKG; print(PKG.__file__)"`,
+runs in a fresh subprocess of the scoring interpreter with the candidate on
+PYTHONPATH, from a neutral empty working directory (or from `cwd`, the folder the
+scorer runs in, to expose `sys.path[0]` shadowing; `remove_paths` are then
+hidden, as the scorer's `--remove-path` deletes them). Its output is recorded
+verbatim. A second probe in the same environment explains a failure: which
+`sys.path` entry won, whether a `.pth` file put it there or a meta-path finder
+(editable install) served it, whether it is site-packages, whether the package
+is a namespace package, and whether a symlink leads out of the candidate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gavelkit.core.errors import InputError, UsageError
+from gavelkit.core.findings import Finding
+
+TIMEOUT = 60
+
+_PROBE = r"""
+import importlib.util, json, os, site, sys
+name = sys.argv[1]
+out = {"sys_path": list(sys.path), "executable": sys.executable, "pth": [], "error": None,
+       "pythonpath": os.environ.get("PYTHONPATH", "")}
+try:
+    mod = __import__(name)
+    spec = getattr(mod, "__spec__", None)
+    out["file"] = getattr(mod, "__file__", None)
+    out["path"] = [str(p) for p in (getattr(mod, "__path__", None) or [])]
+    out["origin"] = getattr(spec, "origin", None)
+    out["loader"] = type(getattr(spec, "loader", None)).__name__ if spec else None
+except BaseException as exc:
+    out["error"] = f"{type(exc).__name__}: {exc}"
+dirs = []
+try:
+    dirs += site.getsitepackages()
+except Exception:
+    pass
+try:
+    dirs.append(site.getusersitepackages())
+except Exception:
+    pass
+out["site_dirs"] = dirs
+for d in dirs:
+    try:
+        names = sorted(os.listdir(d))
+    except OSError:
+        continue
+    for n in names:
+        if n.endswith(".pth"):
+            try:
+                with open(os.path.join(d, n), encoding="utf-8", errors="replace") as fh:
+                    lines = [ln.rstrip("\n") for ln in fh][:200]
+            except OSError:
+                continue
+            out["pth"].append({"file": os.path.join(d, n), "lines": lines})
+print(json.dumps(out))
+"""
+
+
+@dataclass
+class PreflightResult:
+    package: str
+    candidate: str
+    passed: bool
+    kind: str
+    reason: str
+    command: str
+    output: str
+    returncode: int
+    resolved: str | None = None
+    file: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def block_text(self) -> str:
+        body = self.output if self.output.endswith("\n") or not self.output else self.output + "\n"
+        return (f"### Preflight output\n\n```text\n$ {self.command}\n{body}```\n\n"
+                f"Verdict: {'PASS' if self.passed else 'FAIL'} — {self.reason}\n")
+
+    def findings(self) -> list[Finding]:
+        code = {"ok": "", "not-importable": "PRE-001", "cwd-shadow": "PRE-002",
+                "site-packages": "PRE-003", "pth-redirect": "PRE-004", "namespace": "PRE-005",
+                "symlink": "PRE-006", "pythonpath": "PRE-007", "outside": "PRE-007",
+                "error": "PRE-001"}[self.kind]
+        if not code:
+            return []
+        return [Finding(code, "error", self.reason, self.candidate, data={
+            "kind": self.kind, "file": self.file, "resolved": self.resolved})]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"package": self.package, "candidate": self.candidate, "passed": self.passed,
+                "kind": self.kind, "reason": self.reason, "command": self.command,
+                "output": self.output, "returncode": self.returncode, "file": self.file,
+                "resolved": self.resolved, "block_text": self.block_text,
+                "details": self.details}
+
+
+def _inside(path: str, root: str) -> bool:
+    try:
+        return os.path.commonpath([os.path.realpath(path), root]) == root
+    except ValueError:
+        return False
+
+
+def _view_without(cwd: Path, remove: Sequence[str], tmp: Path) -> Path:
+    """A folder of symlinks to cwd's entries minus the removed ones (nothing is deleted)."""
+    view = tmp / "view"
+    view.mkdir()
+    drop = {Path(r).parts[0] for r in remove if r and not os.path.isabs(r)}
+    drop |= {os.path.relpath(r, cwd).split(os.sep)[0] for r in remove if os.path.isabs(r)}
+    for entry in cwd.iterdir():
+        if entry.name not in drop:
+            os.symlink(entry, view / entry.name)
+    return view
+
+
+def run_preflight(package: str, candidate: str | os.PathLike[str], python: str | None = None,
+                  cwd: str | os.PathLike[str] | None = None, remove_paths: Sequence[str] = (),
+                  env: dict[str, str] | None = None, pythonpath: bool = True,
+                  timeout: float = TIMEOUT) -> PreflightResult:
+    """Run the provenance probe and decide; raises InputError/UsageError for bad arguments."""
+    if not package or not package.replace("_", "a").replace(".", "a").isalnum():
+        raise UsageError(f"not an importable package name: {package!r}")
+    top = package.split(".")[0]
+    cand = Path(candidate)
+    if not cand.is_dir():
+        raise InputError(str(candidate), "candidate folder not found", code="PRE-008")
+    cand_real = os.path.realpath(cand)
+    exe = python or sys.executable
+    if shutil.which(exe) is None and not os.access(exe, os.X_OK):
+        raise InputError(exe, "scoring interpreter not found or not executable", code="PRE-008")
+    run_env = dict(os.environ if env is None else env)
+    for var in ("PYTHONSTARTUP", "PYTHONHOME", "PYTHONSAFEPATH"):
+        run_env.pop(var, None)
+    if pythonpath:
+        old = run_env.get("PYTHONPATH", "")
+        run_env["PYTHONPATH"] = str(cand) + (os.pathsep + old if old else "")
+    code = f"import {package}; print({package}.__file__)"
+    with tempfile.TemporaryDirectory(prefix="gavel-preflight-") as tmp:
+        if cwd is not None:
+            where = Path(cwd)
+            if not where.is_dir():
+                raise InputError(str(cwd), "working directory not found", code="PRE-008")
+            run_dir = _view_without(where.resolve(), remove_paths, Path(tmp)) if remove_paths \
+                else where
+        else:
+            run_dir = Path(tmp) / "neutral"
+            run_dir.mkdir()
+        prefix = (f"cd {shlex.quote(str(cwd))} && " if cwd is not None
+                  else 'cd "$(mktemp -d)" && ')
+        if cwd is not None and remove_paths:
+            prefix = (f"# run from a symlink view of {cwd} without {', '.join(remove_paths)} "
+                      "(the scorer's --remove-path)\n$ " + prefix)
+        if pythonpath:
+            prefix += f"PYTHONPATH={shlex.quote(run_env['PYTHONPATH'])} "
+        command = prefix + f"{shlex.quote(exe)} -c {shlex.quote(code)}"
+        try:
+            proc = subprocess.run([exe, "-c", code], cwd=run_dir, env=run_env,
+                                  capture_output=True, text=True, timeout=timeout)
+            probe = subprocess.run([exe, "-c", _PROBE, package], cwd=run_dir, env=run_env,
+                                   capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return PreflightResult(package, cand_real, False, "error",
+                                   f"the import did not finish within {timeout:g} s", command,
+                                   "", -1)
+        except OSError as exc:
+            raise InputError(exe, f"cannot run the scoring interpreter: {exc}",
+                             code="PRE-008") from None
+        output = proc.stdout + proc.stderr
+        try:
+            info = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.stdout.strip() else {}
+        except ValueError:
+            info = {}
+        run_dir_real = os.path.realpath(run_dir)
+    return _decide(package, top, cand_real, command, output, proc.returncode, info,
+                   run_dir_real, str(cwd) if cwd is not None else None)
+
+
+def _decide(package: str, top: str, cand: str, command: str, output: str, rc: int,
+            info: dict[str, Any], run_dir: str, cwd: str | None) -> PreflightResult:
+    res = PreflightResult(package, cand, False, "outside", "", command, output, rc, details=info)
+    printed = output.strip().splitlines()[-1].strip() if output.strip() else ""
+    if rc != 0:
+        res.kind = "not-importable"
+        last = printed or "no output"
+        res.reason = f"`import {package}` fails in the scoring interpreter: {last}"
+        return res
+    res.file = printed
+    portions = [str(p) for p in info.get("path") or []]
+    if printed == "None" or (not printed and portions):
+        outside = [p for p in portions if not _inside(p, cand)]
+        res.kind = "namespace"
+        if outside or not portions:
+            res.reason = (f"{package} is a namespace package (no __init__.py) with portions "
+                          f"outside the candidate: {', '.join(outside) or 'unknown'}")
+        else:
+            res.reason = (f"{package} is a namespace package (no __init__.py): __file__ is "
+                          "None, so provenance cannot be shown; add an __init__.py")
+        return res
+    real = os.path.realpath(printed)
+    res.resolved = real
+    if _inside(real, cand):
+        res.passed, res.kind = True, "ok"
+        res.reason = f"{package} resolves inside the candidate: {real}"
+        return res
+    # why did it resolve elsewhere?
+    lexical = os.path.normpath(os.path.abspath(printed))
+    if lexical != real and (lexical == cand or lexical.startswith(cand.rstrip(os.sep) + os.sep)):
+        res.kind = "symlink"
+        res.reason = (f"{printed} is inside the candidate but is a symlink to {real}, "
+                      "outside it")
+        return res
+    if _inside(printed, run_dir) or (cwd and _inside(printed, os.path.realpath(cwd))):
+        res.kind = "cwd-shadow"
+        res.reason = (f"the working directory shadows the candidate (sys.path[0]): "
+                      f"{package} loads from {real}; use --remove-path {top} when scoring")
+        return res
+    entries = [e for e in info.get("sys_path") or [] if e]
+    owner = max((e for e in entries if _inside(real, os.path.realpath(e))),
+                key=len, default=None)
+    pth_hit = None
+    for pth in info.get("pth") or []:
+        for ln in pth.get("lines") or []:
+            s = ln.strip()
+            if not s or s.startswith("#"):
+                continue
+            if s.startswith(("import ", "import\t")):
+                if top in s or "__editable__" in s:
+                    pth_hit = (pth["file"], s)
+            elif owner and os.path.realpath(s) == os.path.realpath(owner):
+                pth_hit = (pth["file"], s)
+    site_dirs = [os.path.realpath(d) for d in info.get("site_dirs") or []]
+    in_site = any(_inside(real, d) for d in site_dirs) or "site-packages" in real \
+        or "dist-packages" in real
+    if pth_hit and (owner is None or not any(os.path.realpath(owner) == d for d in site_dirs)):
+        res.kind = "pth-redirect"
+        res.reason = (f"a .pth file redirects the import: {pth_hit[0]} adds {pth_hit[1]!r}; "
+                      f"{package} loads from {real}")
+        return res
+    if in_site:
+        res.kind = "site-packages"
+        res.reason = (f"an installed copy in site-packages wins over the candidate: {real} "
+                      f"(uninstall it from the scoring environment)")
+        return res
+    pp = [e for e in str(info.get("pythonpath", "")).split(os.pathsep) if e]
+    if owner:
+        res.kind = "pythonpath"
+        res.reason = (f"sys.path entry {owner} provides {package} ({real}) ahead of the "
+                      "candidate" + (" (from PYTHONPATH)" if owner in pp else ""))
+        return res
+    res.reason = f"{package} resolves outside the candidate: {real}"
+    return res

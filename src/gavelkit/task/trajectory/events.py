@@ -1,0 +1,133 @@
+"""The one event shape every agent format is normalised into.
+
+The scanner only ever sees `Event`s: who acted, with which tool, which command
+ran (shell text or argv), which paths were read, written or listed, which URL
+was fetched, what Python code ran, and what came back. Formats differ only in
+where those fields live (reference/task-judge.md §3).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+try:  # orjson is 2-3x faster on big logs; optional
+    import orjson as _orjson
+
+    def loads(data: bytes | str) -> Any:
+        return _orjson.loads(data)
+except ImportError:  # pragma: no cover - depends on the machine
+    def loads(data: bytes | str) -> Any:
+        return json.loads(data)
+
+
+@dataclass(slots=True)
+class Event:
+    index: int                       # position in this file's event stream (0-based)
+    line: int = 0                    # physical line (1-based) for JSONL formats, else 0
+    time: str | None = None
+    actor: str = "agent"             # agent | subagent | user | tool | harness
+    tool: str = ""                   # shell | read | write | list | search | python | fetch | output | ...
+    command: str | None = None       # shell script text
+    argv: list[str] | None = None    # a command given as an argv array (Codex, inspect sandbox)
+    read: list[str] = field(default_factory=list)
+    write: list[str] = field(default_factory=list)
+    listed: list[str] = field(default_factory=list)   # paths or glob patterns listed
+    url: str | None = None
+    code: str | None = None          # Python source the agent ran
+    output: str | None = None        # tool output / observation text
+    cwd: str | None = None
+    call_id: str | None = None
+    where: str = ""                  # extra locator, e.g. "sample 3 epoch 1" in an .eval
+
+    def excerpt(self, limit: int = 160) -> str:
+        for text in (self.command, " ".join(self.argv) if self.argv else None, self.code,
+                     self.url, " ".join(self.read + self.write + self.listed), self.output):
+            if text:
+                flat = " ".join(str(text).split())
+                return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+        return ""
+
+
+def text_of(content: Any, limit: int = 2_000_000) -> str:
+    """Flatten message content (str, list of parts, dicts) into text."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content[:limit]
+    if isinstance(content, list):
+        parts = []
+        for item in content:
+            if isinstance(item, dict):
+                if item.get("type") in ("image", "image_url", "input_image"):
+                    continue
+                val = item.get("text", item.get("content", item.get("output")))
+                parts.append(text_of(val, limit))
+            else:
+                parts.append(text_of(item, limit))
+        return "\n".join(p for p in parts if p)[:limit]
+    if isinstance(content, dict):
+        for key in ("text", "content", "output", "stdout", "result"):
+            if key in content:
+                return text_of(content[key], limit)
+        return ""
+    return str(content)[:limit]
+
+
+def args_dict(arguments: Any) -> dict[str, Any]:
+    """Tool arguments arrive as dicts or as JSON strings; always give a dict."""
+    if isinstance(arguments, dict):
+        return arguments
+    if isinstance(arguments, str):
+        try:
+            val = json.loads(arguments)
+        except ValueError:
+            return {"_raw": arguments}
+        return val if isinstance(val, dict) else {"_raw": arguments}
+    return {}
+
+
+SHELL_TOOLS = {"bash", "shell", "exec_command", "run", "execute_bash", "terminal", "cmd",
+               "run_command", "shell_command", "local_shell", "container.exec", "execute",
+               "bash_tool", "run_shell_command", "exec"}
+PY_TOOLS = {"python", "run_ipython", "ipython", "execute_python", "python_exec"}
+
+
+def tool_call_event(index: int, name: str, arguments: Any, **kw: Any) -> Event:
+    """Normalise one generic function-call style tool use (Codex, inspect, OpenHands V1)."""
+    args = args_dict(arguments)
+    lname = (name or "").lower()
+    ev = Event(index=index, tool=lname or "tool", **kw)
+    cmd = args.get("command", args.get("cmd"))
+    if isinstance(cmd, list):
+        ev.argv = [str(x) for x in cmd]
+        ev.tool = "shell"
+    elif isinstance(cmd, str) and (lname in SHELL_TOOLS or lname not in
+                                   ("str_replace_editor", "text_editor", "file_editor", "edit")):
+        ev.command = cmd
+        ev.tool = "shell"
+    if lname in PY_TOOLS or ("code" in args and isinstance(args.get("code"), str)):
+        ev.code = str(args.get("code", args.get("_raw", "")))
+        ev.tool = "python"
+    path = args.get("path", args.get("file_path", args.get("filename")))
+    if isinstance(path, str) and path:
+        sub = str(args.get("command", "")).lower()
+        if sub in ("view", "read") or lname in ("read", "read_file", "view", "cat", "open_file"):
+            ev.read.append(path)
+            ev.tool = "read"
+        elif sub or lname in ("write", "write_file", "create", "edit", "apply_patch", "insert"):
+            ev.write.append(path)
+            ev.tool = "write"
+        else:
+            ev.read.append(path)
+    url = args.get("url")
+    if isinstance(url, str):
+        ev.url = url
+        ev.tool = "fetch"
+    if ev.tool == lname and "_raw" in args and lname in SHELL_TOOLS:
+        ev.command = args["_raw"]
+        ev.tool = "shell"
+    if "workdir" in args and isinstance(args["workdir"], str):
+        ev.cwd = args["workdir"]
+    return ev

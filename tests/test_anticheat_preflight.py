@@ -1,0 +1,182 @@
+"""Import-provenance preflight on real packages on disk, with real subprocesses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gavelkit.core.errors import InputError
+from gavelkit.task.preflight import run_preflight
+
+from gk_testing import clean, cli, cli_json, fires
+
+PKG = "gkprobe_widget"
+
+
+def _pkg(root: Path, name: str = PKG, init: bool = True) -> Path:
+    d = root / name
+    d.mkdir(parents=True)
+    if init:
+        (d / "__init__.py").write_text(f"ORIGIN = {str(root)!r}\n", encoding="utf-8")
+    else:
+        (d / "mod.py").write_text("X = 1\n", encoding="utf-8")
+    return d
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A throw-away venv (no pip): its python and its site-packages."""
+    root = tmp_path_factory.mktemp("venv")
+    made = subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "v")],
+                          capture_output=True, text=True, timeout=120)
+    if made.returncode != 0:  # e.g. Debian's python3 without python3-venv
+        pytest.skip(f"cannot create a venv here: {made.stderr.strip()[-200:]}")
+    py = root / "v" / "bin" / "python"
+    site = subprocess.run([str(py), "-c", "import site; print(site.getsitepackages()[0])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    return py, Path(site)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def test_candidate_package_passes_and_block_is_literal(tmp_path: Path) -> None:
+    cand = tmp_path / "solution"
+    _pkg(cand)
+    res = run_preflight(PKG, cand, env=_env())
+    assert res.passed and res.kind == "ok"
+    assert res.block_text.startswith("### Preflight output")
+    assert f'-c \'import {PKG}; print({PKG}.__file__)\'' in res.block_text
+    assert str(cand / PKG / "__init__.py") in res.block_text
+    for code in ("PRE-001", "PRE-002", "PRE-003", "PRE-004", "PRE-005", "PRE-006", "PRE-007"):
+        clean(res.findings(), code)
+
+
+def test_not_importable(tmp_path: Path) -> None:
+    cand = tmp_path / "solution"
+    _pkg(cand / "src")            # src layout, not on the path
+    res = run_preflight(PKG, cand, env=_env())
+    assert not res.passed
+    f = fires(res.findings(), "PRE-001")
+    assert "ModuleNotFoundError" in f.message and "ModuleNotFoundError" in res.output
+
+
+def test_cwd_shadowing_and_remove_path(tmp_path: Path) -> None:
+    cand, worktree = tmp_path / "solution", tmp_path / "oracle_worktree"
+    _pkg(cand)
+    _pkg(worktree)
+    (worktree / "test_atomic.py").write_text("def test_x(): pass\n")
+    res = run_preflight(PKG, cand, cwd=worktree, env=_env())
+    f = fires(res.findings(), "PRE-002")
+    assert "--remove-path" in f.message and str(worktree) in f.message
+    res = run_preflight(PKG, cand, cwd=worktree, remove_paths=[PKG], env=_env())
+    assert res.passed, res.reason
+    clean(res.findings(), "PRE-002")
+    assert (worktree / PKG).is_dir()          # nothing was deleted
+
+
+def test_installed_copy_in_site_packages(tmp_path: Path, venv: tuple[Path, Path]) -> None:
+    py, site = venv
+    inst = _pkg(site)
+    try:
+        cand = tmp_path / "solution"
+        _pkg(cand / "src")
+        res = run_preflight(PKG, cand, python=str(py), env=_env())
+        f = fires(res.findings(), "PRE-003")
+        assert str(site) in f.message
+        _pkg(cand)                                  # now the candidate provides it
+        res = run_preflight(PKG, cand, python=str(py), env=_env())
+        assert res.passed
+        clean(res.findings(), "PRE-003")
+    finally:
+        import shutil
+
+        shutil.rmtree(inst)
+
+
+def test_pth_redirect(tmp_path: Path, venv: tuple[Path, Path]) -> None:
+    py, site = venv
+    upstream = tmp_path / "repo-pool" / "widget" / "src"
+    _pkg(upstream)
+    pth = site / "zz_widget_dev.pth"
+    pth.write_text(str(upstream) + "\n", encoding="utf-8")
+    try:
+        cand = tmp_path / "solution"
+        cand.mkdir()
+        res = run_preflight(PKG, cand, python=str(py), env=_env())
+        f = fires(res.findings(), "PRE-004")
+        assert "zz_widget_dev.pth" in f.message
+        _pkg(cand)
+        clean(run_preflight(PKG, cand, python=str(py), env=_env()).findings(), "PRE-004")
+    finally:
+        pth.unlink()
+
+
+def test_namespace_package(tmp_path: Path) -> None:
+    cand, other = tmp_path / "solution", tmp_path / "other"
+    _pkg(cand, init=False)
+    _pkg(other, init=False)
+    env = _env()
+    env["PYTHONPATH"] = str(other)
+    res = run_preflight(PKG, cand, env=env)
+    f = fires(res.findings(), "PRE-005")
+    assert str(other) in f.message
+    assert res.output.strip() == "None"
+
+
+def test_symlink_out_of_candidate(tmp_path: Path) -> None:
+    upstream = tmp_path / "upstream"
+    real = _pkg(upstream)
+    cand = tmp_path / "solution"
+    cand.mkdir()
+    os.symlink(real, cand / PKG)
+    res = run_preflight(PKG, cand, env=_env())
+    f = fires(res.findings(), "PRE-006")
+    assert str(upstream) in f.message
+    clean(run_preflight(PKG, upstream, env=_env()).findings(), "PRE-006")
+
+
+def test_pythonpath_entry_ahead_of_candidate(tmp_path: Path) -> None:
+    cand, other = tmp_path / "solution", tmp_path / "copied_src"
+    _pkg(cand / "src")
+    _pkg(other)
+    env = _env()
+    env["PYTHONPATH"] = str(other)
+    res = run_preflight(PKG, cand, env=env)
+    f = fires(res.findings(), "PRE-007")
+    assert str(other) in f.message
+    _pkg(cand)
+    clean(run_preflight(PKG, cand, env=env).findings(), "PRE-007")
+
+
+def test_bad_arguments(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as exc:
+        run_preflight(PKG, tmp_path / "missing")
+    fires([exc.value.to_finding()], "PRE-008")
+    cand = tmp_path / "c"
+    _pkg(cand)
+    clean(run_preflight(PKG, cand, env=_env()).findings(), "PRE-008")
+    with pytest.raises(InputError):
+        run_preflight(PKG, cand, python=str(tmp_path / "nopython"))
+    rc, _, err = cli("task", "preflight", "--package", "x; rm -rf /", "--candidate", str(cand))
+    assert rc == 2 and "not an importable package name" in err
+
+
+def test_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    cand = tmp_path / "solution"
+    _pkg(cand)
+    rc, out, _ = cli("task", "preflight", "--package", PKG, "--candidate", str(cand))
+    assert rc == 0 and out.startswith("### Preflight output") and "Verdict: PASS" in out
+    rc, doc = cli_json("task", "preflight", "--package", PKG, "--candidate", str(tmp_path))
+    assert rc == 1 and doc["preflight"]["kind"] == "not-importable"
+    assert doc["findings"][0]["code"] == "PRE-001"
+    rc, _, _ = cli("task", "preflight", "--package", PKG, "--candidate", str(tmp_path / "no"))
+    assert rc == 2
