@@ -340,3 +340,36 @@ def test_stale_run_is_refused(task: Path, provenance) -> None:  # type: ignore[n
     fires(res.findings, "TSK-J011")
     assert res.verdict == "BROKEN" and res.route == "rerun"
     assert "state:       S4_EVAL_RUN" in (task / "PIPELINE_STATE.md").read_text()
+
+
+def _claude_line(path: str, uid: str, cwd: str) -> str:
+    return json.dumps({"parentUuid": None, "isSidechain": False, "cwd": cwd, "sessionId": "s1",
+                       "type": "assistant", "uuid": uid, "timestamp": "2026-01-01T00:00:00Z",
+                       "message": {"role": "assistant", "type": "message", "content": [
+                           {"type": "tool_use", "id": f"t{uid}", "name": "Read",
+                            "input": {"file_path": path}}]}})
+
+
+def test_order_with_the_real_anticheat_pack(task: Path, tmp_path: Path) -> None:
+    """Issue 7's preflight and scan, wired: clean trajectory -> QUALIFIED; oracle read -> cheat."""
+    pytest.importorskip("gavelkit.task.preflight")
+    pytest.importorskip("gavelkit.task.scan")
+    work = tmp_path / "agent-work"
+    work.mkdir()
+    clean_log = tmp_path / "clean.jsonl"
+    clean_log.write_text(_claude_line(str(task / "spec.md"), "1", str(work)) + "\n")
+    res = judge_run(task, task / "candidate-runs" / "bad", trajectories=[str(clean_log)],
+                    move_state=False)
+    assert res.preflight.available and res.preflight.passed, res.preflight.reason
+    assert res.scan.available and res.scan.verdict == "CLEAN", res.scan.findings
+    assert res.verdict == "QUALIFIED", res.reasons
+    report = (task / "judge" / "diagnosis_report.md").read_text()
+    pre = report.index("## Preflight output")
+    assert "import tally; print(tally.__file__)" in report[pre:pre + 600]
+    assert pre < report.index("## Anti-Cheat") < report.index("## Candidate Score By Layer")
+    cheat_log = tmp_path / "cheat.jsonl"
+    cheat_log.write_text(_claude_line(str(task / "kept_nodeids.txt"), "2", str(work)) + "\n")
+    res2 = judge_run(task, task / "candidate-runs" / "bad", trajectories=[str(cheat_log)],
+                     move_state=False)
+    assert res2.scan.verdict == "CHEAT_DETECTED" and res2.verdict == "CHEAT_DETECTED"
+    fires(res2.findings, "TSK-J003")
