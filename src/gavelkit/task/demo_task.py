@@ -1,7 +1,7 @@
 """`gavel demo` for the task pack: judge examples/task-semver end to end on a copy.
 
-reference -> solvability, broken candidate -> run, judge -> verdict and report
-artifacts. The example's candidate has real bugs and a missing module, so the
+reference -> solvability, broken candidate -> run, judge (with the run's example
+trajectory for the anti-cheat scan) -> verdict and report artifacts. The example's candidate has real bugs and a missing module, so the
 expected outcome is a valid task (the reference passes 100 %) with a weak
 candidate: QUALIFIED with weaknesses when the anti-cheat pack is installed,
 BROKEN with TSK-J002 (preflight not run) when it is not.
@@ -37,14 +37,15 @@ def steps(root: Path, Step: Any) -> list[Any]:
                     f"{cand.summary['passed']}/{cand.summary['total']} passed "
                     f"({cand.pass_rate:.1%}); failure classes "
                     + ", ".join(f"{k} {n}" for k, n in sorted(cls.items()))))
-    res = judge_run(task, run_dir)
+    res = judge_run(task, run_dir, trajectories=[str(p) for p in
+                                                  sorted(run_dir.glob("trajectory*.jsonl"))])
     have_ac = res.preflight.available
     expected = "QUALIFIED" if have_ac else "BROKEN"
     cd = res.metrics.to_dict()["cascade"] if res.metrics else {}
     out.append(Step(f"judge: verdict (expected {expected}"
                     + ("" if have_ac else ": anti-cheat pack not installed") + ")",
                     res.verdict == expected,
-                    f"{res.verdict}; gap {res.metrics.integration_gap['rate_gap'] if res.metrics else '-'}"
+                    f"{res.verdict}; anti-cheat {res.scan.verdict}; gap {res.metrics.integration_gap['rate_gap'] if res.metrics else '-'}"
                     f"; {cd.get('failures')} failures in {cd.get('root_causes')} root causes; "
                     f"{len(res.metrics.true_gap_events) if res.metrics else 0} true gap events"))
     report = (task / "judge" / "diagnosis_report.md").read_text("utf-8")
