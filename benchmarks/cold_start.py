@@ -57,9 +57,13 @@ def main() -> int:
     }
     for cmd in cmds.values():  # warm the page cache and .pyc files
         timed(cmd, 2, env)
+    # Interleave: each round times every command once, so load swings hit all alike.
+    samples: dict[str, list[float]] = {name: [] for name in cmds}
+    for _ in range(args.runs):
+        for name, cmd in cmds.items():
+            samples[name].extend(timed(cmd, 1, env))
     results = {}
-    for name, cmd in cmds.items():
-        xs = timed(cmd, args.runs, env)
+    for name, xs in samples.items():
         results[name] = {"median_ms": round(statistics.median(xs), 1),
                          "p90_ms": round(sorted(xs)[int(0.9 * (len(xs) - 1))], 1),
                          "runs": len(xs)}

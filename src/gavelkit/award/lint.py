@@ -12,14 +12,13 @@ from pathlib import Path
 from gavelkit.award import runpaths
 from gavelkit.award.blocks import CLI_KIND, Block, select
 from gavelkit.award.checks import Ctx
-from gavelkit.award.gate import check_gate
-from gavelkit.award.handoff import check_handoff, known_agent
-from gavelkit.award.memo import check_memo
-from gavelkit.award.scorecard import Card, check_scorecard
 from gavelkit.award.tables import Tables, load_tables
-from gavelkit.award.variant import check_variant
 from gavelkit.core.findings import Finding
 from gavelkit.core.sources import Source, load_source
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gavelkit.award.scorecard import Card
 
 LINT_KINDS = ("handoff", "gate", "scorecard", "memo", "variant")
 
@@ -59,17 +58,29 @@ class FileResult:
 
 def check_block(block: Block, tables: Tables, agent: str | None = None,
                 run_dir: Path | None = None, run_id: str | None = None) -> BlockResult:
+    # Each kind's checks are imported on first use: an agent linting one scorecard
+    # should not pay for loading the handoff, gate, memo and variant rules.
     ctx = Ctx(block.path)
     card = None
     if block.kind == "handoff":
+        from gavelkit.award.handoff import check_handoff
+
         check_handoff(ctx, block.body, tables, agent, run_dir, run_id)
     elif block.kind == "gate":
+        from gavelkit.award.gate import check_gate
+
         check_gate(ctx, block.body, tables)
     elif block.kind == "scorecard":
+        from gavelkit.award.scorecard import check_scorecard
+
         card = check_scorecard(ctx, block.body, tables)
     elif block.kind == "decision_memo":
+        from gavelkit.award.memo import check_memo
+
         check_memo(ctx, block.body, tables)
     elif block.kind == "variant":
+        from gavelkit.award.variant import check_variant
+
         check_variant(ctx, block.body, tables)
     return BlockResult(block, ctx.findings, card)
 
@@ -100,6 +111,8 @@ def lint_paths(paths: Sequence[str | Path], kind: str, agent: str | None = None,
         raise ValueError(f"unknown block kind {kind!r}")
     tables = tables or load_tables()
     if agent is not None:
+        from gavelkit.award.handoff import known_agent
+
         known_agent(tables, agent)
     rd = Path(run_dir) if run_dir is not None else None
     return [lint_source(load_source(p), kind, tables, agent, rd) for p in paths]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,8 @@ def load_config(path: str | None = None) -> dict[str, Any]:
     p = Path(path) if path else find_config()
     if p is None:
         return {}
+    import tomllib  # only when a config exists: keeps it off the common start-up path
+
     text = read_text(p, allow_empty=True)
     try:
         return tomllib.loads(text)

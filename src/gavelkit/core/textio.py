@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,6 +89,8 @@ def read_text(path: str | os.PathLike[str], limit: int | None = None,
 
 def atomic_write(path: str | os.PathLike[str], data: str | bytes, mode: int | None = None) -> None:
     """Write via a temp file in the same folder, fsync, then rename over the target."""
+    import tempfile
+
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data

@@ -1,0 +1,1 @@
+../../../src/gavelkit/award/figqa.py

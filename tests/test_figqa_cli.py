@@ -1,0 +1,173 @@
+"""`gavel award figqa run|self-test`: real scripts run headless in a child interpreter."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+import gk_testing
+
+pytest.importorskip("matplotlib")
+
+COLLIDE = """
+import matplotlib.pyplot as plt
+fig, ax = plt.subplots()
+ax.axhline(0.5)
+ax.text(0.5, 0.5, "crossed", ha="center", va="center")
+fig.savefig(OUT)
+"""
+
+CLEAN = """
+import sys
+import matplotlib.pyplot as plt
+fig, ax = plt.subplots()
+ax.plot([0, 1], [0, 1], label=sys.argv[1] if len(sys.argv) > 1 else "line")
+ax.legend(loc="upper left")
+ax.set_title("clean")
+plt.show()
+"""
+
+
+def script(tmp_path, body: str, name: str = "plot.py") -> str:
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(body).replace("OUT", repr(str(tmp_path / "out.png"))),
+                 encoding="utf-8")
+    return str(p)
+
+
+def test_run_flags_collision_with_script_line_and_annotates(tmp_path):
+    s = script(tmp_path, COLLIDE)
+    ann = tmp_path / "ann"
+    rc, out, err = gk_testing.cli("award", "figqa", "run", s, "--annotate", str(ann))
+    assert rc == 1, err
+    assert f"{s}:3:1: FIG-D001 error" in out
+    assert "gated 1 figure(s)" in out
+    png = ann / "plot-fig1.png"
+    assert png.exists()
+    import matplotlib.image as mpimg
+    import numpy as np
+
+    img = mpimg.imread(str(png))
+    red = (img[..., 0] > 0.9) & (img[..., 1] < 0.2) & (img[..., 2] < 0.2)
+    assert red.sum() > 20  # the outline is really drawn
+    assert (tmp_path / "out.png").exists()  # the script's own save still happens
+    orig = mpimg.imread(str(tmp_path / "out.png"))
+    assert not ((orig[..., 0] > 0.9) & (orig[..., 1] < 0.2) & (orig[..., 2] < 0.2)).any() or \
+        np.sum((orig[..., 0] > 0.9) & (orig[..., 1] < 0.2)) < red.sum()
+
+
+def test_run_clean_script_with_args_json_and_sarif(tmp_path):
+    s = script(tmp_path, CLEAN)
+    rc, out, _ = gk_testing.cli("award", "figqa", "run", "--format", "json", s, "--",
+                                  "my series")
+    doc = json.loads(out)
+    assert rc == 0, doc
+    findings = [_f(d) for d in doc["findings"]]
+    for code in ("FIG-S001", "FIG-S002", "FIG-S003", "FIG-S004"):
+        gk_testing.clean(findings, code)
+    assert doc["figures"][0]["events"] == ["show"]
+    rc, out, _ = gk_testing.cli("award", "figqa", "run", script(tmp_path, COLLIDE, "c.py"),
+                                "--format", "sarif")
+    assert rc == 1
+    sarif = json.loads(out)
+    assert sarif["runs"][0]["results"][0]["ruleId"] == "FIG-D001"
+
+
+def _f(d):
+    from gavelkit.core.findings import Finding
+
+    return Finding(d["code"], d["severity"], d["message"], d.get("path", ""), d.get("line", 0))
+
+
+def test_crashing_script_is_reported_not_our_traceback(tmp_path):
+    s = script(tmp_path, """
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        ax.plot([1, 2])
+        1 / 0
+    """)
+    rc, out, err = gk_testing.cli("award", "figqa", "run", s)
+    assert rc == 2
+    f = gk_testing.fires(_parse_text(out), "FIG-S001")
+    assert "ZeroDivisionError" in f.message and f.line == 5
+    assert "Traceback" not in err
+
+
+def _parse_text(out: str):
+    from gavelkit.core.findings import Finding
+
+    found = []
+    for line in out.splitlines():
+        if ": FIG-" in line:
+            loc, rest = line.split(": FIG-", 1)
+            code = "FIG-" + rest.split()[0]
+            severity = rest.split()[1].rstrip(":")
+            parts = loc.rsplit(":", 2)
+            ln = int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
+            found.append(Finding(code, severity, rest.split(": ", 1)[-1], parts[0], ln))
+    return found
+
+
+def test_sys_exit_nonzero_and_no_figure(tmp_path):
+    s = script(tmp_path, "import sys\nsys.exit(3)\n")
+    rc, out, _ = gk_testing.cli("award", "figqa", "run", s)
+    assert rc == 2 and "status 3" in out
+    s = script(tmp_path, "print('no plots here')\n", "noplot.py")
+    rc, out, _ = gk_testing.cli("award", "figqa", "run", s)
+    assert rc == 0
+    gk_testing.fires(_parse_text(out), "FIG-S002")
+    assert "no plots here" not in out  # the script's stdout does not pollute ours
+
+
+def test_timeout_kills_script(tmp_path):
+    s = script(tmp_path, "import time\ntime.sleep(30)\n")
+    rc, out, _ = gk_testing.cli("award", "figqa", "run", s, "--timeout", "2")
+    assert rc == 2
+    gk_testing.fires(_parse_text(out), "FIG-S003")
+
+
+def test_figure_that_cannot_be_drawn(tmp_path):
+    s = script(tmp_path, """
+        import matplotlib.pyplot as plt
+        from matplotlib.artist import Artist
+        class Broken(Artist):
+            def draw(self, renderer):
+                raise RuntimeError("cannot draw")
+        fig = plt.figure()
+        fig.add_artist(Broken())
+    """)
+    rc, out, _ = gk_testing.cli("award", "figqa", "run", s)
+    assert rc == 1
+    f = gk_testing.fires(_parse_text(out), "FIG-S004")
+    assert "cannot draw" in f.message
+
+
+def test_usage_errors_exit_2(tmp_path):
+    rc, _, err = gk_testing.cli("award", "figqa", "run")
+    assert rc == 2 and "no script" in err
+    rc, _, err = gk_testing.cli("award", "figqa", "run", str(tmp_path / "missing.py"))
+    assert rc == 2 and "no such file" in err
+    rc, _, err = gk_testing.cli("award", "figqa", "run", "x.py", "--timeout", "soon")
+    assert rc == 2 and "number" in err
+    rc, out, _ = gk_testing.cli("award", "figqa", "run", "--help")
+    assert rc == 0 and "--annotate" in out
+
+
+def test_self_test_command():
+    rc, out, _ = gk_testing.cli("award", "figqa", "self-test")
+    assert rc == 0 and "figqa self-test: passed" in out
+    rc, doc = gk_testing.cli_json("award", "figqa", "self-test")
+    assert rc == 0 and doc["passed"] is True and len(doc["cases"]) >= 10
+
+
+def test_cli_and_plugin_modules_do_not_import_matplotlib(subprocess_env):
+    import subprocess
+    import sys
+
+    code = ("import sys, gavelkit.cli.main, gavelkit.award.figqa_cli, "
+            "gavelkit.award.figqa_pytest; print('matplotlib' in sys.modules)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=subprocess_env, timeout=60)
+    assert p.stdout.strip() == "False", p.stderr
