@@ -170,8 +170,16 @@ def run_steps(run: Path) -> list[Step]:
     return steps
 
 
+def task_steps(root: Path) -> list[Step]:
+    """Judge examples/task-semver: solvability, candidate run, verdict, report artifacts."""
+    from gavelkit.task.demo_task import steps
+
+    return steps(root, Step)
+
+
 DEMOS: list[tuple[str, Callable[[Path], list[Step]]]] = [
     ("award run", award_steps),
+    ("task judge (examples/task-semver)", task_steps),
 ]
 
 

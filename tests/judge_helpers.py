@@ -1,0 +1,61 @@
+"""Shared pieces of the scoring/judging tests: a small task, solutions written as text."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+from task_helpers import GOOD
+
+REFERENCE = '''
+class Tally:
+    def __init__(self, total):
+        self.total = total
+
+    def __repr__(self):
+        return f"Tally({self.total})"
+
+
+def parse(text):
+    n = 0
+    for ch in text:
+        if ch == "|":
+            n += 1
+        elif ch != " ":
+            raise ValueError(ch)
+    return Tally(n)
+
+
+def render(t):
+    return str(t.total)
+'''
+
+BROKEN = REFERENCE.replace("raise ValueError(ch)", "pass").replace(
+    "return str(t.total)", "return str(t.total + 1)")
+
+
+def make_task(tmp: Path, name: str = "task_good", atomic_only: bool = False) -> Path:
+    """A copy of the hand-made tally task; atomic_only keeps one oracle file (one process)."""
+    dest = tmp / name
+    shutil.copytree(GOOD, dest)
+    if atomic_only:
+        kept = dest / "kept_nodeids.txt"
+        ids = [x for x in kept.read_text().splitlines() if x.startswith("oracle/test_atomic.py")]
+        kept.write_text("\n".join(ids) + "\n")
+    return dest
+
+
+def solution(tmp: Path, name: str, files: dict[str, str]) -> Path:
+    """Write a solution folder: {relative path: source}."""
+    root = tmp / "solutions" / name
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def ref_solution(tmp: Path, name: str = "ref") -> Path:
+    return solution(tmp, name, {"tally/__init__.py": REFERENCE})

@@ -1,0 +1,375 @@
+"""The judge: the seed's order, verdicts, routes, records, state moves, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from gavelkit.task import anticheat_api
+from gavelkit.task.judge import judge_run, record
+from gavelkit.task.runner import RunOptions, run_solution
+from gavelkit.task.state import init_state
+from judge_helpers import BROKEN, REFERENCE, make_task, solution
+
+from gk_testing import clean, cli, cli_json, fires
+
+BLOCK = "### Preflight output\n\n```text\n$ python -c \"import tally; print(tally.__file__)\"\n{}\n```\n"
+
+
+def restamp(task: Path, run: str = "bad") -> None:
+    """After editing the oracle in a test: mark the run as scored on the current oracle
+    (what re-running the candidate would record), so the test reaches the gate it aims at."""
+    from gavelkit.task.load import load_task
+    from gavelkit.task.oracle import combined, current_digests
+
+    p = task / "candidate-runs" / run / "score_result.json"
+    data = json.loads(p.read_text())
+    data["gavel"]["integrity"]["oracle_digest_before"] = combined(current_digests(load_task(task)))
+    p.write_text(json.dumps(data))
+
+
+def set_state(task: Path, state: str) -> None:
+    init_state(task, "tally_task", date="2026-01-01", force=True)
+    p = task / "PIPELINE_STATE.md"
+    p.write_text(p.read_text().replace("state:       S1_SCREENING", f"state:       {state}"))
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A task with a reference run, a broken candidate run and a perfect candidate run."""
+    base = tmp_path_factory.mktemp("judge")
+    task = make_task(base)
+    ref = solution(base, "ref", {"tally/__init__.py": REFERENCE})
+    bad = solution(base, "bad", {"tally/__init__.py": BROKEN})
+    run_solution(task, RunOptions(solution=ref, out=task / "judge" / "reference_run",
+                                  role="reference", package="tally"))
+    run_solution(task, RunOptions(solution=bad, out=task / "candidate-runs" / "bad",
+                                  package="tally"))
+    run_solution(task, RunOptions(solution=ref, out=task / "candidate-runs" / "perfect",
+                                  package="tally"))
+    data = json.loads((task / "task.json").read_text("utf-8-sig"))
+    data["package"] = "tally"
+    (task / "task.json").write_text(json.dumps(data, indent=2))
+    set_state(task, "S4_DONE")
+    return task
+
+
+@pytest.fixture
+def task(prepared: Path, tmp_path: Path) -> Path:
+    dest = tmp_path / "task_good"
+    shutil.copytree(prepared, dest)
+    return dest
+
+
+@pytest.fixture
+def provenance(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Stand-in for the anti-cheat pack's preflight: passes unless told otherwise."""
+    state = {"passed": True}
+
+    def fake(package, candidate, python=None, remove_paths=()):  # type: ignore[no-untyped-def]
+        out = f"{candidate}/tally/__init__.py" if state["passed"] else "/usr/lib/tally.py"
+        return anticheat_api.Preflight(True, state["passed"], BLOCK.format(out),
+                                       "resolves into the candidate" if state["passed"]
+                                       else "resolves outside the candidate")
+    monkeypatch.setattr(anticheat_api, "preflight", fake)
+    return state
+
+
+def test_order_verdict_and_records(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    res = judge_run(task, task / "candidate-runs" / "bad", date="2026-02-02")
+    assert res.steps == ["preflight", "anti-cheat", "solvability", "fairness", "scores"]
+    assert res.verdict == "QUALIFIED", (res.reasons, [f.message for f in res.findings])
+    for code in ("TSK-J001", "TSK-J002", "TSK-J003", "TSK-J005", "TSK-J006", "TSK-J007",
+                 "TSK-J008", "TSK-J009", "TSK-J011"):
+        clean(res.findings, code)
+    fires(res.findings, "TSK-J004")  # no trajectory: unverifiable, recorded
+    report = (task / "judge" / "diagnosis_report.md").read_text()
+    from gavelkit.task.judgedata import table
+
+    pos = [report.index(f"## {s}") if s not in ("Verdict",) else report.index("Verdict:")
+           for s in table("report")["sections"]]
+    assert pos == sorted(pos), "report sections out of the seed's order"
+    assert report.index("## Preflight output") < report.index("## Candidate Score By Layer")
+    assert "tally/__init__.py" in report and "| C1 |" in report
+    tj = json.loads((task / "task.json").read_text("utf-8-sig"))
+    assert tj["zz_unknown_key"] == {"kept": ["as", "is"]} and tj["oracle"]["custom_flag"] is True
+    assert tj["judge"]["verdict"] == "QUALIFIED" and tj["judge"]["preflight_output"].startswith(
+        "### Preflight output")
+    assert tj["weaknesses"] and {"dimension", "description", "affected_tests", "layer"} <= set(
+        tj["weaknesses"][0])
+    assert tj["integration_gap"]["rate_gap"] is not None and "true_gap_events" in tj
+    assert tj["candidate_score"]["total"] == 7
+    state = (task / "PIPELINE_STATE.md").read_text()
+    assert "state:       QUALIFIED" in state and "| S5_JUDGE | QUALIFIED |" in state
+    assert (task / "oracle_digests.json").is_file()
+    rec = json.loads((task / "judge" / "judge_result.json").read_text())
+    assert rec["order"] == res.steps and rec["fairness_gates"]["D_coverage"] == "FULL"
+    assert record(res)["candidate_score"]["summary"]["total"] == 7
+
+
+def test_missing_anticheat_pack_blocks_qualified(task: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setitem(sys.modules, "gavelkit.task.preflight", None)
+    res = judge_run(task, task / "candidate-runs" / "bad")
+    f = fires(res.findings, "TSK-J002")
+    assert "not installed" in f.message
+    assert res.verdict == "BROKEN" and res.route == "env"
+    assert "(not run:" in (task / "judge" / "diagnosis_report.md").read_text()
+    state = (task / "PIPELINE_STATE.md").read_text()
+    assert "state:       S4_SETUP" in state and "eval_iter:   1" in state
+
+
+def test_adapter_calls_the_anticheat_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    calls = {}
+    pre = types.ModuleType("gavelkit.task.preflight")
+
+    def run_preflight(package, candidate, python=None, remove_paths=()):  # type: ignore[no-untyped-def]
+        calls["pre"] = (package, candidate, python, list(remove_paths))
+        return types.SimpleNamespace(passed=True, block_text="### Preflight output\nX", reason="ok")
+    pre.run_preflight = run_preflight  # type: ignore[attr-defined]
+    scan = types.ModuleType("gavelkit.task.scan")
+
+    def scan_trajectories(paths, task_dir, package, forbid=()):  # type: ignore[no-untyped-def]
+        calls["scan"] = (paths, task_dir, package, list(forbid))
+        return types.SimpleNamespace(verdict="CLEAN", findings=[])
+    scan.scan_trajectories = scan_trajectories  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "gavelkit.task.preflight", pre)
+    monkeypatch.setitem(sys.modules, "gavelkit.task.scan", scan)
+    p = anticheat_api.preflight("tally", str(tmp_path), python="/x/python", remove_paths=["tally"])
+    assert p.available and p.passed and calls["pre"] == ("tally", str(tmp_path), "/x/python",
+                                                          ["tally"])
+    s = anticheat_api.scan(["t.jsonl"], str(tmp_path), "tally", ["/secret"])
+    assert s.verdict == "CLEAN" and calls["scan"][3] == ["/secret"]
+
+
+def test_high_score_without_provenance_is_refused(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    provenance["passed"] = False
+    res = judge_run(task, task / "candidate-runs" / "perfect")
+    fires(res.findings, "TSK-J001")
+    fires(res.findings, "TSK-J006")
+    assert res.verdict == "BROKEN"
+    provenance["passed"] = True
+    ok = judge_run(task, task / "candidate-runs" / "perfect", move_state=False)
+    clean(ok.findings, "TSK-J006")
+    assert ok.verdict == "QUALIFIED"
+    assert "saturated-candidate-score" in [lab["label"] for lab in ok.metrics.labels]
+
+
+def test_cheat_from_trajectory(task: Path, provenance, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from gavelkit.core.findings import Finding
+
+    def fake_scan(paths, task_dir, package, forbid=()):  # type: ignore[no-untyped-def]
+        return anticheat_api.Scan(True, "CHEAT_DETECTED", [Finding(
+            "CHT-R001", "error", "read oracle/test_atomic.py", "t.jsonl", 3, 1)], "1 finding")
+    monkeypatch.setattr(anticheat_api, "scan", fake_scan)
+    before = json.loads((task / "task.json").read_text("utf-8-sig"))
+    res = judge_run(task, task / "candidate-runs" / "bad", trajectories=["t.jsonl"])
+    fires(res.findings, "TSK-J003")
+    clean(res.findings, "TSK-J004")  # a trajectory was scanned
+    assert res.verdict == "CHEAT_DETECTED" and res.route == "env"
+    tj = json.loads((task / "task.json").read_text("utf-8-sig"))
+    assert tj.get("candidate_score") == before.get("candidate_score")  # score discarded
+    assert "weaknesses" not in tj
+    assert "state:       S4_SETUP" in (task / "PIPELINE_STATE.md").read_text()
+
+
+def test_cheat_from_the_scoring_run(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    forge = BROKEN + ("\nimport _pytest.reports as _r\n_o = _r.TestReport.from_item_and_call\n"
+                      "def _f(item, call):\n    rep = _o(item, call)\n    rep.outcome = 'passed'\n"
+                      "    return rep\n_r.TestReport.from_item_and_call = staticmethod(_f)\n")
+    sol = solution(tmp_path, "forge", {"tally/__init__.py": forge})
+    run_solution(task, RunOptions(solution=sol, out=task / "candidate-runs" / "forge",
+                                  package="tally"))
+    res = judge_run(task, task / "candidate-runs" / "forge", move_state=False)
+    assert res.verdict == "CHEAT_DETECTED"
+    assert any("tampering" in f.message for f in res.findings if f.code == "TSK-J003")
+
+
+def test_solvability_below_threshold(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bad = solution(tmp_path, "badref", {"tally/__init__.py": BROKEN})
+    rc, doc = cli_json("task", "solvability", str(task), "--reference", str(bad), "--package",
+                       "tally")
+    assert rc == 1 and not doc["passed"] and doc["diagnosis"]
+    assert any(f["code"] == "TSK-J005" for f in doc["findings"])
+    res = judge_run(task, task / "candidate-runs" / "bad", move_state=False)
+    fires(res.findings, "TSK-J005")
+    assert res.verdict == "BROKEN" and res.route == "filter"
+    assert "candidate" in " ".join(res.reference_diag)
+    assert (task / "judge" / "filter_correction_request.md").is_file()
+
+
+def test_solvability_environment_diagnosis(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A module the requirements list but the environment lacks: environment, not oracle."""
+    t = task / "oracle" / "test_atomic.py"
+    t.write_text("import gk_missing_req  # noqa\n" + t.read_text())
+    (task / "oracle" / "requirements.txt").write_text("pytest\ngk-missing-req\n")
+    ref = solution(tmp_path, "ref2", {"tally/__init__.py": REFERENCE})
+    from gavelkit.task.solvability import check_solvability
+
+    sv = check_solvability(task, str(ref), None, RunOptions(
+        solution=ref, out=task / "judge" / "reference_run", package="tally",
+        python=sys.executable), None)
+    assert not sv.passed
+    assert sv.diagnosis[0].startswith("5 environment failure(s) [missing-requirement")
+    restamp(task)
+    res = judge_run(task, task / "candidate-runs" / "bad", move_state=False)
+    assert res.verdict == "BROKEN" and res.route == "env"
+    assert res.run_dir.name == "bad"
+
+
+def test_gate_routes_spec_and_filter(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    spec = task / "spec.md"
+    spec.write_text(spec.read_text().replace("- This specification does not require a graphical",
+                                             "- We do not build a graphical"))
+    res = judge_run(task, task / "candidate-runs" / "bad")
+    assert res.verdict == "BROKEN" and res.route == "spec"
+    assert (task / "judge" / "spec_patch_request.md").is_file()
+    st = (task / "PIPELINE_STATE.md").read_text()
+    assert "state:       S2_SPEC_DRAFT" in st and "spec_iter:   1" in st
+
+
+def test_gate_d_gap_routes_to_filter(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    m = task / "spec_test_map.md"
+    m.write_text(m.read_text().replace("| Error Semantics |", "| Parsing |"))
+    restamp(task)
+    res = judge_run(task, task / "candidate-runs" / "bad")
+    assert res.gates.verdicts["D"] == "GAP"
+    # the S3_ORACLE_MERGE guard needs test-filter's evidence: refused, reported, nothing written
+    w = fires(res.findings, "TSK-J009")
+    assert "kept_upstream" in w.message
+    assert "state:       S5_JUDGE" in (task / "PIPELINE_STATE.md").read_text()
+    (task / "kept_upstream.txt").write_text("oracle/test_atomic.py::test_render_digits\n")
+    res = judge_run(task, task / "candidate-runs" / "bad")
+    assert res.verdict == "BROKEN" and res.route == "filter"
+    req = (task / "judge" / "filter_correction_request.md").read_text()
+    assert "Error Semantics" in req
+    assert "state:       S3_ORACLE_MERGE" in (task / "PIPELINE_STATE.md").read_text()
+
+
+def test_small_generated_oracle(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    m = task / "spec_test_map.md"
+    m.write_text(m.read_text().replace("filter/oracle_source: mixed",
+                                       "filter/oracle_source: generated_only"))
+    restamp(task)
+    res = judge_run(task, task / "candidate-runs" / "bad", move_state=False)
+    fires(res.findings, "TSK-J008")
+    assert res.verdict == "BROKEN"
+
+
+def test_oracle_changed_while_judging(task: Path, provenance, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import gavelkit.task.metrics as metrics
+
+    orig = metrics.compute
+
+    def tampering(t, *a, **k):  # type: ignore[no-untyped-def]
+        with open(task / "oracle" / "test_atomic.py", "a") as fh:
+            fh.write("\n# edited\n")
+        return orig(t, *a, **k)
+    monkeypatch.setattr(metrics, "compute", tampering)
+    res = judge_run(task, task / "candidate-runs" / "bad", move_state=False)
+    fires(res.findings, "TSK-J007")
+
+
+def test_state_not_moved_outside_s5(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    set_state(task, "S2_SPEC_DONE")
+    res = judge_run(task, task / "candidate-runs" / "bad")
+    fires(res.findings, "TSK-J009")
+    assert "state:       S2_SPEC_DONE" in (task / "PIPELINE_STATE.md").read_text()
+
+
+def test_missing_score_moves_back_to_eval_run(task: Path) -> None:
+    set_state(task, "S5_JUDGE")
+    rc, _, err = cli("task", "judge", str(task), "--run", str(task / "candidate-runs" / "none"))
+    assert rc == 2 and "score_result.json" in err
+    assert "state:       S4_EVAL_RUN" in (task / "PIPELINE_STATE.md").read_text()
+
+
+def test_cli_judge_json(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    rc, doc = cli_json("task", "judge", str(task), "--run", str(task / "candidate-runs" / "bad"),
+                       "--dry-run")
+    assert rc == 0 and doc["judge"]["verdict"] == "QUALIFIED" and doc["written"] == []
+    assert not (task / "judge" / "diagnosis_report.md").exists()
+    rc, out, _ = cli("task", "judge", str(task), "--run", str(task / "candidate-runs" / "bad"),
+                     "--no-state")
+    assert rc == 0 and "verdict: QUALIFIED" in out
+    assert "state:       S4_DONE" in (task / "PIPELINE_STATE.md").read_text()
+
+
+def test_reference_package_is_installed_from_the_index(tmp_path: Path) -> None:
+    """--reference-package installs the published library (uv cache first, then PyPI)."""
+    from gavelkit.core.errors import InputError
+    from gavelkit.task.solvability import install_reference
+
+    try:
+        dest = install_reference("semver==3.0.2", tmp_path / "ref")
+    except InputError as exc:
+        pytest.skip(f"package index unreachable and semver not in the uv cache: {exc}")
+    assert (dest / "semver" / "version.py").is_file()
+    with pytest.raises(InputError):
+        install_reference("gavelkit-no-such-package-xyz==0.0.1", tmp_path / "nope",
+                          offline=True)
+
+
+def test_unusable_inputs_exit_2(task: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "badrun"
+    bad.mkdir()
+    (bad / "score_result.json").write_text("[1, 2]")
+    rc, _, err = cli("task", "judge", str(task), "--run", str(bad))
+    assert rc == 2 and "not a JSON object" in err and "Traceback" not in err
+    (bad / "score_result.json").write_bytes(b"\xff\xfe\x00")
+    rc, _, err = cli("task", "judge", str(task), "--run", str(bad))
+    assert rc == 2 and "Traceback" not in err
+    rc, _, err = cli("task", "solvability", str(task), "--reference", str(tmp_path / "nope"))
+    assert rc == 2 and "reference folder not found" in err
+    rc, _, err = cli("task", "judge", str(tmp_path / "no-task"), "--run", str(bad))
+    assert rc == 2
+    rc, _, err = cli("task", "run", str(task), "--solution", str(task), "--out",
+                     str(tmp_path / "o"), "--repeat", "0")
+    assert rc == 2 and "--repeat" in err
+
+
+def test_stale_run_is_refused(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    set_state(task, "S5_JUDGE")
+    t = task / "oracle" / "test_atomic.py"
+    t.write_text(t.read_text() + "\n\ndef test_added_later():\n    assert True\n")
+    res = judge_run(task, task / "candidate-runs" / "bad")
+    fires(res.findings, "TSK-J011")
+    assert res.verdict == "BROKEN" and res.route == "rerun"
+    assert "state:       S4_EVAL_RUN" in (task / "PIPELINE_STATE.md").read_text()
+
+
+def _claude_line(path: str, uid: str, cwd: str) -> str:
+    return json.dumps({"parentUuid": None, "isSidechain": False, "cwd": cwd, "sessionId": "s1",
+                       "type": "assistant", "uuid": uid, "timestamp": "2026-01-01T00:00:00Z",
+                       "message": {"role": "assistant", "type": "message", "content": [
+                           {"type": "tool_use", "id": f"t{uid}", "name": "Read",
+                            "input": {"file_path": path}}]}})
+
+
+def test_order_with_the_real_anticheat_pack(task: Path, tmp_path: Path) -> None:
+    """Issue 7's preflight and scan, wired: clean trajectory -> QUALIFIED; oracle read -> cheat."""
+    pytest.importorskip("gavelkit.task.preflight")
+    pytest.importorskip("gavelkit.task.scan")
+    work = tmp_path / "agent-work"
+    work.mkdir()
+    clean_log = tmp_path / "clean.jsonl"
+    clean_log.write_text(_claude_line(str(task / "spec.md"), "1", str(work)) + "\n")
+    res = judge_run(task, task / "candidate-runs" / "bad", trajectories=[str(clean_log)],
+                    move_state=False)
+    assert res.preflight.available and res.preflight.passed, res.preflight.reason
+    assert res.scan.available and res.scan.verdict == "CLEAN", res.scan.findings
+    assert res.verdict == "QUALIFIED", res.reasons
+    report = (task / "judge" / "diagnosis_report.md").read_text()
+    pre = report.index("## Preflight output")
+    assert "import tally; print(tally.__file__)" in report[pre:pre + 600]
+    assert pre < report.index("## Anti-Cheat") < report.index("## Candidate Score By Layer")
+    cheat_log = tmp_path / "cheat.jsonl"
+    cheat_log.write_text(_claude_line(str(task / "kept_nodeids.txt"), "2", str(work)) + "\n")
+    res2 = judge_run(task, task / "candidate-runs" / "bad", trajectories=[str(cheat_log)],
+                     move_state=False)
+    assert res2.scan.verdict == "CHEAT_DETECTED" and res2.verdict == "CHEAT_DETECTED"
+    fires(res2.findings, "TSK-J003")
