@@ -174,7 +174,21 @@ def task_steps(root: Path) -> list[Step]:
     """Judge examples/task-semver: solvability, candidate run, verdict, report artifacts."""
     from gavelkit.task.demo_task import steps
 
-    return steps(root, Step)
+    out = steps(root, Step)
+    out.append(task_report_step(root / "task-semver", root.parent / "task-report.html"))
+    return out
+
+
+def task_report_step(task: Path, out: Path) -> Step:
+    """`gavel task report` on the judged example task (layer rates, gap, heat map, clusters)."""
+    from gavelkit.core.htmlreport import write
+    from gavelkit.task.report import build_task
+
+    rep = build_task(task)
+    write(str(out), rep.html)
+    ok = "<svg" in rep.html and out.stat().st_size > 0
+    return Step("task report (self-contained HTML)", ok,
+                f"wrote {out} ({out.stat().st_size // 1024} KB)")
 
 
 DEMOS: list[tuple[str, Callable[[Path], list[Step]]]] = [
