@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
-from gavelkit.core.textio import read_text
 from gavelkit.task.formats._md import escape_cell, find_tables
+from gavelkit.task.formats._read import read_with
 
 LEDGER_HEADER = ["repo", "status", "metric", "detail"]
 
@@ -72,11 +71,7 @@ def parse_candidates(text: str, path: str = "CANDIDATES.md") -> tuple[Ledger, li
 
 
 def read_candidates(path: str | Path) -> tuple[Ledger | None, list[Finding]]:
-    try:
-        text = read_text(path)
-    except InputError as exc:
-        return None, [exc.to_finding()]
-    return parse_candidates(text, str(path))
+    return read_with(parse_candidates, path)
 
 
 def _render_row(cells: list[str]) -> str:

@@ -11,9 +11,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
-from gavelkit.core.textio import read_text
+from gavelkit.task.formats._read import read_with
 
 
 @dataclass(slots=True)
@@ -78,8 +77,4 @@ def parse_nodeids(text: str, path: str = "kept_nodeids.txt") -> tuple[NodeIds, l
 
 
 def read_nodeids(path: str | Path) -> tuple[NodeIds | None, list[Finding]]:
-    try:
-        text = read_text(path)
-    except InputError as exc:
-        return None, [exc.to_finding()]
-    return parse_nodeids(text, str(path))
+    return read_with(parse_nodeids, path)

@@ -13,10 +13,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
-from gavelkit.core.textio import read_text
 from gavelkit.task.formats._md import escape_cell, is_separator, split_row
+from gavelkit.task.formats._read import read_with
 
 _KV = re.compile(r"^(?P<key>[A-Za-z_][\w]*)(?P<sep>:\s*)(?P<val>.*?)\s*$")
 _TODO = re.compile(r"^(?P<indent>\s*)[-*]\s+\[(?P<mark>[ xX])\]\s+(?P<text>.*)$")
@@ -211,11 +210,7 @@ def parse_pipeline_state(text: str, path: str = "PIPELINE_STATE.md") -> tuple[Pi
 
 
 def read_pipeline_state(path: str | Path) -> tuple[PipelineState | None, list[Finding]]:
-    try:
-        text = read_text(path)
-    except InputError as exc:
-        return None, [exc.to_finding()]
-    return parse_pipeline_state(text, str(path))
+    return read_with(parse_pipeline_state, path)
 
 
 def render_transition(ps: PipelineState, updates: dict[str, str], todo: list[str],

@@ -13,10 +13,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
-from gavelkit.core.textio import read_text
 from gavelkit.task.formats._md import code_mask
+from gavelkit.task.formats._read import read_with
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 
@@ -152,8 +151,4 @@ def parse_spec(text: str, path: str = "spec.md") -> tuple[Spec, list[Finding]]:
 
 
 def read_spec(path: str | Path) -> tuple[Spec | None, list[Finding]]:
-    try:
-        text = read_text(path)
-    except InputError as exc:
-        return None, [exc.to_finding()]
-    return parse_spec(text, str(path))
+    return read_with(parse_spec, path)

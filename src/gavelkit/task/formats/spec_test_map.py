@@ -15,10 +15,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
-from gavelkit.core.textio import read_text
 from gavelkit.task.formats._md import MdTable, code_mask, find_tables, norm_key, strip_ticks
+from gavelkit.task.formats._read import read_with
 
 NODEID_KEYS = ("test_nodeid", "test_node_id", "nodeid", "node_id", "test")
 LAYERS = frozenset({"atomic", "integration", "system_e2e"})
@@ -194,8 +193,4 @@ def parse_spec_test_map(text: str, path: str = "spec_test_map.md") -> tuple[Spec
 
 
 def read_spec_test_map(path: str | Path) -> tuple[SpecTestMap | None, list[Finding]]:
-    try:
-        text = read_text(path)
-    except InputError as exc:
-        return None, [exc.to_finding()]
-    return parse_spec_test_map(text, str(path))
+    return read_with(parse_spec_test_map, path)

@@ -6,9 +6,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
-from gavelkit.core.textio import read_text
+from gavelkit.task.formats._read import read_with
 from gavelkit.task.formats.spec_test_map import LAYERS
 
 KEY_NAMES = ("taxonomy_key", "test_id")
@@ -71,8 +70,4 @@ def parse_taxonomy(text: str, path: str = "taxonomy.jsonl") -> tuple[Taxonomy, l
 
 
 def read_taxonomy(path: str | Path) -> tuple[Taxonomy | None, list[Finding]]:
-    try:
-        text = read_text(path)
-    except InputError as exc:
-        return None, [exc.to_finding()]
-    return parse_taxonomy(text, str(path))
+    return read_with(parse_taxonomy, path)
