@@ -157,10 +157,33 @@ def collisions_to_findings(result: dict[str, Any], script: str) -> list[Finding]
     return out
 
 
+def _wait(proc: subprocess.Popen[str], timeout: float, label: str,
+          quiet: bool) -> tuple[str, str]:
+    """communicate() in short slices so a terminal can show the elapsed time."""
+    import time
+
+    from gavelkit.core.progress import Progress
+
+    start = time.monotonic()
+    with Progress(label, quiet=quiet) as bar:
+        while True:
+            left = timeout - (time.monotonic() - start)
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
+            try:
+                return proc.communicate(timeout=min(0.5, left))
+            except subprocess.TimeoutExpired:
+                bar.update(int(time.monotonic() - start), item="s running")
+
+
 def run_script(script: str, args: list[str], *, annotate: str | None = None,
                timeout: float = 300.0, tol: float | None = None,
-               min_area: float | None = None) -> tuple[list[Finding], dict[str, Any]]:
-    """Run `script` in a child interpreter and return (findings, raw runner result)."""
+               min_area: float | None = None,
+               quiet: bool = True) -> tuple[list[Finding], dict[str, Any]]:
+    """Run `script` in a child interpreter and return (findings, raw runner result).
+
+    With quiet=False a terminal shows how long the script has been running.
+    """
     from gavelkit.core.errors import InputError
 
     p = Path(script)
@@ -184,7 +207,7 @@ def run_script(script: str, args: list[str], *, annotate: str | None = None,
                                 stderr=subprocess.PIPE, text=True, env=env,
                                 start_new_session=True, errors="replace")
         try:
-            stdout, stderr = proc.communicate(timeout=timeout)
+            stdout, stderr = _wait(proc, timeout, f"figqa {p.name}", quiet)
         except subprocess.TimeoutExpired:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -214,7 +237,7 @@ def run_main(argv: list[str], prog: str) -> int:
     script, args = rest[0], rest[1:]
     findings, result = run_script(script, args, annotate=opts["annotate"],
                                   timeout=opts["timeout"], tol=opts["tol"],
-                                  min_area=opts["min_area"])
+                                  min_area=opts["min_area"], quiet=opts["quiet"])
     figs = result.get("figures", [])
     n_coll = sum(len(f.get("collisions", [])) for f in figs)
     summary = f"figqa: gated {len(figs)} figure(s) from {script}: {n_coll} collision(s)"
