@@ -149,3 +149,19 @@ def test_status_json_shape(root: Path) -> None:
     assert doc["budgets"]["fix_loops"] == {"used": 4, "cap": 8}
     assert doc["next_action"]["action"] == "advance" and doc["next_action"]["phase"] == 8
     assert doc["panel"][0]["conflicts"][0]["outlier"] == "C"
+
+
+def test_brief_check_on_unreadable_file(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.md"
+    empty.write_text("")
+    rc, out, _ = cli("award", "briefs", "--check", str(empty))
+    assert rc == 2 and "UNREADABLE" in out and "LEAK" not in out
+
+
+def test_rules_command(tmp_path: Path) -> None:
+    rc, out, _ = cli("rules", "AWD-G005")
+    assert rc == 0 and "pass with an open blocker or high issue" in out
+    rc, out, err = cli("rules", "NOPE-1")
+    assert rc == 2 and "no rule" in err and out == ""
+    rc, out, _ = cli("rules", "--format", "json")
+    assert rc == 0 and len(json.loads(out)) > 200

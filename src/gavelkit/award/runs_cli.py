@@ -114,7 +114,8 @@ def briefs_main(argv: list[str], prog: str) -> int:
                 findings.append(exc.to_finding())
         return emit(findings, args.format, "award briefs --check",
                     text=f"{len(args.paths)} brief(s) checked -> "
-                    + ("LEAK" if any(f.severity == "error" for f in findings) else "clean"),
+                    + ("UNREADABLE" if any(f.unusable for f in findings) else
+                       "LEAK" if any(f.severity == "error" for f in findings) else "clean"),
                     quiet=args.quiet)
     if len(args.paths) != 1:
         raise UsageError("give one RUN_DIR (or --check FILE...)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from gavelkit.cli.common import parser
 
@@ -19,7 +20,7 @@ def main(argv: list[str], prog: str) -> int:
         exact = [r for r in rules if r.code == args.code.upper()]
         rules = exact or [r for r in rules if r.code.startswith(args.code.upper())]
         if not rules:
-            print(f"{prog}: error: no rule {args.code!r}")
+            print(f"{prog}: error: no rule {args.code!r}", file=sys.stderr)
             return 2
     if args.format == "json":
         print(json.dumps([{"code": r.code, "severity": r.severity, "title": r.title,
