@@ -249,17 +249,6 @@ def target_from_variant(rf: RunFiles, tables: Tables) -> tuple[Tier | None, str]
     return None, ""
 
 
-def _adjudications(rf: RunFiles) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for b in rf.memos:
-        items = b.body.get("adjudications") or b.body.get("adjudication") or []
-        items = [items] if isinstance(items, dict) else items
-        for it in items if isinstance(items, list) else []:
-            if isinstance(it, dict) and isinstance(it.get("criterion"), str) and it.get("outcome"):
-                out[it["criterion"]] = str(it["outcome"])
-    return out
-
-
 def run_status(run: str | Path, target: str | None = None,
                tables: Tables | None = None) -> RunStatus:
     """Everything `gavel award status` reports. Raises UsageError for an unknown --target
@@ -281,7 +270,9 @@ def run_status(run: str | Path, target: str | None = None,
         findings.append(Finding("AWD-T009", "error", f"{fix_used} fix loops across the run: "
                                 f"beyond the whole-run cap of {caps['run_fix_loops']}",
                                 str(run / "gates")))
-    rounds = _rounds(rf, tables, tier, _adjudications(rf), caps, findings)
+    from gavelkit.award.memo import adjudications
+
+    rounds = _rounds(rf, tables, tier, adjudications(rf.memos), caps, findings)
     if rounds and not any(ph >= caps["panel_phase"] for ph in phases):
         findings.append(Finding("AWD-T014", "warning", "scorecards exist but there is no Phase 7 "
                                 "critic gate: the panel ran before the critic's audit",

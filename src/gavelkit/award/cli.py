@@ -70,15 +70,10 @@ def _adjudications(memo_path: str | None) -> dict[str, str]:
     if src.unusable:
         f = src.findings[0]
         raise InputError(f.path, f.message, f.line, f.col, f.code)
+    from gavelkit.award.memo import adjudications
+
     blocks, _ = select(src, "decision_memo")
-    out: dict[str, str] = {}
-    for b in blocks:
-        items = b.body.get("adjudications") or b.body.get("adjudication") or []
-        if isinstance(items, dict):
-            items = [items]
-        for it in items if isinstance(items, list) else []:
-            if isinstance(it, dict) and isinstance(it.get("criterion"), str) and it.get("outcome"):
-                out[it["criterion"]] = str(it["outcome"])
+    out = adjudications(blocks)
     if not out:
         raise UsageError(f"{memo_path}: no decision_memo with adjudications "
                          "[{criterion, outcome}] found")

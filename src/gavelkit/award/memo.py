@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from gavelkit.award.checks import Ctx, describe, int_field, ipos, is_int, nonblank, require, vpos
 from gavelkit.award.tables import Tables
 from gavelkit.core.yamlload import PosDict
@@ -44,6 +47,21 @@ def check_memo(ctx: Ctx, body: PosDict, tables: Tables) -> None:
                 ctx.error("AWD-M006", f"unresolved[{i}] must carry a severity "
                           f"(blocker|high|medium|low), got {describe(got)}", ipos(unresolved, i))
     _options(ctx, body, lim["options_min"], lim["options_max"])
+
+
+def adjudications(blocks: Iterable[Any]) -> dict[str, str]:
+    """criterion -> recorded outcome, from memo blocks' `adjudications: [{criterion, outcome}]`.
+
+    Shared by `aggregate --memo` and `status`, so both clear a conflict on the same record.
+    """
+    out: dict[str, str] = {}
+    for b in blocks:
+        items = b.body.get("adjudications") or b.body.get("adjudication") or []
+        items = [items] if isinstance(items, dict) else items
+        for it in items if isinstance(items, list) else []:
+            if isinstance(it, dict) and isinstance(it.get("criterion"), str) and it.get("outcome"):
+                out[it["criterion"]] = str(it["outcome"])
+    return out
 
 
 def _options(ctx: Ctx, body: PosDict, lo: int, hi: int) -> None:

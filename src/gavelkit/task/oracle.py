@@ -144,7 +144,7 @@ def _rename_scores(task: Task, date: str, dry_run: bool) -> list[str]:
     return done
 
 
-def _ledger_names(task: Task) -> set[str]:
+def ledger_names(task: Task) -> set[str]:
     names = {task.id.lower(), task.dir.resolve().name.lower()}
     if task.task_json:
         repo = task.task_json.data.get("repo")
@@ -218,7 +218,7 @@ def check_oracle(task_dir: str | Path, *, ledger: str | Path | None = None,
         res.actions.append("task.json status QUALIFIED -> REOPENED_S3 (no PIPELINE_STATE.md)")
     # 2. ledger row
     if task.ledger is not None:
-        names = _ledger_names(task)
+        names = ledger_names(task)
         rows = [r for r in task.ledger.rows if r.status == "QUALIFIED" and r.matches(names)]
         if rows:
             lp = task.paths["ledger"]

@@ -195,9 +195,8 @@ def coverage(task: Any, gate_d: Any) -> dict[str, Any]:
     """Per audited section: covered tests by layer and (small oracles) by test id."""
     if task.spec is None or task.map is None or gate_d is None:
         return {"sections": [], "tests": []}
-    from gavelkit.task.gates import gate_d as gd
+    from gavelkit.task.gates.gate_d import match_sections
 
-    match = getattr(gd, "_match", None)
     spec = task.spec
     rows = {r["line"]: r for r in gate_d.table}
     index = {s.line: i for i, s in enumerate(spec.sections) if s.line in rows}
@@ -206,7 +205,7 @@ def coverage(task: Any, gate_d: Any) -> dict[str, Any]:
     for row in task.map.covered_rows():
         hits: set[int] = set()
         for cell in row.sections:
-            found = match(spec, cell) if match else spec.find(cell)
+            found = match_sections(spec, cell)
             hits |= {s.line for s in found if s.line in by_section}
         if hits:
             tests.append((row.nodeid, row.layer or "?"))
@@ -240,9 +239,9 @@ def _history(task: Any, tj: dict[str, Any]) -> list[dict[str, Any]]:
                     str(judge["verdict"]), "note": "judge record in task.json",
                     "source": "task.json judge"})
     if task.ledger is not None:
-        from gavelkit.task.oracle import _ledger_names  # the same matching as REOPENED_S3
+        from gavelkit.task.oracle import ledger_names  # the same matching as REOPENED_S3
 
-        names = _ledger_names(task)
+        names = ledger_names(task)
         for r in task.ledger.rows:
             if r.matches(names):
                 out.append({"date": "", "from": "", "to": r.status,

@@ -29,7 +29,7 @@ from gavelkit.task.config import fold, is_generated_only
 from gavelkit.task.formats._md import escape_cell, find_tables, norm_key, strip_ticks
 from gavelkit.task.formats.nodeids import base_nodeid, file_of
 from gavelkit.task.formats.spec_test_map import MapRow
-from gavelkit.task.gates.gate_d import _match
+from gavelkit.task.gates.gate_d import match_sections
 from gavelkit.task.testsrc import TestModule, read_module, summarize
 
 COLUMNS = ["nodeid", "assertion summary", "spec_section", "verdict"]
@@ -111,7 +111,7 @@ def build(task: Any, n: int, seed: int, gate: str = "A") -> list[SpotRow]:
         summary = _summary(mod, tf) if mod and tf else "(test source not in the task folder)"
         heads = []
         for cell in r.sections:
-            hits = _match(task.spec, cell) if task.spec else []
+            hits = match_sections(task.spec, cell) if task.spec else []
             heads += [h.text for h in hits] or [f"{cell} (NOT A SPEC HEADING)"]
         out.append(SpotRow(r.nodeid, summary, "; ".join(dict.fromkeys(heads))))
     return out

@@ -23,7 +23,11 @@ from gavelkit.task.gates import GateResult
 _QUALIFIERS = (" - ", " — ", " – ", ": ", " (", " > ", " / ", " §")
 
 
-def _match(spec: Spec, cell: str) -> list[Section]:
+def match_sections(spec: Spec, cell: str) -> list[Section]:
+    """Spec sections a map cell names (exact heading first, then qualified forms).
+
+    Public because the task report draws its coverage heat map with the same matching.
+    """
     key = norm_heading(cell)
     hits = [s for s in spec.sections if s.level in (2, 3) and s.key == key]
     if hits:
@@ -63,7 +67,7 @@ def coverage_counts(task: Any) -> tuple[dict[int, int], list[Finding]]:
     for row in stm.covered_rows():
         matched: set[int] = set()
         for cell in row.sections:
-            hits = _match(spec, cell)
+            hits = match_sections(spec, cell)
             if not hits:
                 findings.append(Finding(
                     "TSK-D006", "error",

@@ -429,9 +429,9 @@ def check_ledger(task: Any, cfg: dict[str, Any]) -> list[Finding]:
             out.append(Finding("TSK-E011", "error",
                                f"ledger status {r.status!r} is not one of {', '.join(sorted(allowed))}",
                                lp, r.line, 1))
-    from gavelkit.task.oracle import _ledger_names
+    from gavelkit.task.oracle import ledger_names
 
-    names = _ledger_names(task)
+    names = ledger_names(task)
     mine = [r for r in led.rows if r.matches(names)]
     live_q = [r for r in mine if r.status == "QUALIFIED" and "superseded_by" not in r.detail]
     state = task.state
