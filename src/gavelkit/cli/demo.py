@@ -51,11 +51,12 @@ def award_steps(root: Path) -> list[Step]:
     handoff_logs = [p for p in logs if "handoff:" in p.read_text(encoding="utf-8")]
     n = bad = 0
     for res in lint_paths(handoff_logs, "handoff", run_dir=run):
-        for b in res.blocks:
-            agent = b.block.body.get("agent")
+        # lint each log once per role it holds, judging each block under its own role
+        for agent in {b.block.body.get("agent") for b in res.blocks}:
             again = lint_paths([res.path], "handoff", agent=agent, run_dir=run)[0]
-            n += 1
-            bad += sum(1 for x in again.blocks if x.block.index == b.block.index and not x.ok)
+            mine = [x for x in again.blocks if x.block.body.get("agent") == agent]
+            n += len(mine)
+            bad += sum(1 for x in mine if not x.ok)
     steps.append(Step("lint handoffs (--agent per role, --run-dir)", bad == 0,
                       f"{n} handoff blocks in {len(handoff_logs)} phase logs, {bad} failing"))
     for kind, files in (("gate", sorted((run / "gates").glob("*.yaml"))),
