@@ -1,0 +1,183 @@
+"""The one function that decides QUALIFIED (seed "Hard Checks", gates A-F, "Task Status").
+
+Every hard check and every fairness gate reports one `Check` with a status:
+
+- PASS: checked, and it holds;
+- FAIL: checked, and it does not hold (the check says where the task goes next);
+- UNVERIFIABLE: the check could not read, run or verify its input (fail closed);
+- PENDING: the check needs the judge's own work first (the Gate A/C table).
+
+`decide(checks)` is the only place that turns checks into a verdict, and the
+judge, `gavel task state --to QUALIFIED` (through `qualified_record_ok`) and
+`judge-all` all go through it, so they cannot disagree. QUALIFIED needs every
+check in `REQUIRED` present and PASS and no other check blocking: a missing
+check counts as UNVERIFIABLE, never as a pass.
+
+Verdicts: CHEAT_DETECTED (the anti-cheat check failed), BROKEN (another check
+failed, or could not be verified for a reason the pipeline has to fix: the
+route says where), PENDING (nothing failed, but something is still to be done
+or supplied before the task can be certified; the state stays at S5_JUDGE),
+QUALIFIED.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+PASS, FAIL, UNVERIFIABLE, PENDING = "PASS", "FAIL", "UNVERIFIABLE", "PENDING"
+STATUSES = (PASS, FAIL, UNVERIFIABLE, PENDING)
+VERDICTS = ("QUALIFIED", "BROKEN", "CHEAT_DETECTED", "PENDING")
+
+# The seed's order: inputs readable, preflight, anti-cheat, solvability, the score
+# itself, then the fairness gates. A blocking check earlier in this list decides the
+# route when several block.
+ORDER = ("inputs", "preflight", "anti-cheat", "run-integrity", "freshness", "solvability",
+         "score", "gate-A/C", "gate-B", "gate-D", "gate-E", "gate-F", "negative-gap",
+         "oracle-size", "oracle-unchanged")
+REQUIRED = ("inputs", "preflight", "anti-cheat", "solvability", "score", "gate-A/C", "gate-B",
+            "gate-D", "gate-E", "gate-F")
+# route -> the state the seed's loop exits name
+ROUTES = {"spec": "S2_SPEC_DRAFT", "filter": "S3_ORACLE_MERGE", "env": "S4_SETUP",
+          "rerun": "S4_EVAL_RUN"}
+# checks whose result must be PASS before any score value may be used or shown
+SCORE_GATES = ("inputs", "preflight", "run-integrity", "freshness", "solvability", "score")
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    status: str
+    reason: str = ""
+    route: str | None = None  # where the task goes when this check blocks (ROUTES key)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"check {self.name}: status {self.status!r} not in {STATUSES}")
+        if self.route is not None and self.route not in ROUTES:
+            raise ValueError(f"check {self.name}: route {self.route!r} not in {tuple(ROUTES)}")
+
+    @property
+    def blocks(self) -> bool:
+        return self.status != PASS
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "reason": self.reason,
+                "route": self.route}
+
+
+@dataclass(slots=True)
+class Decision:
+    verdict: str
+    route: str | None
+    reasons: list[str] = field(default_factory=list)
+    blocking: list[Check] = field(default_factory=list)
+
+    @property
+    def next_state(self) -> str | None:
+        """The state the seed's exits name for this verdict (None: stay in S5_JUDGE)."""
+        if self.verdict == "QUALIFIED":
+            return "QUALIFIED"
+        if self.verdict == "PENDING":
+            return None
+        return ROUTES.get(self.route or "env", "S4_SETUP")
+
+
+_WORSE = {PASS: 0, PENDING: 1, UNVERIFIABLE: 2, FAIL: 3}
+
+
+def _rank(c: Check) -> int:
+    return ORDER.index(c.name) if c.name in ORDER else len(ORDER)
+
+
+def complete(checks: Iterable[Check]) -> list[Check]:
+    """The checks in the seed's order, with every missing required check UNVERIFIABLE."""
+    have: dict[str, Check] = {}
+    for c in checks:
+        prev = have.get(c.name)
+        # two results for one check: the worse one counts
+        if prev is None or _WORSE[c.status] > _WORSE[prev.status]:
+            have[c.name] = c
+    for name in REQUIRED:
+        if name not in have:
+            have[name] = Check(name, UNVERIFIABLE, "this check did not run: no result to "
+                               "certify (a missing check is not a pass)")
+    return sorted(have.values(), key=lambda c: (_rank(c), c.name))
+
+
+def decide(checks: Iterable[Check]) -> Decision:
+    """Verdict and route from all checks; QUALIFIED only when every check is PASS."""
+    allc = complete(checks)
+    blocking = [c for c in allc if c.blocks]
+    reasons = [f"{c.name} {c.status}: {c.reason}" for c in blocking]
+    cheat = next((c for c in blocking if c.name == "anti-cheat" and c.status == FAIL), None)
+    if cheat is not None:
+        return Decision("CHEAT_DETECTED", "env", reasons, blocking)
+    failed = [c for c in blocking if c.status == FAIL]
+    if failed:
+        return Decision("BROKEN", failed[0].route or "env", reasons, blocking)
+    routed = [c for c in blocking if c.status == UNVERIFIABLE and c.route]
+    if routed:
+        return Decision("BROKEN", routed[0].route, reasons, blocking)
+    if blocking:
+        return Decision("PENDING", None, reasons, blocking)
+    return Decision("QUALIFIED", None, ["all hard checks and gates A-F pass; the scoring set "
+                                        "is valid"], [])
+
+
+def certifies(checks: Iterable[Check]) -> bool:
+    return decide(checks).verdict == "QUALIFIED"
+
+
+def scores_usable(checks: Iterable[Check]) -> tuple[bool, str]:
+    """May a score value be shown or used? Not after a failed or unrun preflight, a
+    detected cheat, an unreadable or stale run, or a reference below the threshold."""
+    for c in complete(checks):
+        if c.name == "anti-cheat" and c.status == FAIL:
+            return False, f"anti-cheat FAIL ({c.reason}): the run is invalid, its score discarded"
+        if c.name in SCORE_GATES and c.status != PASS:
+            return False, f"{c.name} {c.status} ({c.reason}): the score must not be used"
+    return True, ""
+
+
+def checks_from_record(rec: Any) -> list[Check]:
+    """The checks a judge_result.json recorded; anything malformed is UNVERIFIABLE."""
+    raw = rec.get("checks") if isinstance(rec, dict) else None
+    if not isinstance(raw, list):
+        return [Check("inputs", UNVERIFIABLE, "the judge record lists no checks")]
+    out = []
+    for i, x in enumerate(raw):
+        if not (isinstance(x, dict) and isinstance(x.get("name"), str)
+                and x.get("status") in STATUSES):
+            out.append(Check("inputs", UNVERIFIABLE, f"judge record check #{i + 1} is malformed"))
+            continue
+        route = x.get("route") if x.get("route") in ROUTES else None
+        out.append(Check(x["name"], x["status"], str(x.get("reason") or ""), route))
+    return out
+
+
+def qualified_record_ok(rec: Any, oracle_digest: str, score_sha: str | None) -> tuple[bool, str]:
+    """Is this judge record a QUALIFIED result for the current oracle and score?
+
+    The state machine's guard for entering QUALIFIED: the record's own checks are
+    re-decided here (a hand-edited "verdict": "QUALIFIED" over failing checks does not
+    count), and the oracle digest and score file hash it was judged on must be today's.
+    """
+    if not isinstance(rec, dict):
+        return False, "no readable judge/judge_result.json: run `gavel task judge` first"
+    d = decide(checks_from_record(rec))
+    if d.verdict != "QUALIFIED" or rec.get("verdict") != "QUALIFIED":
+        why = "; ".join(d.reasons[:3]) or f"recorded verdict {rec.get('verdict')!r}"
+        return False, f"the judge's result is {d.verdict}, not QUALIFIED ({why})"
+    judged = rec.get("judged_on") if isinstance(rec.get("judged_on"), dict) else {}
+    if judged.get("oracle_digest") != oracle_digest:
+        return False, ("the oracle changed since the judge's QUALIFIED result (judged on "
+                       f"{str(judged.get('oracle_digest'))[:12]}, now {oracle_digest[:12]}): "
+                       "re-run the candidate and the judge")
+    if score_sha is None:
+        return False, f"the judged score file {judged.get('score_file')!r} is gone"
+    if judged.get("score_sha256") != score_sha:
+        return False, (f"the score file {judged.get('score_file')!r} is not the one the judge "
+                       "certified (its content changed): re-run the judge")
+    return True, "judge QUALIFIED on the current oracle and score"
