@@ -16,28 +16,11 @@ from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "task-semver"
 
-# (file, old, new): message wording only; behaviour (exception types, triggers) unchanged
-WORDING = [
-    ("version.py", '"Version index cannot be negative"', '"negative indices are not supported"'),
-    ("version.py", '"Version part undefined"', '"no such version part"'),
-    ("version.py", 'f"Expected a Version type but got {type(other)}"',
-     'f"cannot check compatibility with {type(other)}"'),
-    ("version.py", '"{!r} is negative. A version can only be positive."',
-     '"{!r} must not be below zero"'),
-    ("version.py", "is readonly\")", "cannot be changed\")"),
-    ("_deprecated.py", "\"Function 'semver.{f}' is deprecated.\"", '"semver.{f}() will go away."'),
-]
-
-
 def wording_solution(dest: Path) -> Path:
-    """The reference with only its messages reworded."""
-    shutil.copytree(EXAMPLE / "reference", dest)
-    for name, old, new in WORDING:
-        p = dest / "semver" / name
-        text = p.read_text("utf-8")
-        assert old in text, (name, old)
-        p.write_text(text.replace(old, new), "utf-8")
-    return dest
+    """The reference with only its messages reworded (the demo's Gate B case)."""
+    from gavelkit.task.judging.demo_task import wording_solution as reword
+
+    return reword(EXAMPLE / "reference", dest)
 
 
 def scored_example(base: Path) -> Path:

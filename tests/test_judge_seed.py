@@ -153,7 +153,7 @@ def test_gate_ac_pending_until_a_verified_table(task: Path, provenance) -> None:
 
 def test_gate_ac_negative_verdict_routes_to_filter(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     judged(task)
-    fill_spotcheck(task, "not-derivable")
+    fill_spotcheck(task, "not derivable")
     res = judged(task)
     fires(res.findings, "TSK-J014")
     assert res.verdict == "BROKEN" and res.route == "filter"
@@ -240,8 +240,9 @@ def test_no_scores_shown_when_they_must_not_be_used(task: Path, provenance, how:
     res = judged(task)
     assert res.verdict in ("BROKEN", "CHEAT_DETECTED")
     report = (task / "judge" / "diagnosis_report.md").read_text()
-    assert "215/295" not in report and "| C1 |" not in report and "rate_gap" not in report
-    assert "not shown" in report
+    layer_part = report[report.index("## Candidate Score By Layer"):report.index("## Protocol")]
+    assert "Not shown" in layer_part and "| atomic |" not in layer_part
+    assert "| C1 |" not in report and "rate_gap" not in report
     tj = task_json(task)
     assert not tj.get("labels") and "weaknesses" not in tj and "integration_gap" not in tj
 
