@@ -15,7 +15,14 @@ import pytest
 from gavelkit.task.anticheat import api as anticheat_api
 from gavelkit.task.judging import verdict as V
 from gavelkit.task.judging.judge import judge_run
-from semver_variant import fill_spotcheck, scored_example, set_state, state_of, task_json
+from semver_variant import (
+    fill_spotcheck,
+    restamp,
+    scored_example,
+    set_state,
+    state_of,
+    task_json,
+)
 
 from gk_testing import clean, cli, cli_json, fires
 
@@ -255,6 +262,7 @@ def _make_gap(task: Path) -> None:
 
 def test_coverage_gap_recorded_in_task_json_is_a_labelled_caveat(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     _make_gap(task)
+    restamp(task, BROKEN_RUN)
     from gavelkit.task.gates import run_gates
     from gavelkit.task.formats.load import load_task
 

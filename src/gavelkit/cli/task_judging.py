@@ -149,21 +149,31 @@ def judge_main(argv: list[str], prog: str) -> int:
                                            "reference_score.json)")
     p.add_argument("--solution", help="candidate solution folder (default: from the run)")
     p.add_argument("--forbid", action="append", default=[], help="extra forbidden path")
-    p.add_argument("--no-state", action="store_true", help="do not move the pipeline state")
+    p.add_argument("--spotcheck", metavar="FILE", help="the filled Gate A/C table (default: "
+                                                      "TASK/judge/spotcheck.md)")
+    p.add_argument("--no-state", action="store_true",
+                   help="do not move the pipeline state (nor task.json's status and record)")
     p.add_argument("--dry-run", action="store_true", help="write nothing")
     p.add_argument("--date", help="date to record (default: today)")
     add_format(p)
     a = p.parse_args(argv)
     res = judge_run(a.task, a.run, trajectories=a.trajectory, reference_run=a.reference_run,
                     solution=a.solution, forbid=a.forbid, write=not a.dry_run,
-                    move_state=not a.no_state, date=a.date)
+                    move_state=not a.no_state, date=a.date, spotcheck=a.spotcheck)
+    if res.verdict == "REFUSED":
+        return emit(res.findings, a.format, "task judge", extra={"judge": {
+            "verdict": "REFUSED", "reasons": res.reasons}, "written": []},
+            text="refused: " + "; ".join(res.reasons), quiet=a.quiet)
     rec = record(res)
-    lines = [f"verdict: {res.verdict}" + (f" (route: {res.route})" if res.route else ""),
+    lines = [f"verdict: {res.verdict}" + (f" (route: {res.route})" if res.route else "")
+             + (" - not certified" if res.verdict == "PENDING" else ""),
              *[f"  {r}" for r in res.reasons],
              f"preflight: {'PASS' if res.preflight.passed else 'FAIL'} - {res.preflight.reason}",
              f"anti-cheat: {res.scan.verdict}",
              f"reference: {res.reference_rate:.1%}" if res.reference_rate is not None
              else "reference: none"]
+    if not res.scores_usable:
+        lines.append(f"scores: not shown ({res.scores_why})")
     if res.metrics:
         ig = res.metrics.integration_gap
         lines.append(f"gap: atomic {ig['atomic_rate']} integration {ig['integration_e2e_rate']} "
@@ -171,8 +181,11 @@ def judge_main(argv: list[str], prog: str) -> int:
         cd = res.metrics.to_dict()["cascade"]
         lines.append(f"cascade: {cd['failures']} failures in {cd['root_causes']} root causes")
     if res.transition:
-        lines.append(f"state: -> {res.transition.get('to', res.transition.get('requested'))} "
-                     f"({'written' if res.transition.get('written') else 'not written'})")
+        tr = res.transition
+        lines.append(f"state: -> {tr.get('to', tr.get('requested'))} "
+                     + ("(written)" if tr.get("written") else
+                        "(not written: " + "; ".join(tr.get("why", [])) + ")"))
+    lines += [f"todo: {t}" for t in res.terminal]
     if res.written:
         lines.append("wrote: " + ", ".join(res.written))
     rc = emit(res.findings, a.format, "task judge", extra={"judge": rec, "written": res.written},

@@ -121,25 +121,45 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, mode: int | No
 
 @contextlib.contextmanager
 def locked(path: str | os.PathLike[str], timeout: float = 30.0) -> Iterator[None]:
-    """Exclusive advisory lock on `<path>.lock` so two writers never interleave."""
+    """Exclusive advisory lock on `<path>.lock` so two writers never interleave.
+
+    The lock file is removed on release (while still held), so no `.lock` stays behind;
+    one left by a killed writer is taken over and removed by the next. A waiter that
+    wins the lock on a file already unlinked by the previous holder retries on the
+    current one, so two holders never exist at once.
+    """
     import fcntl
     import time
 
     lock_path = Path(str(path) + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
+    deadline = time.monotonic() + timeout
+    while True:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"{path}: another writer holds {lock_path}") from None
+                    time.sleep(0.02)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"{path}: another writer holds {lock_path}") from None
-                time.sleep(0.02)
+                same = os.stat(lock_path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            break
+        os.close(fd)
+    try:
         yield
     finally:
+        with contextlib.suppress(OSError):
+            os.unlink(lock_path)
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)

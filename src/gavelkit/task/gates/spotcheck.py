@@ -112,7 +112,7 @@ def build(task: Any, n: int, seed: int, gate: str = "A") -> list[SpotRow]:
         heads = []
         for cell in r.sections:
             hits = match_sections(task.spec, cell) if task.spec else []
-            heads += [h.text for h in hits] or [f"{cell} (NOT A SPEC HEADING)"]
+            heads += [h.raw for h in hits] or [f"{cell} (NOT A SPEC HEADING)"]
         out.append(SpotRow(r.nodeid, summary, "; ".join(dict.fromkeys(heads))))
     return out
 

@@ -25,11 +25,25 @@ def render_report(res: Any) -> str:
     t = res.task
     m = res.metrics
     s = res.score or {}
+    usable = bool(getattr(res, "scores_usable", False))
+    withheld = f"Not shown: {res.scores_why}" if not usable else ""
+    if not usable:
+        m = None
+        s = {}
     out: list[str] = [f"# Diagnosis Report - {t.id}", "", f"Verdict: {res.verdict}", ""]
     if res.route:
         out += [f"Route: {res.route} (next state per the seed's loop exits)", ""]
-    out += ["Labels: " + (", ".join(f"`{lab['label']}`" for lab in m.labels) if m and m.labels
-                          else "none"), "", "## Preflight output", "",
+    if res.verdict == "PENDING":
+        out += ["Not certified: no check failed, but the checks below marked PENDING or "
+                "UNVERIFIABLE must pass before the judge can issue QUALIFIED; the task stays "
+                "in S5_JUDGE.", ""]
+    labels = getattr(res, "labels", None) or []
+    out += ["Labels: " + (", ".join(f"`{lab['label']}`" for lab in labels) if labels
+                          else "none"), "",
+            "Hard checks and gates (one function decides: anything not PASS blocks QUALIFIED):",
+            "", "| check | status | reason |", "|---|---|---|"]
+    out += [f"| {c.name} | {c.status} | {_esc(c.reason)} |" for c in getattr(res, "checks", [])]
+    out += ["", "## Preflight output", "",
             res.preflight.block_text.replace("### Preflight output\n\n", ""), ""]
     # 1. anti-cheat
     out += ["## Anti-Cheat", "", f"Trajectory scan: **{res.scan.verdict}** — {res.scan.reason}", ""]
@@ -69,10 +83,25 @@ def render_report(res: Any) -> str:
     out += ["| gate | verdict |", "|---|---|"]
     for k, v in (res.gates.verdicts.items() if res.gates else []):
         out.append(f"| {k} | {v} |")
-    out.append(f"| B (failure pattern) | {res.gate_b.get('verdict')} ({res.gate_b.get('verifier', 0)} "
-               f"verifier + {res.gate_b.get('untraced', 0)} untraced of {res.gate_b.get('failures', 0)} "
-               "failures) |")
+    if res.gate_b.get("verdict") in ("PASS", "FAIL"):
+        out.append(f"| B (failure pattern) | {res.gate_b.get('verdict')} ({res.gate_b.get('verifier', 0)} "
+                   f"verifier + {res.gate_b.get('untraced', 0)} untraced of "
+                   f"{res.gate_b.get('failures', 0)} failures"
+                   + (f": {_esc(res.gate_b['why'])}" if res.gate_b.get("why") else "") + ") |")
+    else:
+        out.append(f"| B (failure pattern) | not audited ({_esc(res.gate_b.get('why', ''))}) |")
+    ac = next((c for c in getattr(res, "checks", []) if c.name == "gate-A/C"), None)
+    if ac is not None:
+        out.append(f"| A/C (spot-check) | {ac.status}: {_esc(ac.reason)} |")
     out.append("")
+    cav = getattr(res, "coverage_caveat", None)
+    if cav:
+        out += ["Gate D exception (seed Gate D): the GAP in "
+                + ", ".join(cav["sections"]) + " is accepted as a caveat because task.json "
+                "records coverage_gap with the reason: " + _esc(cav["reason"]) + ". test-filter "
+                "has confirmed that no further spec-derivable tests can be produced for these "
+                "sections without circular assertions; the task carries the `coverage-gap` "
+                "label.", ""]
     for f in (res.gates.findings if res.gates else [])[:25]:
         if f.severity == "error":
             out.append(f"- `{f.code}` {f.location()}: {f.message}")
@@ -84,22 +113,26 @@ def render_report(res: Any) -> str:
             out.append("| " + " | ".join(_esc(u[k]) for k in ("spec section", "uncovered behaviors",
                                                                "impact", "recommendation")) + " |")
     if res.spotcheck_rows:
-        out += ["", "Gate A/C spot-check (seed 0; fill `verdict`, quote the exact heading, then "
-                "`gavel task spotcheck --verify`):", "",
+        out += ["", f"Gate A/C spot-check table written to `judge/spotcheck.md` (seed 0): fill "
+                "`verdict` from the quoted heading alone, then re-run the judge (it verifies the "
+                "table like `gavel task spotcheck --verify`):", "",
                 "| nodeid | assertion summary | spec_section | verdict |", "|---|---|---|---|"]
         for r in res.spotcheck_rows:
             out.append(f"| `{r.nodeid}` | {_esc(r.summary)} | {_esc(r.spec_section)} | {_esc(r.verdict)} |")
     out.append("")
     # 3. candidate score by layer
     out += ["## Candidate Score By Layer", ""]
-    sm = s.get("summary", {})
-    out += [f"Total: {sm.get('passed')}/{sm.get('total')} passed, pass rate "
-            f"{_pct(s.get('pass_rate_excluding_skips'))}"
-            f" (skipped and excluded: {sm.get('skipped', 0)}).", "",
-            "| layer | passed | total | rate |", "|---|---:|---:|---:|"]
-    for layer, v in sorted((m.layers if m else {}).items()):
-        out.append(f"| {layer} | {v['passed']} | {v['total']} | {_pct(v['rate'])} |")
-    out.append("")
+    if not usable:
+        out += [withheld, ""]
+    sm = s.get("summary", {}) if usable else {}
+    if usable:
+        out += [f"Total: {sm.get('passed')}/{sm.get('total')} passed, pass rate "
+                f"{_pct(s.get('pass_rate_excluding_skips'))}"
+                f" (skipped and excluded: {sm.get('skipped', 0)}).", "",
+                "| layer | passed | total | rate |", "|---|---:|---:|---:|"]
+        for layer, v in sorted((m.layers if m else {}).items()):
+            out.append(f"| {layer} | {v['passed']} | {v['total']} | {_pct(v['rate'])} |")
+        out.append("")
     if m:
         cls = m.classes
         out += ["Failure classes: " + (", ".join(f"{k} {n}" for k, n in sorted(cls.items()))
@@ -107,8 +140,10 @@ def render_report(res: Any) -> str:
                 "evidence).", ""]
     # 4. protocol issues
     out += ["## Protocol Issues", ""]
+    if not usable:
+        out += [withheld, ""]
     proto = [c for c in (m.clusters if m else []) if c.klass != "candidate" or not c.traced_to_spec]
-    if not proto:
+    if not proto and usable:
         out += ["None found by the program.", ""]
     for c in proto:
         what = ("verifier failure: return to test-filter, mark excluded" if c.klass == "verifier"
@@ -134,11 +169,14 @@ def render_report(res: Any) -> str:
         out += [f"- {x}" for x in neg.get("diagnosis", [])]
     out.append("")
     # 5. failure clusters with triage
-    out += ["## Failure Clusters", "",
-            "| cluster | tests | layers | root cause | class | dimension | spec sections | "
-            "traces to spec? | reimplementation-neutral? | Q-A spec matches candidate? | "
-            "Q-B reference passes? | action |",
-            "|---|---:|---|---|---|---|---|---|---|---|---|---|"]
+    out += ["## Failure Clusters", ""]
+    if not usable:
+        out += [withheld, ""]
+    if m:
+        out += ["| cluster | tests | layers | root cause | class | dimension | spec sections | "
+                "traces to spec? | reimplementation-neutral? | Q-A spec matches candidate? | "
+                "Q-B reference passes? | action |",
+                "|---|---:|---|---|---|---|---|---|---|---|---|---|"]
     for c in (m.clusters if m else []):
         qb = {True: "yes", False: "no", None: "unknown"}[c.reference_passes]
         neutral = "no" if c.klass == "verifier" else "?"
@@ -153,6 +191,11 @@ def render_report(res: Any) -> str:
                    f"| {neutral} | ? | {qb} | {action} |")
     out.append("")
     # 6. cascade
+    if not m:
+        out += ["## Cascade Analysis", "", withheld or "No failures.", "", "## Integration Gap", "",
+                withheld or "-", "", "## Labels", ""]
+        out += [f"- `{lab['label']}`: {lab['evidence']}" for lab in labels] or ["- none"]
+        out.append("")
     if m:
         cd = m.to_dict()["cascade"]
         out += ["## Cascade Analysis", "",
@@ -174,7 +217,7 @@ def render_report(res: Any) -> str:
                                                 "does not apply — ") + str(sat.get("reason", "")),
                 ""]
         out += ["## Labels", ""]
-        out += [f"- `{lab['label']}`: {lab['evidence']}" for lab in m.labels] or ["- none"]
+        out += [f"- `{lab['label']}`: {lab['evidence']}" for lab in labels] or ["- none"]
         out.append("")
     if res.weaknesses:
         out += ["## Weaknesses", ""]
@@ -182,6 +225,11 @@ def render_report(res: Any) -> str:
                 f"{_esc(w['description'])}" for w in res.weaknesses]
         out.append("")
     out += ["## Final Action", "", f"Verdict **{res.verdict}**. " + " ".join(res.reasons), ""]
+    for todo in getattr(res, "terminal", []):
+        out.append(f"- terminal todo: {todo}")
+    if res.verdict == "QUALIFIED" and not getattr(res, "terminal", []):
+        out.append("- terminal todo: append the QUALIFIED row to CANDIDATES.md (not done by "
+                   "the judge in this run: the state was not moved)")
     if res.transition:
         tr = res.transition
         out.append(f"State: {tr.get('from', '?')} -> {tr.get('to', tr.get('requested', '?'))} "
@@ -213,6 +261,20 @@ def render_requests(res: Any) -> dict[str, str]:
         neg = m.negative_gap if m else {}
         if neg.get("applies"):
             lines += ["", "## Negative gap", ""] + [f"- {x}" for x in neg.get("diagnosis", [])]
+        checks = {c.name: c for c in getattr(res, "checks", [])}
+        ac = checks.get("gate-A/C")
+        if ac is not None and ac.status == "FAIL":
+            lines += ["", "## Gate A/C spot-check", "", f"- {ac.reason}",
+                      f"- table: `{res.spotcheck.get('path')}`; correct the map rows it names"]
+        sv = checks.get("solvability")
+        if sv is not None and sv.status == "FAIL":
+            from gavelkit.task.judging.judge import reference_failures
+
+            ids = reference_failures(res.reference)
+            lines += ["", f"## Reference failures ({len(ids)} node ids)", ""]
+            lines += [f"- `{x}`" for x in ids[:300]]
+            if len(ids) > 300:
+                lines.append(f"- ... {len(ids) - 300} more in {res.reference_src}")
         out["filter_correction_request.md"] = "\n".join(lines) + "\n"
     if res.route == "spec":
         lines = [f"# Spec Patch Request - {res.task.id}", "", f"date: {res.date}",

@@ -47,13 +47,15 @@ class Cluster:
     reference_passes: bool | None = None
     traced_to_spec: bool = True
     example: str = ""
+    rule: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "root_cause": self.signature, "class": self.klass,
                 "size": len(self.tests), "tests": self.tests, "layers": self.layers,
                 "spec_sections": self.sections, "dimension": self.dimension,
                 "reference_passes": self.reference_passes,
-                "traced_to_spec": self.traced_to_spec, "example": self.example}
+                "traced_to_spec": self.traced_to_spec, "example": self.example,
+                "rule": self.rule}
 
 
 @dataclass(slots=True)
@@ -177,6 +179,76 @@ def dimension_for(signature: str, sections: list[str], layers: dict[str, int],
 
 CASCADE_ROOTS = re.compile(r"^(missing (name|module|attribute)|undefined name|collection error)")
 
+_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_WHERE = re.compile(r"where .*? = (?:[\w.]+\.)?(\w+)\(")
+_NOT_API = frozenset(dir(__import__("builtins"))) | {
+    "assert", "raises", "warns", "deprecated_call", "approx", "parametrize", "fixture", "mark",
+    "param", "print", "if", "for", "while", "with", "not", "and", "or", "in", "is", "lambda",
+    "return", "yield", "elif", "else", "self", "cls", "super"}
+_REGEX_MISS = re.compile(r"Regex pattern did not match|Pattern '.*' does not match|"
+                         r"does not match the regex", re.S)
+_EXPECTED = re.compile(r"(?:Expected regex|Regex|Pattern):?\s*['\"](.+?)['\"]\s*$", re.M)
+
+
+def first_call(case: dict[str, Any]) -> str | None:
+    """The first public call whose result differs: pytest's `where X = f(...)`, else the
+    last call on the failing line of the test, else the nearest call above it in the test."""
+    call = case.get("call") or {}
+    crash = str((call.get("crash") or {}).get("message") or "")
+    lr = str(call.get("longrepr") or "")
+    for text in (crash, lr):
+        m = _WHERE.search(text)
+        if m and m.group(1) not in _NOT_API:
+            return m.group(1)
+    lines = lr.splitlines()
+    idx = next((i for i, ln in enumerate(lines) if ln.startswith(">")), None)
+    if idx is None:
+        return None
+    stmt = [lines[idx][1:]]
+    for ln in lines[idx + 1:]:
+        if ln.startswith("E ") or not ln.strip() or re.match(r"^\S+\.py:\d+", ln):
+            break
+        stmt.append(ln)
+    names = [n for n in _CALL.findall(" ".join(stmt)) if n not in _NOT_API]
+    if names:
+        return names[-1]
+    top = max((i for i in range(idx) if lines[i].lstrip().startswith("def ")), default=-1)
+    for ln in reversed(lines[top + 1:idx]):
+        names = [n for n in _CALL.findall(ln.split("#", 1)[0]) if n not in _NOT_API]
+        if names and not ln.lstrip().startswith("@"):
+            return names[-1]
+    return None
+
+
+def unpromised_wording(case: dict[str, Any], spec_text: str) -> str | None:
+    """A failure that only asserts message wording the spec does not state (seed Gate B:
+    exception message wording is not behaviour). None when the spec quotes the text."""
+    call = case.get("call") or {}
+    text = str((call.get("crash") or {}).get("message") or "") + "\n" + str(
+        call.get("longrepr") or "")
+    if not _REGEX_MISS.search(text):
+        return None
+    m = _EXPECTED.search(text)
+    if m and spec_text:
+        literal = max(re.split(r"[\\.*+?^$()\[\]{}|]+", m.group(1)), key=len).strip()
+        if len(literal) >= 8 and literal.lower() in spec_text.lower():
+            return None  # the spec promises this wording: a behaviour after all
+    return "message wording asserted by regex, not stated in the spec"
+
+
+def behaviour_signature(case: dict[str, Any], package: str | None, section: str) -> str:
+    """What a failure roots in: a missing name (cascade) as before, else the failing
+    behaviour = the spec section and the first differing call (not the assertion text)."""
+    sig = root_signature(case, package)
+    if CASCADE_ROOTS.match(sig) or sig == "timeout":
+        return sig
+    fc = first_call(case)
+    if not fc:
+        return f"{section}: {sig}" if section else sig
+    exc = sig.split(" in ", 1)[0] if " in " in sig and "/" in sig.split(" in ", 1)[1] else ""
+    return (f"{section or '(unmapped)'}: {fc}()"
+            + (f" raises {exc}" if exc and exc not in ("error", "AssertionError") else ""))
+
 
 def normalise(cases: list[Any]) -> list[dict[str, Any]]:
     """Cases of any scorer (ours or the public harness) with `counted_as` and `layer` set."""
@@ -210,21 +282,29 @@ def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None =
             ref_pass[c["nodeid"]] = c["counted_as"] == "passed"
     classes: dict[str, int] = {}
     clusters: dict[tuple[str, str], Cluster] = {}
+    spec_text = "\n".join(task.spec.lines) if getattr(task, "spec", None) is not None else ""
     for c in cases:
         if c.get("counted_as") in ("passed", "skipped"):
             continue
-        klass = (c.get("classification") or {}).get("class", "candidate")
+        cls = c.get("classification") if isinstance(c.get("classification"), dict) else {}
+        klass = cls.get("class", "candidate")
+        rule = str(cls.get("rule", ""))
+        s = secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or []
+        wording = unpromised_wording(c, spec_text) if klass == "candidate" else None
+        if wording:
+            klass, rule = "verifier", "unpromised-wording"
         classes[klass] = classes.get(klass, 0) + 1
-        sig = root_signature(c, package)
+        sig = behaviour_signature(c, package, s[0] if s else "")
+        if wording:
+            sig = f"{s[0] if s else '(unmapped)'}: message wording not promised by the spec"
         key = (klass, sig)
         cl = clusters.get(key)
         if cl is None:
             cl = clusters[key] = Cluster(f"C{len(clusters) + 1}", sig, klass,
-                                         example=((c.get("call") or {}).get("crash") or {}).get(
-                                             "message", "")[:300])
+                                         example=str(((c.get("call") or {}).get("crash") or {}).get(
+                                             "message", "") or "")[:300], rule=rule)
         cl.tests.append(c["nodeid"])
         cl.layers[c.get("layer", "unknown")] = cl.layers.get(c.get("layer", "unknown"), 0) + 1
-        s = secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or []
         if not s:
             cl.traced_to_spec = False
         for x in s:

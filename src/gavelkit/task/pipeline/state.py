@@ -98,6 +98,8 @@ def _guard_ok(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tup
             if sr is not None:
                 return True, str(h)
         return False, "no readable score_result.json from a candidate run"
+    if kind == "judge_qualified":
+        return judge_qualified(task_dir)
     if kind in ("first_line", "newer_than_oracle"):
         hit = next((task_dir / rel for rel in guard["any"] if (task_dir / rel).is_file()), None)
         if hit is None:
@@ -116,6 +118,35 @@ def _guard_ok(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tup
             return False, f"{', '.join(stale)} changed after {hit.name}"
         return True, str(hit)
     raise ValueError(f"unknown guard kind {kind!r}")
+
+
+def judge_qualified(task_dir: Path) -> tuple[bool, str]:
+    """The QUALIFIED guard: the judge's own QUALIFIED checks, re-decided by the one verdict
+    function, for the current oracle digest and the very score file it judged."""
+    import hashlib
+    import json
+
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.judging.verdict import qualified_record_ok
+    from gavelkit.task.pipeline.digests import combined, current_digests
+
+    path = task_dir / "judge" / "judge_result.json"
+    rec = None
+    if path.is_file():
+        try:
+            rec = json.loads(read_text(path))
+        except (InputError, ValueError, RecursionError):
+            rec = None
+    judged = rec.get("judged_on") if isinstance(rec, dict) else None
+    judged = judged if isinstance(judged, dict) else {}
+    sha = None
+    sf = judged.get("score_file")
+    if isinstance(sf, str) and sf:
+        sp = Path(sf) if Path(sf).is_absolute() else task_dir / sf
+        if sp.is_file():
+            sha = hashlib.sha256(sp.read_bytes()).hexdigest()
+    digest = combined(current_digests(load_task(task_dir)))
+    return qualified_record_ok(rec, digest, sha)
 
 
 def plan_from(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any] | None = None) -> Plan:
@@ -151,16 +182,6 @@ def plan_from(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any] | 
                                      f"{cur} -> {to} is not an allowed transition; from {cur}: {nxt}",
                                      path, ps.current_lines.get("state", 0), 1))
         return plan
-    enabled = set(cfg["state"].get("enable_guards", []))
-    for guard in table.get("guards", []):
-        if guard["to"] != to or (guard.get("from") and cur not in guard["from"]):
-            continue
-        if guard.get("optional") and guard.get("name") not in enabled:
-            continue
-        ok, detail = _guard_ok(guard, task_dir, cfg)
-        if not ok:
-            plan.findings.append(Finding("TSK-S003", "error", f"{guard['why']}: {detail}",
-                                         path, 0, 0))
     for loop in table.get("loops", []):
         if loop["to"] == to and cur in loop["from"]:
             name = loop["counter"]
@@ -172,6 +193,18 @@ def plan_from(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any] | 
                 plan.note_suffix = f"{name} {new} > cap {cap}: RETIRED instead of {to}"
                 plan.findings.append(Finding("TSK-S004", "warning", plan.note_suffix, path,
                                              ps.current_lines.get(name, 0), 1))
+    enabled = set(cfg["state"].get("enable_guards", []))
+    if plan.to_state != to:  # retiring past a cap: the requested state is not entered
+        return plan
+    for guard in table.get("guards", []):
+        if guard["to"] != to or (guard.get("from") and cur not in guard["from"]):
+            continue
+        if guard.get("optional") and guard.get("name") not in enabled:
+            continue
+        ok, detail = _guard_ok(guard, task_dir, cfg)
+        if not ok:
+            plan.findings.append(Finding("TSK-S003", "error", f"{guard['why']}: {detail}",
+                                         path, 0, 0))
     return plan
 
 
