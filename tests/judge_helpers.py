@@ -59,3 +59,21 @@ def solution(tmp: Path, name: str, files: dict[str, str]) -> Path:
 
 def ref_solution(tmp: Path, name: str = "ref") -> Path:
     return solution(tmp, name, {"tally/__init__.py": REFERENCE})
+
+
+def filled_spotcheck(task: Path, verdict: str = "derivable") -> Path:
+    """judge/spotcheck.md with the seed-0 sample and one verdict in every row (the judge's
+    Gate A/C table, filled as a senior engineer would for this small hand-made task)."""
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.gates import spotcheck
+
+    t = load_task(task)
+    gate = "C" if spotcheck.gate_c_triggered(t)[0] else "A"
+    rows = spotcheck.build(t, 8, 0, gate)
+    for r in rows:
+        r.verdict = verdict
+    out = task / "judge" / "spotcheck.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(spotcheck.render(rows, gate, 0, len(rows),
+                                    spotcheck.allowed_verdicts(t.config, gate)), "utf-8")
+    return out

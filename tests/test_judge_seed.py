@@ -417,6 +417,7 @@ def test_unusable_trajectory_is_not_qualified(task: Path, provenance, tmp_path: 
     if kind == "dir":
         bad.mkdir()
     res = judged(task, trajectories=[str(bad)])
+    fires(res.findings, "TSK-J004")
     assert res.verdict == "PENDING" and state_of(task) == "S5_JUDGE"
 
 

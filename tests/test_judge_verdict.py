@@ -15,7 +15,7 @@ from gavelkit.task.judging.judge import judge_run, record
 from gavelkit.task.pipeline.state import init_state
 from gavelkit.task.scoring.options import RunOptions
 from gavelkit.task.scoring.runner import run_solution
-from judge_helpers import BROKEN, REFERENCE, make_task, solution
+from judge_helpers import BROKEN, REFERENCE, filled_spotcheck, make_task, solution
 
 from gk_testing import clean, cli, cli_json, fires
 
@@ -57,6 +57,7 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data["package"] = "tally"
     (task / "task.json").write_text(json.dumps(data, indent=2))
     set_state(task, "S4_DONE")
+    filled_spotcheck(task)  # Gate A/C: the judge's verified table (issue 16)
     return task
 
 
@@ -78,6 +79,10 @@ def provenance(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
                                        "resolves into the candidate" if state["passed"]
                                        else "resolves outside the candidate")
     monkeypatch.setattr(anticheat_api, "preflight", fake)
+
+    def clean_scan(paths, task_dir, package, forbid=()):  # type: ignore[no-untyped-def]
+        return anticheat_api.Scan(True, "CLEAN", [], "stand-in scan: clean")
+    monkeypatch.setattr(anticheat_api, "scan", clean_scan)
     return state
 
 
@@ -88,7 +93,7 @@ def test_order_verdict_and_records(task: Path, provenance) -> None:  # type: ign
     for code in ("TSK-J001", "TSK-J002", "TSK-J003", "TSK-J005", "TSK-J006", "TSK-J007",
                  "TSK-J008", "TSK-J009", "TSK-J011"):
         clean(res.findings, code)
-    fires(res.findings, "TSK-J004")  # no trajectory: unverifiable, recorded
+    clean(res.findings, "TSK-J004")  # the (stand-in) scan read a trajectory
     report = (task / "judge" / "diagnosis_report.md").read_text()
     from gavelkit.task.judgedata import table
 
@@ -154,6 +159,7 @@ def test_high_score_without_provenance_is_refused(task: Path, provenance) -> Non
     fires(res.findings, "TSK-J006")
     assert res.verdict == "BROKEN"
     provenance["passed"] = True
+    set_state(task, "S5_JUDGE")  # the run was repaired and repeated
     ok = judge_run(task, task / "candidate-runs" / "perfect", move_state=False)
     clean(ok.findings, "TSK-J006")
     assert ok.verdict == "QUALIFIED"
@@ -239,12 +245,8 @@ def test_gate_d_gap_routes_to_filter(task: Path, provenance) -> None:  # type: i
     restamp(task)
     res = judge_run(task, task / "candidate-runs" / "bad")
     assert res.gates.verdicts["D"] == "GAP"
-    # the S3_ORACLE_MERGE guard needs test-filter's evidence: refused, reported, nothing written
-    w = fires(res.findings, "TSK-J009")
-    assert "kept_upstream" in w.message
-    assert "state:       S5_JUDGE" in (task / "PIPELINE_STATE.md").read_text()
-    (task / "kept_upstream.txt").write_text("oracle/test_atomic.py::test_render_digits\n")
-    res = judge_run(task, task / "candidate-runs" / "bad")
+    # the judge's own filter_correction_request.md is the guard's evidence (issue 16 item 12)
+    clean(res.findings, "TSK-J009")
     assert res.verdict == "BROKEN" and res.route == "filter"
     req = (task / "judge" / "filter_correction_request.md").read_text()
     assert "Error Semantics" in req
@@ -278,8 +280,20 @@ def test_oracle_changed_while_judging(task: Path, provenance, monkeypatch) -> No
 def test_state_not_moved_outside_s5(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     set_state(task, "S2_SPEC_DONE")
     res = judge_run(task, task / "candidate-runs" / "bad")
-    fires(res.findings, "TSK-J009")
-    assert "state:       S2_SPEC_DONE" in (task / "PIPELINE_STATE.md").read_text()
+    fires(res.findings, "TSK-J012")
+    assert res.written == [] and "state:       S2_SPEC_DONE" in (task / "PIPELINE_STATE.md").read_text()
+
+
+def test_state_entry_refused_is_reported(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A run outside candidate-runs/: the S5_JUDGE entry guard finds no candidate score."""
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(task / "candidate-runs" / "bad", elsewhere)
+    shutil.rmtree(task / "candidate-runs")
+    res = judge_run(task, elsewhere)
+    w = fires(res.findings, "TSK-J009")
+    assert "S5_JUDGE" in w.message
+    assert "state:       S4_DONE" in (task / "PIPELINE_STATE.md").read_text()
+    assert json.loads((task / "task.json").read_text("utf-8-sig")).get("status") != "QUALIFIED"
 
 
 def test_missing_score_moves_back_to_eval_run(task: Path) -> None:

@@ -240,6 +240,9 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
     res.scan = anticheat_api.scan(trajectories or [], str(task.dir), package, forbid or [])
     res.steps.append("anti-cheat")
     score = _read_json(score_path)
+    if score is None:
+        raise InputError(str(score_path), "score_result.json is not a JSON object (or not "
+                         "readable JSON): nothing to judge")
     res.run_findings = [f for f in (((score or {}).get("gavel") or {}).get("findings") or [])
                         if isinstance(f, dict)]
     tamper = [f for f in res.run_findings if f.get("code") in TAMPER_CODES
