@@ -263,8 +263,8 @@ def _make_gap(task: Path) -> None:
 def test_coverage_gap_recorded_in_task_json_is_a_labelled_caveat(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     _make_gap(task)
     restamp(task, BROKEN_RUN)
-    from gavelkit.task.gates import run_gates
     from gavelkit.task.formats.load import load_task
+    from gavelkit.task.gates import run_gates
 
     if run_gates(load_task(task), "D").verdicts["D"] != "GAP":
         pytest.skip("the map edit did not produce a Gate D GAP on this example")
@@ -403,7 +403,7 @@ def test_unusable_task_json_is_not_qualified(task: Path, provenance, kind: str) 
     else:
         tj.unlink()
         tj.mkdir()
-    rc, out, err = cli("task", "judge", str(task), "--run", str(task / BROKEN_RUN),
+    rc, _out, err = cli("task", "judge", str(task), "--run", str(task / BROKEN_RUN),
                        "--trajectory", *_traj(task, BROKEN_RUN))
     assert rc in (1, 2) and "QUALIFIED" not in state_of(task)
     assert "Traceback" not in err

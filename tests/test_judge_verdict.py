@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from gavelkit.task.anticheat import api as anticheat_api
-from gavelkit.task.judging.judge import judge_run, record
+from gavelkit.task.judging.judge import judge_run
+from gavelkit.task.judging.records import record
 from gavelkit.task.pipeline.state import init_state
 from gavelkit.task.scoring.options import RunOptions
 from gavelkit.task.scoring.runner import run_solution

@@ -135,7 +135,8 @@ def solvability_main(argv: list[str], prog: str) -> int:
 
 
 def judge_main(argv: list[str], prog: str) -> int:
-    from gavelkit.task.judging.judge import judge_run, record
+    from gavelkit.task.judging.judge import judge_run
+    from gavelkit.task.judging.records import record
 
     p = parser(prog, "Judge a scored run: preflight, anti-cheat, solvability, fairness gates, "
                      "then scores; writes judge/diagnosis_report.md, updates task.json and "

@@ -113,7 +113,7 @@ def render_report(res: Any) -> str:
             out.append("| " + " | ".join(_esc(u[k]) for k in ("spec section", "uncovered behaviors",
                                                                "impact", "recommendation")) + " |")
     if res.spotcheck_rows:
-        out += ["", f"Gate A/C spot-check table written to `judge/spotcheck.md` (seed 0): fill "
+        out += ["", "Gate A/C spot-check table written to `judge/spotcheck.md` (seed 0): fill "
                 "`verdict` from the quoted heading alone, then re-run the judge (it verifies the "
                 "table like `gavel task spotcheck --verify`):", "",
                 "| nodeid | assertion summary | spec_section | verdict |", "|---|---|---|---|"]
@@ -268,7 +268,7 @@ def render_requests(res: Any) -> dict[str, str]:
                       f"- table: `{res.spotcheck.get('path')}`; correct the map rows it names"]
         sv = checks.get("solvability")
         if sv is not None and sv.status == "FAIL":
-            from gavelkit.task.judging.judge import reference_failures
+            from gavelkit.task.judging.checks import reference_failures
 
             ids = reference_failures(res.reference)
             lines += ["", f"## Reference failures ({len(ids)} node ids)", ""]

@@ -61,7 +61,7 @@ def install_reference(spec: str, dest: Path, offline: bool = False) -> Path:
 def check_solvability(task_dir: str | Path, reference: str | None, reference_package: str | None,
                       opts: Any, threshold: float | None = None) -> Solvability:
     from gavelkit.task.formats.load import load_task
-    from gavelkit.task.judging.judge import reference_diagnosis
+    from gavelkit.task.judging.checks import reference_diagnosis
     from gavelkit.task.scoring.runner import run_solution
 
     task = load_task(task_dir)
