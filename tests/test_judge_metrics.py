@@ -216,8 +216,14 @@ def test_public_harness_score_files_from_the_corpus(tmp_path: Path) -> None:
     data = json.loads(score_file.read_text("utf-8-sig"))
     res = judge_run(task, score_file, move_state=False)
     assert res.verdict == "BROKEN"  # the original solution folder is not on this machine
+    # no preflight: the judge must not use the score (issue 16), but it parses
+    assert not res.scores_usable and res.metrics is None
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.judging.metrics import compute
+
+    m = compute(load_task(task), data, None)
     for layer, counts in data["by_layer"].items():
-        assert res.metrics.layers[layer]["passed"] == counts.get("passed", 0)
-        assert res.metrics.layers[layer]["total"] == counts["total"]
+        assert m.layers[layer]["passed"] == counts.get("passed", 0)
+        assert m.layers[layer]["total"] == counts["total"]
     assert res.reference_rate == 1.0
     assert (task / "judge" / "diagnosis_report.md").is_file()

@@ -9,7 +9,7 @@ from gavelkit.task.formats.pipeline_state import read_pipeline_state
 from gavelkit.task.pipeline.digests import compare_digests, record_digests
 from gavelkit.task.pipeline.oracle import check_oracle
 from gavelkit.task.pipeline.state import init_state, transition
-from task_helpers import copy_good, edit
+from task_helpers import copy_good, edit, judge_record
 
 from gk_testing import clean, cli, cli_json, fires
 
@@ -32,6 +32,7 @@ def _qualified(tmp_path: Path) -> Path:
     p.write_text(p.read_text().replace("S1_SCREENING", "S5_JUDGE", 1))
     (d / "judge").mkdir()
     (d / "judge" / "score_result.json").write_text(json.dumps({"passed": 5, "total": 7}))
+    judge_record(d)
     r = transition(d, "QUALIFIED", "gates pass", date="2026-01-05")
     assert r.written
     return d
@@ -72,10 +73,12 @@ def test_changed_oracle_runs_the_reopened_s3_protocol(tmp_path):
     # second run: already REOPENED_S3, nothing more to do, nothing renamed twice
     res2 = check_oracle(d, date="2026-02-02")
     assert not res2.actions and fires(res2.findings, "TSK-O002").severity == "warning"
-    # back to QUALIFIED only after a new candidate score
+    # back to QUALIFIED only after a new candidate score, judged QUALIFIED on the new oracle
     r = transition(d, "QUALIFIED")
-    assert "new score_result.json" in fires(r.findings, "TSK-S003").message
+    assert "judge" in fires(r.findings, "TSK-S003").message
     (d / "judge" / "score_result.json").write_text(json.dumps({"passed": 7, "total": 7}))
+    assert not transition(d, "QUALIFIED").written  # the old judge record: old oracle
+    judge_record(d)
     assert transition(d, "QUALIFIED", "re-judged", date="2026-02-03").written
     assert compare_digests(d) == []  # new baseline recorded
 

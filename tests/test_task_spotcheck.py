@@ -23,12 +23,12 @@ def test_build_quotes_exact_headings_and_summarises_asserts():
     task = load_task(GOOD)
     rows = {r.nodeid: r for r in sc.build(task, 7, seed=0)}
     r = rows["oracle/test_atomic.py::test_parse_rejects_letters"]
-    assert r.summary == "raises ValueError" and r.spec_section == "Error Semantics"
+    assert r.summary == "raises ValueError" and r.spec_section == "## Error Semantics"
     r = rows["oracle/test_atomic.py::test_parse_counts_strokes[a]"]
     assert r.summary == "assert parse(text).total == total"
-    assert r.spec_section == "Parsing; Product Overview"
+    assert r.spec_section == "## Parsing; ## Product Overview"
     r = rows["oracle/test_integration.py::test_round_trip"]  # helper call, no assert of its own
-    assert r.spec_section == "Cross-View Invariants; CLI Entry Points"
+    assert r.spec_section == "## Cross-View Invariants; ### CLI Entry Points"
     assert r.summary == "via _check_round_trip(): assert render(parse(text)) == str(parse(text).total)"
     assert r.verdict == ""
 

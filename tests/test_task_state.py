@@ -15,6 +15,7 @@ import pytest
 from gavelkit.core.errors import InputError
 from gavelkit.task.formats.pipeline_state import read_pipeline_state
 from gavelkit.task.pipeline.state import allowed_next, init_state, plan_transition, transition
+from task_helpers import judge_record
 
 from gk_testing import clean, cli, cli_json, fires
 
@@ -158,6 +159,11 @@ def test_qualified_to_qualified_is_refused(task: Path):
     assert "forbidden" in fires(r.findings, "TSK-S005").message
     _set_state_text(task, "QUALIFIED", "S5_JUDGE")
     r = transition(task, "QUALIFIED", "all gates pass")
+    assert "judge" in fires(r.findings, "TSK-S003").message  # no judge result yet
+    (task / "judge").mkdir(exist_ok=True)
+    (task / "judge" / "score_result.json").write_text('{"passed": 1, "total": 1}')
+    judge_record(task)
+    r = transition(task, "QUALIFIED", "all gates pass")
     clean(r.findings, "TSK-S005")
     assert r.written and (task / "oracle_digests.json").is_file()
 
@@ -280,6 +286,9 @@ def test_optional_lint_guards_of_later_templates(task: Path):
     test_file.write_text("def test_a():\n    assert 1\n")
     os.utime(lint, (1_000_000, 1_000_000))
     _set_state_text(task, "S3_DONE", "S5_JUDGE")
+    (task / "judge").mkdir(exist_ok=True)
+    (task / "judge" / "score_result.json").write_text('{"passed": 1, "total": 1}')
+    judge_record(task)
     f = fires(plan_transition(task, "QUALIFIED").findings, "TSK-S003")
     assert "oracle/test_atomic.py changed after lint_result.txt" in f.message
     os.utime(lint, None)
