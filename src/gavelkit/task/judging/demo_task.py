@@ -62,7 +62,7 @@ def steps(root: Path, Step: Any) -> list[Any]:
                     f"{ref.summary['passed']}/{ref.summary['total']} passed; env "
                     f"{env.get('requirements_hash')} ({'reused' if env.get('reused') else 'built'});"
                     f" isolation {'bubblewrap' if iso['active'] else 'INACTIVE: ' + iso['why_inactive']}"))
-    gate_b_task = root / "task-semver-gate-b"
+    gate_b_task = root / "gate-b" / "task-semver"  # same folder name: Gate E checks it
     shutil.copytree(task, gate_b_task)
     run_dir = task / "candidate-runs" / "broken-001"
     cand = run_solution(task, RunOptions(solution=run_dir / "solution", out=run_dir))
@@ -124,5 +124,5 @@ def gate_b_step(task: Path, Step: Any, have_ac: bool) -> Any:
                 f"{cand.summary['passed']}/{cand.summary['total']} passed; Gate B "
                 f"{gb.get('verdict')}: {gb.get('verifier')} of {gb.get('failures')} failures are "
                 f"verifier failures ({gb.get('why')}); {res.verdict} -> {res.route}; wrote "
-                f"{req.relative_to(task.parent) if req.is_file() else 'no request'}; state "
+                f"{req.relative_to(task.parent.parent) if req.is_file() else 'no request'}; state "
                 f"{res.transition.get('to', '-')}")

@@ -313,7 +313,8 @@ def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None =
     ordered = sorted(clusters.values(), key=lambda x: (-len(x.tests), x.signature))
     for i, cl in enumerate(ordered, 1):
         cl.id = f"C{i}"
-        cl.dimension = dimension_for(cl.signature, cl.sections, cl.layers, dims)
+        # the behaviour's own section (the key), not every section its tests also touch
+        cl.dimension = dimension_for(cl.signature, cl.sections[:1], cl.layers, dims)
         if ref_pass:
             vals = [ref_pass.get(t) for t in cl.tests if t in ref_pass]
             cl.reference_passes = all(vals) if vals else None
