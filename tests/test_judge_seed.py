@@ -436,3 +436,17 @@ def test_low_solvability_request_names_the_failing_nodes(task: Path, provenance)
     assert res.route == "filter"
     req = (task / "judge" / "filter_correction_request.md").read_text()
     assert ref["cases"][0]["nodeid"] in req
+
+
+def test_gate_f_quotes_the_flagged_word_past_160_characters(task: Path) -> None:
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.gates import run_gates
+
+    spec = task / "spec.md"
+    long = ("**Long.** The bump helpers keep every part that is not raised exactly as it was "
+            "given, including leading text, trailing identifiers and any build metadata, and "
+            "callers may rely on that.")
+    assert long.index("may") > 160
+    spec.write_text(spec.read_text().replace("## Formatting\n", "## Formatting\n\n" + long + "\n", 1))
+    f = fires(run_gates(load_task(task), "F").findings, "TSK-F007")
+    assert "callers may rely" in f.message

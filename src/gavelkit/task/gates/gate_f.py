@@ -29,9 +29,19 @@ _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 _SIGNATURE = re.compile(r"\w\s*\([^()]*(?::\s*[\w\[\]|.]+|->|=)[^()]*\)|\)\s*->")
 
 
-def _q(line: str) -> str:
+def _q(line: str, at: int | None = None) -> str:
+    """The line, or a 160-character window of it that shows column `at` (0-based in
+    `line`), so a flagged word past the first 160 characters is still quoted."""
     s = line.strip()
-    return s if len(s) <= 160 else s[:159] + "…"
+    if len(s) <= 160:
+        return s
+    if at is None:
+        return s[:159] + "…"
+    at = max(0, at - (len(line) - len(line.lstrip())))
+    start = max(0, min(at - 60, len(s) - 158))
+    head = "…" if start > 0 else ""
+    tail = "…" if start + 158 < len(s) else ""
+    return head + s[start:start + 158] + tail
 
 
 def _sections(spec: Spec, names: list[str]) -> list[Section]:
@@ -60,7 +70,8 @@ def rule1(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
     for i, text in enumerate(spec.lines, start=1):
         if not spec.mask[i - 1] and banned in text.lower():
             out.append(Finding("TSK-F002", "error",
-                               f"'{gf['banned_phrase']}' is forbidden anywhere in the spec: {_q(text)!r}",
+                               f"'{gf['banned_phrase']}' is forbidden anywhere in the spec: "
+                               f"{_q(text, text.lower().index(banned))!r}",
                                path, i, text.lower().index(banned) + 1))
     return out
 
@@ -190,7 +201,9 @@ def rule6(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
                 hits = dict.fromkeys(h.lower() for h in pat.findall(clean))
                 out.append(Finding("TSK-F007", "error",
                                    f"'{'/'.join(hits)}' in a mandatory contract sentence "
-                                   f"(use must/returns/raises): {_q(text)!r}", path, ln,
+                                   f"(use must/returns/raises): "
+                                   f"{_q(text, max(0, text.lower().find(m.group(1).lower())))!r}",
+                                   path, ln,
                                    m.start() + 1))
     return out
 
