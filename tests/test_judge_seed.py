@@ -450,3 +450,23 @@ def test_gate_f_quotes_the_flagged_word_past_160_characters(task: Path) -> None:
     spec.write_text(spec.read_text().replace("## Formatting\n", "## Formatting\n\n" + long + "\n", 1))
     f = fires(run_gates(load_task(task), "F").findings, "TSK-F007")
     assert "callers may rely" in f.message
+
+
+def test_rescore_walks_back_to_the_judge_after_an_oracle_edit(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """Friction: after a map edit every step back to S5_JUDGE was walked by hand."""
+    assert qualify(task).verdict == "QUALIFIED"
+    m = task / "spec_test_map.md"
+    m.write_text(m.read_text().replace("| Formatting | covered |", "| Formatting | covered |", 1)
+                 + "\n")
+    cli_json("task", "check-oracle", str(task))
+    assert state_of(task) == "REOPENED_S3"
+    rc, out, err = cli("task", "judge", str(task), "--run", str(task / BROKEN_RUN))
+    assert rc == 1 and "--rescore" in out + err
+    rc, doc = cli_json("task", "judge", str(task), "--run", str(task / BROKEN_RUN), "--rescore",
+                       "--trajectory", *_traj(task, BROKEN_RUN))
+    assert doc["judge"]["verdict"] == "QUALIFIED", doc["judge"]["reasons"]
+    assert state_of(task) == "QUALIFIED"
+    hist = (task / "PIPELINE_STATE.md").read_text()
+    for edge in ("| REOPENED_S3 | S4_EVAL_RUN |", "| S4_EVAL_RUN | S4_ANALYSIS |",
+                 "| S4_DONE | S5_JUDGE |", "| S5_JUDGE | QUALIFIED |"):
+        assert edge in hist

@@ -152,15 +152,29 @@ def judge_main(argv: list[str], prog: str) -> int:
     p.add_argument("--forbid", action="append", default=[], help="extra forbidden path")
     p.add_argument("--spotcheck", metavar="FILE", help="the filled Gate A/C table (default: "
                                                       "TASK/judge/spotcheck.md)")
+    p.add_argument("--rescore", action="store_true",
+                   help="re-score the candidate first and walk the state back to S5_JUDGE "
+                        "(from REOPENED_S3, S4_SETUP, S4_EVAL_RUN, S4_ANALYSIS, S4_DONE)")
     p.add_argument("--no-state", action="store_true",
                    help="do not move the pipeline state (nor task.json's status and record)")
     p.add_argument("--dry-run", action="store_true", help="write nothing")
     p.add_argument("--date", help="date to record (default: today)")
     add_format(p)
     a = p.parse_args(argv)
-    res = judge_run(a.task, a.run, trajectories=a.trajectory, reference_run=a.reference_run,
-                    solution=a.solution, forbid=a.forbid, write=not a.dry_run,
-                    move_state=not a.no_state, date=a.date, spotcheck=a.spotcheck)
+    if a.rescore:
+        from gavelkit.task.judging.rejudge import rescore_and_judge
+
+        if a.dry_run or a.no_state:
+            raise UsageError("--rescore moves the state and writes the run: not with "
+                             "--dry-run or --no-state")
+        res = rescore_and_judge(a.task, a.run, solution=a.solution, date=a.date,
+                                trajectories=a.trajectory, reference_run=a.reference_run,
+                                forbid=a.forbid, spotcheck=a.spotcheck)
+    else:
+        res = judge_run(a.task, a.run, trajectories=a.trajectory,
+                        reference_run=a.reference_run, solution=a.solution, forbid=a.forbid,
+                        write=not a.dry_run, move_state=not a.no_state, date=a.date,
+                        spotcheck=a.spotcheck)
     if res.verdict == "REFUSED":
         return emit(res.findings, a.format, "task judge", extra={"judge": {
             "verdict": "REFUSED", "reasons": res.reasons}, "written": []},

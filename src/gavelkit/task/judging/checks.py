@@ -65,8 +65,11 @@ def entry_refusal(task: Any) -> str | None:
     st = task.state
     if st in ENTRY_STATES:
         return None
+    hint = ("; to re-score the candidate and walk back to S5_JUDGE in one command: "
+            "gavel task judge TASK --run RUN --rescore") if st in (
+        "REOPENED_S3", "S4_SETUP", "S4_EVAL_RUN", "S4_ANALYSIS") else ""
     return (f"the task is in {st}, not S5_JUDGE: the judge's entry state is S5_JUDGE (seed "
-            "State Machine Interface); nothing was judged or written")
+            f"State Machine Interface); nothing was judged or written{hint}")
 
 
 def gate_ac(res: Any, explicit: str | Path | None) -> None:
