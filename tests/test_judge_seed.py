@@ -470,3 +470,22 @@ def test_rescore_walks_back_to_the_judge_after_an_oracle_edit(task: Path, proven
     for edge in ("| REOPENED_S3 | S4_EVAL_RUN |", "| S4_EVAL_RUN | S4_ANALYSIS |",
                  "| S4_DONE | S5_JUDGE |", "| S5_JUDGE | QUALIFIED |"):
         assert edge in hist
+
+
+def test_judge_all_and_the_cli_agree(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """One decision: judge-all's row, the CLI's verdict and the record are the same."""
+    from gavelkit.task.judging.fleet import FleetOptions, judge_all
+
+    other = tmp_path / "fleet" / "task-semver"
+    shutil.copytree(task, other)
+    rows = judge_all(other.parent, FleetOptions(move_state=False, isolation="none",
+                                                offline=True))
+    assert [r["run"] for r in rows] == ["wording"]  # the newest run by name
+    rc, doc = cli_json("task", "judge", str(task), "--run", str(task / WORDING_RUN), "--no-state",
+                       "--trajectory", *_traj(task, WORDING_RUN))
+    j = doc["judge"]
+    assert (rows[0]["verdict"], rows[0]["route"]) == (j["verdict"], j["route"]) == ("BROKEN",
+                                                                                    "filter")
+    assert rows[0]["blocking"] == [c["name"] for c in j["checks"] if c["status"] != "PASS"]
+    rec = json.loads((other / "judge" / "judge_result.json").read_text())
+    assert V.decide(V.checks_from_record(rec)).verdict == rec["verdict"] == "BROKEN"

@@ -127,15 +127,20 @@ def coverage_caveat(task: Any, uncovered: list[str]) -> dict[str, Any] | None:
     """task.json coverage_gap accepting every GAP section with a reason (seed Gate D)."""
     data = task.task_json.data if task.task_json else {}
     cg = data.get("coverage_gap")
-    if not isinstance(cg, dict):
-        return None
-    secs = cg.get("sections")
-    reason = cg.get("reason")
-    if not isinstance(secs, list) or not isinstance(reason, str) or not reason.strip():
-        return None
-    named = {str(s).strip().lstrip("#").strip().lower() for s in secs}
-    if all(u.strip().lstrip("#").strip().lower() in named for u in uncovered):
-        return {"sections": [str(s) for s in secs], "reason": reason.strip()}
+    entries: list[tuple[str, str]] = []  # (section, reason)
+    if isinstance(cg, dict) and isinstance(cg.get("sections"), list):
+        entries = [(str(x), str(cg.get("reason") or "")) for x in cg["sections"]]
+    elif isinstance(cg, list):  # [{"section": ..., "reason": ...}, ...]
+        entries = [(str(e.get("section") or ""), str(e.get("reason") or ""))
+                   for e in cg if isinstance(e, dict)]
+
+    def key(x: str) -> str:
+        return x.strip().lstrip("#").strip().lower()
+
+    reasons = {key(sec): why.strip() for sec, why in entries if sec.strip() and why.strip()}
+    if uncovered and all(key(u) in reasons for u in uncovered):
+        why = "; ".join(dict.fromkeys(reasons[key(u)] for u in uncovered))
+        return {"sections": list(uncovered), "reason": why}
     return None
 
 

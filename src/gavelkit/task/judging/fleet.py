@@ -88,7 +88,8 @@ def judge_one(task_dir: str, opts: FleetOptions) -> dict[str, Any]:
                     "reference_rate": res.reference_rate,
                     "rate_gap": m.integration_gap["rate_gap"] if m else None,
                     "root_causes": m.root_failures if m else None,
-                    "anti_cheat": res.scan.verdict})
+                    "anti_cheat": res.scan.verdict,
+                    "blocking": [c.name for c in res.checks if c.blocks]})
     except (InputError, UsageError, OSError) as exc:
         row["error"] = str(exc)
     row["seconds"] = round(time.monotonic() - t0, 2)
@@ -176,6 +177,8 @@ def render_table(rows: list[dict[str, Any]]) -> str:
         rr = r.get("reference_rate")
         lines.append(f"| {r['task']} | {r['verdict']}"
                      + (f" ({r['route']})" if r.get("route") else "")
+                     + (f" [{', '.join(r['blocking'])}]" if r.get("verdict") == "PENDING"
+                        and r.get("blocking") else "")
                      + f" | {r['passed']}/{r['total']}"
                      + (f" {pr:.1%}" if pr is not None else "")
                      + f" | {'' if rr is None else f'{rr:.1%}'} | {r.get('rate_gap')} | "
@@ -183,6 +186,7 @@ def render_table(rows: list[dict[str, Any]]) -> str:
     n = len(rows)
     q = sum(1 for r in rows if r.get("verdict") == "QUALIFIED")
     lines.append(f"\n{n} task(s): {q} QUALIFIED, "
+                 f"{sum(1 for r in rows if r.get('verdict') == 'PENDING')} PENDING, "
                  f"{sum(1 for r in rows if r.get('verdict') == 'BROKEN')} BROKEN, "
                  f"{sum(1 for r in rows if r.get('verdict') == 'CHEAT_DETECTED')} CHEAT_DETECTED, "
                  f"{sum(1 for r in rows if r.get('error'))} error(s)")
