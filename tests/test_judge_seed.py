@@ -484,6 +484,7 @@ def test_judge_all_and_the_cli_agree(task: Path, provenance, tmp_path: Path) -> 
     rc, doc = cli_json("task", "judge", str(task), "--run", str(task / WORDING_RUN), "--no-state",
                        "--trajectory", *_traj(task, WORDING_RUN))
     j = doc["judge"]
+    assert rc == 1
     assert (rows[0]["verdict"], rows[0]["route"]) == (j["verdict"], j["route"]) == ("BROKEN",
                                                                                     "filter")
     assert rows[0]["blocking"] == [c["name"] for c in j["checks"] if c["status"] != "PASS"]
