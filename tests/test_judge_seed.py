@@ -153,6 +153,8 @@ def test_gate_ac_pending_until_a_verified_table(task: Path, provenance) -> None:
     fill_spotcheck(task)
     ok = judged(task)
     assert ok.verdict == "QUALIFIED", ok.reasons
+    clean(ok.findings, "TSK-J012")
+    clean(ok.findings, "TSK-J016")
     clean(ok.findings, "TSK-J013")
     clean(ok.findings, "TSK-J014")
     assert state_of(task) == "QUALIFIED" and task_json(task)["status"] == "QUALIFIED"
@@ -387,6 +389,7 @@ def test_incomplete_score_is_not_qualified(task: Path, provenance, score: str) -
     fill_spotcheck(task)
     (task / BROKEN_RUN / "score_result.json").write_text(score)
     res = judged(task)
+    fires(res.findings, "TSK-J016")
     assert res.verdict != "QUALIFIED"
     assert task_json(task)["status"] != "QUALIFIED" and state_of(task) != "QUALIFIED"
 
