@@ -493,3 +493,17 @@ def test_judge_all_and_the_cli_agree(task: Path, provenance, tmp_path: Path) -> 
     assert rows[0]["blocking"] == [c["name"] for c in j["checks"] if c["status"] != "PASS"]
     rec = json.loads((other / "judge" / "judge_result.json").read_text())
     assert V.decide(V.checks_from_record(rec)).verdict == rec["verdict"] == "BROKEN"
+
+
+def test_an_error_finding_without_a_check_still_blocks(task: Path, provenance, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Fail closed by construction: a new error finding cannot sit beside QUALIFIED."""
+    from gavelkit.task.judging import checks
+
+    orig = checks.small_oracle
+
+    def extra(res, score):  # type: ignore[no-untyped-def]
+        res.add("TSK-J011", "error", "an error some later code adds without a check")
+        return orig(res, score)
+    monkeypatch.setattr(checks, "small_oracle", extra)
+    res = judged(task)
+    assert res.verdict == "BROKEN" and any(c.name == "other-errors" for c in res.checks)
