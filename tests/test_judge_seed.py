@@ -505,5 +505,9 @@ def test_an_error_finding_without_a_check_still_blocks(task: Path, provenance, m
         res.add("TSK-J011", "error", "an error some later code adds without a check")
         return orig(res, score)
     monkeypatch.setattr(checks, "small_oracle", extra)
+    set_state(task, "S5_JUDGE")
+    fill = judged(task, move_state=False)  # writes the table; A/C pending blocks anyway
+    assert fill.verdict == "PENDING"
+    fill_spotcheck(task)
     res = judged(task)
     assert res.verdict == "BROKEN" and any(c.name == "other-errors" for c in res.checks)

@@ -333,11 +333,11 @@ def _no_score(res: JudgeResult, path: Path, move_state: bool) -> None:
 def decide(res: JudgeResult) -> None:
     """The verdict comes from verdict.decide over every check, nothing else.
 
-    Fail closed by construction: an error-level finding that no failing check accounts
-    for (a new error code added without its check) becomes a failing check of its own,
-    so it can never sit beside a QUALIFIED verdict."""
+    Fail closed by construction: an error-level finding beside checks that would all pass
+    (a new error code added without its check) becomes a failing check of its own, so it
+    can never sit beside a QUALIFIED verdict."""
     errs = [f for f in res.findings if f.severity == "error"]
-    if errs and not any(c.status == V.FAIL for c in res.checks):
+    if errs and V.decide(res.checks).verdict == "QUALIFIED":
         res.check("other-errors", V.FAIL, "; ".join(f"{f.code}: {f.message}"
                                                    for f in errs[:3]), "env")
     d = V.decide(res.checks)
