@@ -186,10 +186,10 @@ def gates_def(res: Any) -> None:
 def gate_b_check(res: Any) -> None:
     gb = res.gate_b
     if gb["verdict"] == "FAIL":
-        msg = (f"Gate B FAIL: {gb['verifier']} of {gb['failures']} failures are verifier failures "
+        msg = (f"{gb['verifier']} of {gb['failures']} failures are verifier failures "
                f"({gb.get('why', '')}) and {gb['untraced']} are untraced to the spec: return "
                "filter_correction_request.md to test-filter")
-        res.add("TSK-J015", "error", msg)
+        res.add("TSK-J015", "error", f"Gate B FAIL: {msg}")
         res.check("gate-B", V.FAIL, msg, "filter")
     else:
         res.check("gate-B", V.PASS, f"{gb['verifier']} verifier + {gb['untraced']} untraced of "
