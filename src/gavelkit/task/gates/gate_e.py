@@ -20,6 +20,7 @@ from gavelkit.task.formats.nodeids import base_nodeid, func_key
 from gavelkit.task.formats.spec import Spec, norm_heading
 from gavelkit.task.formats.spec_test_map import MapRow
 from gavelkit.task.gates import GateResult
+from gavelkit.task.gates.standard import Standard, detect
 from gavelkit.task.testsrc import TestModule, read_module
 
 _INLINE_CODE = re.compile(r"`+[^`]*`+")
@@ -32,12 +33,7 @@ def leaf(nodeid: str) -> str:
 
 # ---------------------------------------------------------------- spec structure
 def structure_profile(spec: Spec, cfg: dict[str, Any]) -> str:
-    mode = cfg["spec"]["structure"]
-    if mode in ("legacy", "six_layer"):
-        return mode
-    keys = {s.key for s in spec.sections}
-    markers = {norm_heading(m) for m in cfg["spec"]["six_layer_markers"]}
-    return "six_layer" if keys & markers else "legacy"
+    return detect(spec, cfg)[0].profile
 
 
 def _find_required(spec: Spec, entry: dict[str, Any]) -> Any:
@@ -49,19 +45,26 @@ def _find_required(spec: Spec, entry: dict[str, Any]) -> Any:
     return None
 
 
-def check_structure(spec: Spec, cfg: dict[str, Any], path: str) -> tuple[list[Finding], dict[str, Any]]:
+def check_structure(spec: Spec, cfg: dict[str, Any], path: str,
+                    std: Standard | None = None) -> tuple[list[Finding], dict[str, Any]]:
+    """Required sections (and, for six layers, their order) of the standard `std`."""
     out: list[Finding] = []
-    profile = structure_profile(spec, cfg)
-    info: dict[str, Any] = {"profile": profile}
-    table = cfg["spec"]["legacy"] if profile == "legacy" else cfg["spec"]["six_layer"]
+    if std is None:
+        std, why = detect(spec, cfg)
+    else:
+        why = "requested"
+    profile = std.profile
+    info: dict[str, Any] = {"profile": profile, "standard": std.id, "detected_by": why}
+    table = list(std.required) if profile == "legacy" else cfg["spec"]["six_layer"]
+    where = (f"standard {std.id}: {std.source}" if profile == "legacy"
+             else f"standard {std.id}: SPEC_STANDARD six layers")
     found: list[tuple[int, str, str]] = []  # (line, layer, name)
     for entry in table:
         s = _find_required(spec, entry)
         if s is None:
             alias = f" (or {', '.join(entry['aliases'])})" if entry.get("aliases") else ""
             out.append(Finding("TSK-E001", "error",
-                               f"required section '{entry['name']}'{alias} is missing "
-                               f"({'QUALITY_GATE Gate 1' if profile == 'legacy' else 'SPEC_STANDARD six-layer'} list)",
+                               f"required section '{entry['name']}'{alias} is missing ({where})",
                                path, 0, 0))
         else:
             found.append((s.line, entry.get("layer", ""), entry["name"]))
@@ -455,9 +458,16 @@ def check_ledger(task: Any, cfg: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def check_environment(task: Any, cfg: dict[str, Any]) -> list[Finding]:
-    """QUALITY_GATE 2d: packages of oracle/requirements.txt named, network policy stated."""
+def check_environment(task: Any, cfg: dict[str, Any], std: Standard | None = None) -> list[Finding]:
+    """QUALITY_GATE 2d: packages of oracle/requirements.txt named, network policy stated.
+
+    Only under a standard whose Environment template asks for that; the 2026-07-13
+    template itself promised "any third-party packages available on PyPI".
+    """
     spec = task.spec
+    std = std or detect(spec, cfg)[0]
+    if std.environment != "quality_gate":
+        return []
     ge = cfg["gate_e"]
     keys = [norm_heading(n) for n in ge["environment_sections"]]
     sec = next((s for k in keys for s in spec.sections if s.key == k), None)
@@ -502,11 +512,13 @@ def check(task: Any) -> GateResult:
     cfg = task.config
     res = GateResult("E", "PASS")
     if task.spec is not None:
-        fnd, info = check_structure(task.spec, cfg, str(task.paths["spec"]))
+        std, _ = detect(task.spec, cfg)
+        fnd, info = check_structure(task.spec, cfg, str(task.paths["spec"]), std)
+        info["detected_by"] = detect(task.spec, cfg)[1]
         res.findings += fnd
         res.data["structure"] = info
         res.findings += check_terms(task.spec, cfg, str(task.paths["spec"]))
-        res.findings += check_environment(task, cfg)
+        res.findings += check_environment(task, cfg, std)
     else:
         res.findings.append(Finding("TSK-E001", "error", "no readable spec.md in the task folder",
                                     str(task.dir), 0, 0))
