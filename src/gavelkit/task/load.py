@@ -141,7 +141,8 @@ def load_task(task_dir: str | Path, config: str | Path | None = None,
         return value
 
     task.spec = take("spec", _first(d, SPEC_NAMES), read_spec)
-    task.map = take("map", _first(d, MAP_NAMES), read_spec_test_map)
+    headings = {s.key for s in task.spec.sections} if task.spec is not None else None
+    task.map = take("map", _first(d, MAP_NAMES), lambda p: read_spec_test_map(p, headings))
     task.kept = take("kept", _first(d, KEPT_NAMES), read_nodeids)
     task.taxonomy = take("taxonomy", _first(d, TAX_NAMES), read_taxonomy)
     task.task_json = take("task_json", _first(d, ("task.json",)), read_task_json)

@@ -153,10 +153,11 @@ def from_record(task: Any, record: dict[str, Any], res: GateResult) -> GateResul
     for name, kind, impact, core_key in listed:
         secs = task.spec.find(name) if task.spec is not None else []
         line = secs[0].line if secs else 0
-        res.table.append({"section": name, "line": line, "status": "uncovered (recorded)",
-                          "type": kind, "impact": impact})
-        core = core_key or (_any(gd["core_patterns"], name) and kind.lower() not in (
-            "narrative", "framing", "non-behavioral"))
+        core = bool(core_key or (_any(gd["core_patterns"], name) and kind.lower() not in (
+            "narrative", "framing", "non-behavioral")))
+        res.table.append({"section": name, "line": line, "covered": 0,
+                          "covered_with_subsections": 0, "minimum": 0, "core": core,
+                          "status": "uncovered (recorded)", "type": kind, "impact": impact})
         if core:
             res.findings.append(Finding(
                 "TSK-D002", "error", f"the task's coverage record lists core invariant section "

@@ -100,8 +100,14 @@ def check_structure(spec: Spec, cfg: dict[str, Any], path: str,
 
 
 def check_terms(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
+    """QUALITY_GATE 2a terms; `scoring` inside the notes section is a warning, since
+    spec-writer (lines 78, 217) puts the description of how scoring works exactly there."""
     out: list[Finding] = []
     terms = cfg["spec"]["forbidden_terms"]
+    notes_keys = {norm_heading(n) for n in cfg["spec"]["notes_sections"]}
+    notes_lines = {ln for s in spec.sections if s.key in notes_keys
+                   for ln in range(s.line, s.end + 1)}
+    soft = {t.lower() for t in cfg["spec"]["notes_allowed_terms"]}
     pat = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in terms) + r")(?:s|es)?(?![\w-])",
                      re.I)
     internal_line = 0
@@ -112,6 +118,12 @@ def check_terms(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
             continue
         text = _INLINE_CODE.sub(" ", line)
         for m in pat.finditer(text):
+            if i in notes_lines and m.group(1).lower() in soft:
+                out.append(Finding("TSK-E004", "warning",
+                                   f"'{m.group(1)}' in the notes section, where spec-writer asks "
+                                   "for the scoring approach but QUALITY_GATE 2a lists the term: "
+                                   f"review: {line.strip()[:160]!r}", path, i, m.start() + 1))
+                continue
             out.append(Finding("TSK-E004", "error",
                                f"forbidden term '{m.group(1)}' in the spec body: {line.strip()[:160]!r}",
                                path, i, m.start() + 1))
@@ -186,9 +198,14 @@ def check_minimums(task: Any, cfg: dict[str, Any]) -> tuple[list[Finding], dict[
             ("integration + system_e2e layers", integ, n_integ, ge["min_integration"]),
             ("oracle in total", total, n_atomic + n_integ, ge["min_total"])):
         if have < int(need):
-            out.append(Finding("TSK-E008", "error",
+            # QUALITY_GATE 3a counts test functions, test-filter:163 counts "tests": when only
+            # the node ids reach the floor the documents disagree, so it is a review warning.
+            sev = "warning" if n_have >= int(need) else "error"
+            extra = (f"; the {n_have} node ids reach it, and test-filter counts tests, not "
+                     "functions: review" if sev == "warning" else "")
+            out.append(Finding("TSK-E008", sev,
                                f"{label}: {have} test functions ({n_have} node ids, "
-                               f"parametrized cases counted once); minimum is {need}",
+                               f"parametrized cases counted once); minimum is {need}{extra}",
                                where, 0, 0))
     if unknown:
         out.append(Finding("TSK-E009", "error",
