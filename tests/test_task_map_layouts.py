@@ -191,6 +191,6 @@ def test_every_real_map_in_the_corpus_is_read():
     if not maps:
         pytest.skip(f"corpus {base} is absent")
     for p in maps:
-        stm, fnd = read_spec_test_map(p)
+        stm, _ = read_spec_test_map(p)
         assert stm is not None and not stm.unreadable, (p, stm and stm.unreadable)
         assert stm.rows, p

@@ -74,8 +74,8 @@ def find_task_dirs(root: Path, depth: int = 3) -> list[Path]:
 
 
 def _one(d: Path, root: Path, config: str | None, gates: str) -> tuple[TaskGates, list[Finding]]:
-    from gavelkit.task.gates import run_gates
     from gavelkit.task.formats.load import load_task
+    from gavelkit.task.gates import run_gates
 
     rel = str(d.relative_to(root)) if d != root else d.name
     row = TaskGates(rel)
