@@ -49,7 +49,7 @@ def main(argv: list[str], prog: str) -> int:
     passed = sum(1 for r in fg.rows if r.passed and not r.unreadable)
     unreadable = [r for r in fg.rows if r.unreadable]
     findings: list[Finding] = [
-        Finding("TSK-E015", "error", f"task folder cannot be loaded: {r.unreadable}",
+        Finding("TSK-R011", "error", f"task folder cannot be loaded: {r.unreadable}",
                 f"{fg.root}/{r.path}", 0, 0) for r in unreadable]
     summary = {"tasks": n, "passed": passed, "failed": n - passed - len(unreadable),
                "unreadable": len(unreadable), "older_standard": fg.older_standard}

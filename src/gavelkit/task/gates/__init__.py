@@ -74,7 +74,7 @@ def run_gates(task: Any, gates: str = "DEF") -> GateReport:
 
 def standard_summary(task: Any) -> dict[str, Any]:
     """Which standard the gates applied; for an older one, what the current would flag, by cause."""
-    from gavelkit.task.gates import gate_e, gate_f
+    from gavelkit.task.gates import gate_f, spec_rules
     from gavelkit.task.gates.standard import current, detect
 
     std, why = detect(task.spec, task.config)
@@ -85,14 +85,14 @@ def standard_summary(task: Any) -> dict[str, Any]:
         return out
     path = str(task.paths["spec"])
     causes: dict[str, Any] = {}
-    structure, _ = gate_e.check_structure(task.spec, task.config, path, cur)
+    structure, _ = spec_rules.check_structure(task.spec, task.config, path, cur)
     missing = [f.message.split("'")[1] for f in structure if f.code == "TSK-E001"]
     order = sum(1 for f in structure if f.code == "TSK-E002")
     phr: dict[str, int] = {}
     for f in gate_f.phrasing_findings(task.spec, task.config, path):
         if f.severity == "error":
             phr[f.code] = phr.get(f.code, 0) + 1
-    env = [f for f in gate_e.check_environment(task, task.config, cur) if f.severity == "error"]
+    env = [f for f in spec_rules.check_environment(task, task.config, cur) if f.severity == "error"]
     parts = []
     if missing or order:
         causes["structure"] = {"missing_sections": missing, "order_or_behavior": order}

@@ -171,7 +171,8 @@ def rule5(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
                                    f"Role: {_q(spec.lines[ln - 1])!r}", path, ln, 1))
     catalog = {norm_heading(n) for n in gf["api_catalog_sections"]}
     seen: set[int] = set()
-    for sec in _sections(spec, gf["signature_free_sections"]):
+    secs = sorted(_sections(spec, gf["signature_free_sections"]), key=lambda x: x.key not in catalog)
+    for sec in secs:  # the API Catalog first: its lines are errors, not review warnings
         strict = sec.key in catalog
         for ln, t in spec.body(sec):
             if ln in seen:
