@@ -420,3 +420,13 @@ def test_real_corpus_tasks_all_get_a_gate_d_source_or_say_why():
         assert res.data.get("source") or any(f.code == "TSK-D001" for f in rep.findings), d
         if (d / "spec_test_map.md").is_file():
             assert not res.data["map"]["unreadable"], d
+
+
+def test_map_cell_naming_an_alias_counts_with_a_warning(tmp_path):
+    d = legacy_task(tmp_path)
+    edit(d / "spec.md", "## Evaluation Notes\n", "## Implementation Guidance\n")
+    edit(d / "spec_test_map.md", "| Representative Workflows |", "| Representative Workflows; Evaluation Notes |")
+    rep = _run(d, "D")
+    f = fires(rep.findings, "TSK-D006")
+    assert f.severity == "warning" and "'## Implementation Guidance'" in f.message
+    assert not [x for x in rep.findings if x.code == "TSK-D006" and x.severity == "error"]

@@ -106,8 +106,10 @@ def run_one(d: Path) -> dict:
     rec["n_findings"] = len(fs)
     rec["map_unreadable"] = map_unreadable(d, fs, doc)
     dd = doc.get("gates", {}).get("D", {}).get("data", {})
-    rec["gate_d_source"] = dd.get("source", "map" if any((d / n).is_file() for n in MAP_NAMES)
-                                  else "none")
+    if "map" in dd or "source" in dd:  # after: Gate D names its source when it has one
+        rec["gate_d_source"] = dd.get("source") or "none"
+    else:  # before: the map was the only source
+        rec["gate_d_source"] = "map" if any((d / n).is_file() for n in MAP_NAMES) else "none"
     if "standard" in doc:
         rec["standard"] = doc["standard"]
     return rec

@@ -104,12 +104,18 @@ def coverage_counts(task: Any, rows: list[MapRow] | None = None,
     counts: dict[int, int] = {}
     index = {id(s): i for i, s in enumerate(spec.sections)}
     unmatched: dict[str, list[MapRow]] = {}
+    via_alias: dict[str, tuple[Section, list[MapRow]]] = {}
     for row in rows:
         matched: set[int] = set()
         for cell in row.sections:
             hits = match_sections(spec, cell)
             if not hits:
-                unmatched.setdefault(cell, []).append(row)
+                alias = _alias_of(spec, cell, task.config)
+                if alias is None:
+                    unmatched.setdefault(cell, []).append(row)
+                else:
+                    hits = [alias]
+                    via_alias.setdefault(cell, (alias, []))[1].append(row)
             matched |= {index[id(s)] for s in hits}
         for i in matched:
             counts[i] = counts.get(i, 0) + 1
@@ -118,7 +124,29 @@ def coverage_counts(task: Any, rows: list[MapRow] | None = None,
         f"{len(rs)} covered row(s) map to '{cell}', which is not a heading of the spec "
         f"(first: {rs[0].nodeid}); they cannot be traced to a section and Gate A cannot quote it",
         map_path, rs[0].line, 1 if rs[0].line else 0) for cell, rs in unmatched.items()]
+    findings += [Finding(
+        "TSK-D006", "warning",
+        f"{len(rs)} covered row(s) map to '{cell}', which the spec standard lists as another name "
+        f"of the spec's '{sec.raw}' (counted for it); Gate A quotes exact headings, so use "
+        f"'{sec.text}'", map_path, rs[0].line, 1 if rs[0].line else 0)
+        for cell, (sec, rs) in via_alias.items()]
     return counts, findings
+
+
+def _alias_of(spec: Spec, cell: str, cfg: dict[str, Any]) -> Section | None:
+    """The spec heading `cell` names through a standard's alias table (Evaluation Notes ->
+    Implementation Guidance), or None."""
+    from gavelkit.task.gates.standard import standards
+
+    key = norm_heading(cell)
+    groups = [e for s in standards() for e in s.required] + list(cfg["spec"]["six_layer"])
+    for e in groups:
+        names = {norm_heading(n) for n in [e["name"], *e.get("aliases", [])]}
+        if key in names:
+            for s in spec.sections:
+                if s.level in (2, 3) and s.key in names:
+                    return s
+    return None
 
 
 def _record_sections(value: Any) -> list[tuple[str, str, str]]:
