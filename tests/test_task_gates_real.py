@@ -359,7 +359,10 @@ def test_gates_all_verdict_per_task_and_causes(tmp_path):
     assert rows["b/task_good"]["standard"] == "2026-07-13b" and rows["b/task_good"]["standard_line"]
     assert doc["summary"]["tasks"] == 3 and doc["summary"]["older_standard"] == {"2026-07-13b": 1}
     assert any(c["code"] == "TSK-D002" and c["examples"] == ["c/task_good"] for c in doc["causes"])
-    clean([], "TSK-R011")
+    from gavelkit.core.findings import Finding
+
+    clean([Finding(**{k: x[k] for k in ("code", "severity", "message", "path", "line", "col")})
+           for x in doc["findings"]], "TSK-R011")
     rc, out, _ = cli("task", "gates-all", str(root), "--top", "2")
     assert "most common causes" in out and "3 task(s): 2 pass every gate, 1 fail" in out, out
     assert re.search(r"^ 1\. TSK-", out, re.M) and not re.search(r"^ 3\. TSK-", out, re.M)

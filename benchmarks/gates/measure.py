@@ -159,7 +159,7 @@ def markdown(label: str, s: dict) -> str:
                   f"- findings per task: mean {b['findings_per_task_mean']}, median "
                   f"{b['findings_per_task_median']}; errors per task mean {b['errors_per_task_mean']}",
                   f"- QUALIFIED tasks with no error finding: {b['qualified_passing_all_gates']}",
-                  f"- verdicts: " + "; ".join(f"{g}: {v}" for g, v in b["verdicts"].items()),
+                  "- verdicts: " + "; ".join(f"{g}: {v}" for g, v in b["verdicts"].items()),
                   f"- Gate D source: {b['gate_d_source']}", "",
                   "| error rule | share of QUALIFIED tasks it fails |", "|---|---|"]
         lines += [f"| {c} | {v:.0%} |" for c, v in b["qualified_share_failed_by_error_rule"].items()
