@@ -433,3 +433,26 @@ def test_map_cell_naming_an_alias_counts_with_a_warning(tmp_path):
     f = fires(rep.findings, "TSK-D006")
     assert f.severity == "warning" and "'## Implementation Guidance'" in f.message
     assert not [x for x in rep.findings if x.code == "TSK-D006" and x.severity == "error"]
+
+
+def test_repository_level_oracle_folder_is_found(tmp_path):
+    """QUALITY_GATE Gate 0 / Bmk-dev main: tasks/{id}/ beside oracle/{id}/."""
+    import shutil
+
+    repo = tmp_path / "repo"
+    (repo / "tasks").mkdir(parents=True)
+    d = copy_good(repo / "tasks")
+    (repo / "oracle").mkdir()
+    shutil.move(str(d / "oracle"), str(repo / "oracle" / "task_good"))
+    t = load_task(d)
+    assert t.oracle_dir == (repo / "oracle" / "task_good").resolve()
+    assert sorted(t.test_files) == ["oracle/test_atomic.py", "oracle/test_integration.py"]
+    assert not t.missing_test_files
+    rep = run_gates(t, "E")
+    clean(rep.findings, "TSK-E010")
+    clean(rep.findings, "TSK-E012")
+    assert rep.verdicts["E"] == "PASS"
+    # a task folder outside tasks/ does not look for a sibling oracle folder
+    other = copy_good(tmp_path / "elsewhere")
+    shutil.rmtree(other / "oracle")
+    assert load_task(other).oracle_dir is None

@@ -29,7 +29,9 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "src"))
+# GAVEL_SRC measures another checkout's code on the same material, e.g. the "before":
+#   git worktree add /tmp/before a1323e1 && GAVEL_SRC=/tmp/before/src python measure.py before
+sys.path.insert(0, os.environ.get("GAVEL_SRC") or str(ROOT / "src"))
 
 from gavelkit.cli.main import main as gavel  # noqa: E402
 
@@ -179,8 +181,11 @@ def main() -> int:
         records.append(rec)
     summary = summarise(records)
     here = Path(__file__).parent
+    import gavelkit
+
     (here / f"results_{label}.json").write_text(
-        json.dumps({"label": label, "summary": summary, "tasks": records}, indent=1,
+        json.dumps({"label": label, "code": str(Path(gavelkit.__file__).parents[1]),
+                    "summary": summary, "tasks": records}, indent=1,
                    default=dict) + "\n", "utf-8")
     md = markdown(label, summary)
     (here / f"results_{label}.md").write_text(md, "utf-8")

@@ -47,9 +47,6 @@ def vocabulary() -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-# Kept for callers that still import the old name.
-NODEID_KEYS = tuple(vocabulary()["columns"]["nodeid"])
-
 
 def _clean_value(value: str) -> str:
     v = strip_ticks(value).strip().strip("`*_ ").lower()

@@ -138,7 +138,7 @@ def check_composition(task: Any, mods: dict[str, TestModule], cfg: dict[str, Any
             if tf.kind == "no_check":
                 out.append(Finding("TSK-E006", "error",
                                    f"{q} has no assertion-like check (no_check is forbidden in "
-                                   "every layer)", str(task.dir / rel), tf.line, 1))
+                                   "every layer)", str(task.resolve(rel)), tf.line, 1))
             if layer == "atomic":
                 kinds[tf.kind] += 1
     n = sum(kinds.values())
@@ -164,18 +164,18 @@ def check_fixtures(task: Any, mods: dict[str, TestModule]) -> list[Finding]:
                            "not in the task folder", str(task.dir), 0, 0))
     if task.task_json:
         req = task.task_json.oracle.get("requirements")
-        if isinstance(req, str) and req and not (task.dir / req).is_file():
+        if isinstance(req, str) and req and not task.resolve(req).is_file():
             out.append(Finding("TSK-E010", "error",
                                f"task.json oracle.requirements names {req}, which does not exist",
                                str(task.paths["task_json"]), 0, 0))
     for rel, mod in mods.items():
-        base = (task.dir / rel).parent
+        base = task.resolve(rel).parent
         for ref, line in mod.fixture_refs:
             target = Path(base, ref)
             if not target.exists():
                 out.append(Finding("TSK-E010", "error",
                                    f"fixture file '{ref}' referenced by the test is missing "
-                                   f"(looked for {target})", str(task.dir / rel), line, 1))
+                                   f"(looked for {target})", str(task.resolve(rel)), line, 1))
     return out
 
 
@@ -330,10 +330,10 @@ def check_metadata(task: Any, mods: dict[str, TestModule]) -> list[Finding]:
                 layer = idx.get(f"{stem}.{q}")
                 if stem == "test_atomic" and layer and layer != "atomic":
                     err(f"{q} is in test_atomic.py but its taxonomy layer is {layer}",
-                        str(task.dir / rel), line=tf.line)
+                        str(task.resolve(rel)), line=tf.line)
                 if stem == "test_integration" and layer == "atomic":
                     err(f"{q} is in test_integration.py but its taxonomy layer is atomic",
-                        str(task.dir / rel), line=tf.line)
+                        str(task.resolve(rel)), line=tf.line)
     return out
 
 

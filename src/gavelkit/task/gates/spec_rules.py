@@ -151,9 +151,9 @@ def check_environment(task: Any, cfg: dict[str, Any], std: Standard | None = Non
                                f"'{sec.text}' does not state the {word} policy", path, sec.line, 1))
     req = None
     if task.task_json and isinstance(task.task_json.oracle.get("requirements"), str):
-        req = task.dir / task.task_json.oracle["requirements"]
+        req = task.resolve(task.task_json.oracle["requirements"])
     if req is None or not req.is_file():
-        req = task.dir / "oracle" / "requirements.txt"
+        req = task.resolve("oracle/requirements.txt")
     if req.is_file():
         ignore = {p.lower() for p in ge["environment_ignore_packages"]}
         for line in req.read_text("utf-8", errors="replace").splitlines():
