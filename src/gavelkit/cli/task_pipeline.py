@@ -160,6 +160,13 @@ def gates_main(argv: list[str], prog: str) -> int:
                 text_lines.append("| " + " | ".join(str(u[k]).replace("|", "\\|") for k in
                                                       ("spec section", "uncovered behaviors",
                                                        "impact", "recommendation")) + " |")
+    by_code: dict[str, int] = {}
+    for f in findings:
+        if f.severity in ("error", "warning"):
+            by_code[f"{f.code} {f.severity}"] = by_code.get(f"{f.code} {f.severity}", 0) + 1
+    if by_code:
+        text_lines.append("\nby cause: " + ", ".join(
+            f"{k} x{n}" for k, n in sorted(by_code.items(), key=lambda kv: (-kv[1], kv[0]))))
     if report.standard:
         std = report.standard
         text_lines.append(f"\nstandard applied: {std['applied']} ({std['applied_title']}; "
