@@ -191,24 +191,16 @@ def assign_columns(table: MdTable, headings: set[str] | None = None) -> dict[str
     taken = {c.index for c in out.values()}
     rows = [r.cells for r in table.rows if len(r.cells) == len(keys)]
     if "nodeid" not in out and rows:
-        best = None
+        # the first column not named for another role whose cells are node ids; a column
+        # named as provenance (source_nodeid, Provenance) holds upstream ids, not scoring ids
         for i in range(len(keys)):
             cells = [r[i] for r in rows if r[i].strip()]
-            if not cells:
+            if i in taken or not cells:
                 continue
-            share = sum(looks_like_nodeid(c) for c in cells) / len(cells)
-            if share >= float(det["nodeid_share"]) and (i not in taken or out.get("source", Column(
-                    "", -1, "")).index == i):
-                if best is None or (i not in taken and best[1] in taken):
-                    best = (share, i)
-                if best and best[1] not in taken:
-                    break
-        if best is not None:
-            i = best[1]
-            if out.get("source") and out["source"].index == i:
-                del out["source"]  # the only node-id column is the one named like provenance
-            out["nodeid"] = Column(table.header[i], i, "content")
-            taken.add(i)
+            if sum(looks_like_nodeid(c) for c in cells) / len(cells) >= float(det["nodeid_share"]):
+                out["nodeid"] = Column(table.header[i], i, "content")
+                taken.add(i)
+                break
     if "section" not in out and rows and headings:
         for i in range(len(keys)):
             if i in taken:
