@@ -194,3 +194,16 @@ def test_every_real_map_in_the_corpus_is_read():
         stm, _ = read_spec_test_map(p)
         assert stm is not None and not stm.unreadable, (p, stm and stm.unreadable)
         assert stm.rows, p
+
+
+def test_gate_d_reports_the_normalised_spellings(tmp_path):
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.gates import run_gates
+    from task_helpers import copy_good, edit
+
+    d = copy_good(tmp_path)
+    edit(d / "spec_test_map.md", "| - | excluded | repr format |",
+         "| - | removed-unpromised-surface [20260709] | repr format |")
+    rep = run_gates(load_task(d), "D")
+    assert rep.results["D"].data["map"]["normalised"] == {
+        "removed-unpromised-surface [20260709]": "excluded"}

@@ -204,8 +204,13 @@ def check(task: Any) -> GateResult:
     res = GateResult("D", "UNKNOWN")
     stm = task.map
     if stm is not None:
+        spelled = {r.status_raw: r.status for r in stm.rows
+                   if r.status_raw and r.status_raw.strip("` ").lower() != r.status}
+        spelled.update({r.layer_raw: r.layer or "(no layer)" for r in stm.rows
+                        if r.layer_raw and r.layer_raw.strip("` ").lower() != r.layer})
         res.data["map"] = {"rows": len(stm.rows), "layout": stm.layout,
-                           "columns": stm.columns_used(), "unreadable": stm.unreadable}
+                           "columns": stm.columns_used(), "unreadable": stm.unreadable,
+                           "normalised": spelled}
     if task.spec is None:
         res.findings.append(Finding("TSK-D001", "error",
                                     "Gate D needs spec.md; not found or unreadable",
