@@ -174,7 +174,9 @@ def gates_def(res: Any) -> None:
     else:
         res.check("gate-E", V.PASS, "static quality checks pass")
     f = g.get("F")
-    if f is None or f.verdict not in ("PASS", "FAIL"):
+    if f is not None and f.verdict == "N/A":
+        res.check("gate-F", V.PASS, "not applicable: " + str(f.data.get("not_applied", "")))
+    elif f is None or f.verdict not in ("PASS", "FAIL"):
         res.check("gate-F", V.UNVERIFIABLE, f"phrasing {f.verdict if f else 'not run'}", "spec")
     elif f.verdict == "FAIL":
         res.check("gate-F", V.FAIL, "spec phrasing hard checks fail: return to spec-writer",
