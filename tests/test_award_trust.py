@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gavelkit.award.budget import run_status
-from gavelkit.award.lint import lint_paths
+from gavelkit.award.blocks.lint import lint_paths
+from gavelkit.award.runs.budget import run_status
 
 from award_util import card, dump, gate, lint, memo, variant, write
 from gk_testing import clean, cli, cli_json, fires
@@ -52,7 +52,8 @@ def test_memo_adjudication_without_redispatch_does_not_pass(tmp_path: Path) -> N
     _memo(run, "phase7.md", "  phase: 7\n  budget_spent: {loops: 0, cap: 2}\n  unresolved: []\n"
           "  adjudications:\n    - {criterion: results, outcome: 'lead sides with C'}\n")
     st = run_status(run)
-    assert st.action.kind == "adjudicate", st.action
+    # the premature memo is a protocol error: repair it, then re-dispatch seat C
+    assert st.action.kind == "repair" and "then: adjudicate" in st.action.reason, st.action
     assert st.rounds[0].panel is not None and not st.rounds[0].panel.passed
     fires(st.findings, "AWD-P011")
     cards = sorted(str(p) for p in (run / "scorecards").glob("*-round-1.yaml"))
@@ -135,7 +136,7 @@ def test_briefs_round2_writes_only_the_outlier_brief(tmp_path: Path) -> None:
     assert [Path(p).name for p in doc["written"]] == ["seat-C-round-2.md"]
     text = Path(doc["written"][0]).read_text(encoding="utf-8")
     assert "Does Figure 3 show the hold-out error?" in text and "results" in text
-    assert "90" not in text and "seat A" not in text
+    assert "90" not in text.replace("| 90-100 |", "") and "seat A" not in text
     rc, _, _ = cli("award", "briefs", "--check", doc["written"][0])
     assert rc == 0
     rc, _, err = cli("award", "briefs", str(run), "--round", "2", "--seat", "A")
@@ -153,7 +154,7 @@ def test_briefs_are_not_written_under_phase_logs(tmp_path: Path) -> None:
 def test_brief_suggests_no_missing_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    from gavelkit.award import briefs
+    from gavelkit.award.runs import briefs
 
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
     text = briefs.render_brief("A", tmp_path / "r1", "MCM")
@@ -176,14 +177,14 @@ LEAKS = [
 
 @pytest.mark.parametrize(("line", "code"), LEAKS)
 def test_leak_checker_catches_plain_leaks(tmp_path: Path, line: str, code: str) -> None:
-    from gavelkit.award.briefs import check_brief
+    from gavelkit.award.runs.briefs import check_brief
 
     p = write(tmp_path, "brief.md", f"# Judge seat C\n\n{line}\n")
     fires(check_brief(p), code)
 
 
 def test_generated_briefs_are_clean(tmp_path: Path) -> None:
-    from gavelkit.award.briefs import check_brief, render_brief
+    from gavelkit.award.runs.briefs import check_brief, render_brief
 
     run = tmp_path / "work" / "r1"
     for seat in "ABC":
@@ -256,7 +257,7 @@ def test_accept_risk_decision_advances(tmp_path: Path) -> None:
 
 
 def test_decision_visible_in_report(tmp_path: Path) -> None:
-    from gavelkit.award.report import build
+    from gavelkit.award.runs.report import build
 
     run = make_run(tmp_path)
     _stalled_phase4(run)
@@ -374,7 +375,7 @@ def test_draft_never_recommends_accepting_a_high(tmp_path: Path) -> None:
     res = lint_paths([run / "phase-logs" / "phase4-decision-memo.md"], "memo")[0]
     assert res.all_findings() == []
     body = res.blocks[0].block.body
-    rec = [o for o in body["options"] if o["recommended"]][0]
+    rec = next(o for o in body["options"] if o["recommended"])
     assert "accept" not in rec["option"], rec
 
 
@@ -418,7 +419,7 @@ def test_lint_memo_checks_the_decision(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ targets and digits
 
 def test_unfilled_template_target_is_not_read(tmp_path: Path) -> None:
-    from gavelkit.award.layout import init_run
+    from gavelkit.award.runs.layout import init_run
 
     run, _, _ = init_run(tmp_path, "r1")
     pass_phases(run, 0)
@@ -436,7 +437,7 @@ def test_unknown_tier_text(tmp_path: Path) -> None:
 
 
 def test_report_shows_enough_digits_against_threshold(tmp_path: Path) -> None:
-    from gavelkit.award.report import build
+    from gavelkit.award.runs.report import build
 
     run = _panel_ready(tmp_path, target="Outstanding")
     add_card(run, "A", 1, summary=85, modeling=85, results=84.8125, writing=85, completeness=85)
