@@ -522,3 +522,61 @@ def test_lint_run_help_into_closed_pipe(root: Path) -> None:
 def test_install_hints_name_real_distributions(root: Path) -> None:
     script = (root / "skills" / "mathodology-award-gates" / "scripts" / "lint_run.py").read_text()
     assert "pip install gavelkit " not in script and "pip install gavelkit\n" not in script
+
+
+# ------------------------------------------------------------------ rule coverage
+
+def test_previous_card_outlier_check_library(tmp_path: Path) -> None:
+    from gavelkit.award.panel.aggregate import aggregate
+
+    a = write(tmp_path, "phase7-seat-A-round-1.yaml", card("A", scores={"results": 90}))
+    b = write(tmp_path, "phase7-seat-B-round-1.yaml", card("B", scores={"results": 90}))
+    write(tmp_path, "phase7-seat-C-round-1.yaml", card("C", scores={"results": 60}))
+    c2 = write(tmp_path, "phase7-seat-C-round-2.yaml", card("C", scores={"results": 80},
+                                                           round_=2))
+    ok = aggregate([a, b, c2], "meritorious", adjudication_round=True)
+    clean(ok.findings, "AWD-P013")
+    assert ok.passed
+    b2 = write(tmp_path, "phase7-seat-B-round-2.yaml", card("B", scores={"results": 70},
+                                                           round_=2))
+    c1 = tmp_path / "phase7-seat-C-round-1.yaml"
+    bad = aggregate([a, b2, c1], "meritorious", adjudication_round=True)
+    assert "not the outlier" in fires(bad.findings, "AWD-P013").message
+    assert not bad.passed
+
+
+def test_clean_run_has_no_gap_findings(tmp_path: Path) -> None:
+    run = _panel_ready(tmp_path)
+    (run / "outputs" / "figures" / "f.png").write_bytes(b"png")
+    cli("award", "manifest", str(run))
+    st = run_status(run)
+    for code in ("AWD-T015", "AWD-T016", "AWD-T017", "AWD-T018", "AWD-T019"):
+        clean(st.findings, code)
+
+
+def test_phase_left_failing(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    pass_phases(run, 3)
+    add_gate(run, 4, 0, [("G4-1", "high")])
+    add_gate(run, 5, 0)
+    st = run_status(run)
+    fires(st.findings, "AWD-T018")
+    assert st.action.kind == "repair"
+
+
+def test_accepted_phase_is_not_left_failing(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    _stalled_phase4(run)
+    cli("award", "status", str(run), "--write-memo")
+    _decide(run / "phase-logs" / "phase4-decision-memo.md", "accept_risk")
+    add_gate(run, 5, 0)
+    st = run_status(run)
+    clean(st.findings, "AWD-T018")
+    assert (st.action.kind, st.action.phase) == ("advance", 6)
+
+
+def test_panel_without_manifest_is_said(tmp_path: Path) -> None:
+    run = _panel_ready(tmp_path)
+    st = run_status(run)
+    fires(st.findings, "AWD-T019")
+    assert st.action.kind == "advance"  # a warning: the lead compiles it before dispatch
