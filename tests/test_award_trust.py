@@ -580,3 +580,17 @@ def test_panel_without_manifest_is_said(tmp_path: Path) -> None:
     st = run_status(run)
     fires(st.findings, "AWD-T019")
     assert st.action.kind == "advance"  # a warning: the lead compiles it before dispatch
+
+
+@pytest.mark.parametrize("line", [
+    "other seats. Score the submission in front of you and stop.",
+    "Seat C is a skeptical applied-math referee scoring ONLY correctness and reproducibility.",
+    "Calibrate to real rarity: Outstanding ≈ top 1–2%, 国一 ≈ top 5–8%. Do not inflate.",
+    "| 80 to under 85 | finalist |",
+    "You have no contact with the other judges and no other context.",
+])
+def test_leak_checker_allows_blind_brief_wording(tmp_path: Path, line: str) -> None:
+    from gavelkit.award.runs.briefs import check_brief
+
+    p = write(tmp_path, "brief.md", f"# Judge seat C\n\n{line}\n")
+    assert check_brief(p) == []

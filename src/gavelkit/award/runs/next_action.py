@@ -30,7 +30,15 @@ MEMO_HINT = ("draft the decision memo with `gavel award status RUN_DIR --write-m
 def next_action(st: RunStatus, caps: dict[str, int]) -> Action:
     act = _next_action(st, caps)
     if act.kind == "STOP":
-        if "adjudication" not in act.reason and MEMO_HINT not in act.items:
+        waiting = [m["path"] for m in st.memos if m["decision"] is None
+                   and not m["adjudications"] and (act.phase is None or m["phase"] == act.phase)]
+        if "adjudication" in act.reason:
+            pass
+        elif waiting:
+            act.items.append(f"a human records `decision: {{choice: rework | accept_risk | "
+                             f"change_scope, by, rationale}}` in {waiting[-1]}; status then "
+                             "lets the run go on")
+        else:
             act.items.append(MEMO_HINT)
         return act
     errors = [f for f in st.findings if f.severity == "error"]
