@@ -167,7 +167,7 @@ def _round_seats(run: Path, args: argparse.Namespace) -> tuple[list[str] | None,
     last = st.rounds[-1].round if st.rounds else 0
     if a.kind == "adjudicate" and args.round == last + 1:
         panel = st.rounds[-1].panel
-        conf = next(c for c in panel.conflicts if not c.adjudicated) if panel else None
+        conf = next((c for c in panel.conflicts if not c.adjudicated), None) if panel else None
         outlier = conf.outlier if conf else None
         if args.seat and args.seat != outlier:
             raise UsageError(f"seat {args.seat} is not the outlier: round {args.round} "

@@ -293,6 +293,10 @@ def _gaps(run: Path, phases: dict[int, PhaseInfo], decisions: list[Decision],
                                     "phases ran", last.path))
 
 
+def _count(items: Any) -> int:
+    return len(items) if isinstance(items, list) else 1 if isinstance(items, dict) else 0
+
+
 def _memo_list(rf: RunFiles) -> list[dict[str, Any]]:
     out = []
     for b in rf.memos:
@@ -302,5 +306,6 @@ def _memo_list(rf: RunFiles) -> list[dict[str, Any]]:
                     "stopped_at": (", ".join(f"{k} {v}" for k, v in stop.items())
                                    if isinstance(stop, dict) else None),
                     "decision": dict(dec) if isinstance(dec, dict) else None,
-                    "adjudications": len(b.body.get("adjudications") or [])})
+                    "adjudications": _count(b.body.get("adjudications")
+                                            or b.body.get("adjudication"))})
     return out
