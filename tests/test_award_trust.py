@@ -594,3 +594,12 @@ def test_leak_checker_allows_blind_brief_wording(tmp_path: Path, line: str) -> N
 
     p = write(tmp_path, "brief.md", f"# Judge seat C\n\n{line}\n")
     assert check_brief(p) == []
+
+
+def test_panel_text_never_rounds_across_the_threshold(tmp_path: Path) -> None:
+    # summary 84.99996 -> total 84.99999: fails outstanding, and must not read "85 < 85"
+    cards = [write(tmp_path, f"{s}.yaml", card(s, scores=sc)) for s, sc in
+             (("A", {k: 85 for k in ("modeling", "results", "writing", "completeness")}
+               | {"summary": 84.99996}), ("B", {}), ("C", {}))]
+    rc, out, _ = cli("award", "aggregate", *map(str, cards), "--target", "outstanding")
+    assert rc == 1 and "84.99999" in out and "total 85 " not in out, out

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gavelkit.award.blocks.checks import fmt_num
+from gavelkit.award.blocks.checks import fmt_num, fmt_vs
 from gavelkit.award.blocks.lint import check_block
 from gavelkit.award.blocks.load import select
 from gavelkit.award.blocks.scorecard import Card
@@ -275,7 +275,7 @@ def _conditions(res: PanelResult, tables: Tables, adjudicated: dict[str, str]) -
     total = low.card.computed_total or 0.0
     res.min_total = (low.seat, total)
     if total < t.threshold - EPS:
-        _fail(res, "AWD-P008", f"(b) minimum seat total {fmt_num(total)} (seat {low.seat}, "
+        _fail(res, "AWD-P008", f"(b) minimum seat total {fmt_vs(total, t.threshold)} (seat {low.seat}, "
               f"recomputed) < {fmt_num(t.threshold)} required for {t.name}", low.path, low.line,
               total=total, threshold=t.threshold)
     weakest: tuple[str, str, float] | None = None
@@ -284,7 +284,7 @@ def _conditions(res: PanelResult, tables: Tables, adjudicated: dict[str, str]) -
             if weakest is None or score < weakest[2]:
                 weakest = (s.seat, name, score)
             if score < t.floor - EPS:
-                _fail(res, "AWD-P009", f"(c) seat {s.seat} criterion {name!r} = {fmt_num(score)} < "
+                _fail(res, "AWD-P009", f"(c) seat {s.seat} criterion {name!r} = {fmt_vs(score, t.floor)} < "
                       f"floor {fmt_num(t.floor)}", s.path, s.line)
     res.weakest = weakest
     res.conflicts = find_conflicts(seats, tables.limits["conflict_spread"])
@@ -349,13 +349,14 @@ def render_panel(res: PanelResult) -> str:
                                               if res.adjudication else ""))
     for s in sorted(res.seats, key=lambda s: s.seat):
         c = s.card
-        comp = fmt_num(c.computed_total) if c.computed_total is not None else "?"
+        comp = fmt_vs(c.computed_total, t.threshold) if c.computed_total is not None else "?"
         decl = fmt_num(c.declared_total) if c.declared_total is not None else "?"
         lines.append(f"Seat {s.seat}: total {comp} (declared {decl}), implied "
                      f"{c.tier_token!r}  [{s.path}]")
     if res.evaluated:
         if res.min_total:
-            lines.append(f"Minimum seat total: {fmt_num(res.min_total[1])} (seat {res.min_total[0]})")
+            lines.append(f"Minimum seat total: {fmt_vs(res.min_total[1], t.threshold)} (seat "
+                         f"{res.min_total[0]})")
         if res.weakest:
             lines.append(f"Weakest criterion: {res.weakest[1]!r} = {fmt_num(res.weakest[2])} "
                          f"(seat {res.weakest[0]})")

@@ -69,21 +69,10 @@ def _budgets(st: RunStatus) -> list[dict[str, Any]]:
 
 
 def decisive(x: float | None, bar: float | None) -> str:
-    """A number with enough digits that it reads on the right side of `bar` (84.9625 is
-    never shown as 85 next to a threshold of 85)."""
-    from gavelkit.award.blocks.checks import fmt_num
+    """A number with enough digits that it reads on the right side of `bar`."""
+    from gavelkit.award.blocks.checks import fmt_vs
 
-    if x is None:
-        return "n/a"
-    text = fmt_num(x)
-    if bar is None:
-        return text
-    passes = x >= bar - 1e-9
-    for digits in range(5, 13):
-        if (float(text) >= bar - 1e-9) == passes:
-            break
-        text = f"{x:.{digits}f}".rstrip("0").rstrip(".")
-    return text
+    return "n/a" if x is None else fmt_vs(x, bar)
 
 
 def _round(r: RoundInfo) -> dict[str, Any]:

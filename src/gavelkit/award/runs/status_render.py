@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gavelkit.award.blocks.checks import fmt_num
+from gavelkit.award.blocks.checks import fmt_num, fmt_vs
 from gavelkit.award.runs.budget import RunStatus, budgets
 
 
@@ -73,7 +73,9 @@ def render_text(st: RunStatus) -> str:
                        f"{', '.join(map(str, loops))}")
     for r in st.rounds:
         kind = f" (adjudication: seat {r.redispatched} re-dispatched)" if r.redispatched else ""
-        mt = f"min seat total {fmt_num(r.min_total)} (seat {r.min_seat})" if r.min_total is not None else "min total n/a"
+        bar = r.panel.target.threshold if r.panel else None
+        mt = (f"min seat total {fmt_vs(r.min_total, bar)} (seat {r.min_seat})"
+              if r.min_total is not None else "min total n/a")
         res = ("PASS" if r.panel.passed else "FAIL") if r.panel else "not evaluated"
         out.append(f"Panel round {r.round}{kind}: {mt}{_loop_word(r.improved)}; {res}")
         if r.panel:
