@@ -603,3 +603,13 @@ def test_panel_text_never_rounds_across_the_threshold(tmp_path: Path) -> None:
                | {"summary": 84.99996}), ("B", {}), ("C", {}))]
     rc, out, _ = cli("award", "aggregate", *map(str, cards), "--target", "outstanding")
     assert rc == 1 and "84.99999" in out and "total 85 " not in out, out
+
+
+def test_malformed_decision_is_said_and_lifts_nothing(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    _stalled_phase4(run)
+    cli("award", "status", str(run), "--write-memo")
+    _decide(run / "phase-logs" / "phase4-decision-memo.md", "Rework")
+    st = run_status(run)
+    assert st.action.kind == "STOP"
+    assert "Rework" in fires(st.findings, "AWD-M012").message

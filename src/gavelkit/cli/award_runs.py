@@ -83,6 +83,8 @@ def status_main(argv: list[str], prog: str) -> int:
         from gavelkit.award.runs.memo_draft import write_draft
 
         memo_path = write_draft(st, Path(args.write_memo) if args.write_memo else None)
+        if memo_path.is_relative_to(st.run):  # read again: the STOP now names the memo
+            st = run_status(st.run, args.target, load_tables(args.config))
     fmt = "text" if args.format == "table" else args.format
     text = status_render.render_table(st) if args.format == "table" else status_render.render_text(st)
     if memo_path:

@@ -259,7 +259,8 @@ def run_status(run: str | Path, target: str | None = None,
 
 
 def _handoffs(rf: RunFiles, tables: Tables) -> list[Finding]:
-    """Lint every handoff block of the phase logs under its own role, inside this run."""
+    """Lint every handoff block of the phase logs under its own role, inside this run, and
+    every decision memo."""
     from gavelkit.award.blocks.lint import check_block
 
     out: list[Finding] = []
@@ -267,6 +268,8 @@ def _handoffs(rf: RunFiles, tables: Tables) -> list[Finding]:
         agent = b.body.get("agent")
         role = agent if isinstance(agent, str) and agent in tables.agents else None
         out.extend(check_block(b, tables, role, rf.run).findings)
+    for b in rf.memos:  # a malformed decision lifts nothing: say why
+        out.extend(check_block(b, tables).findings)
     return out
 
 
