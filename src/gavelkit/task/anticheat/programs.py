@@ -1,0 +1,116 @@
+"""Which words of a command are paths, by each program's own syntax.
+
+Why: `pip install pytest` names packages, `head -n 20 f` names one file, and
+`sed -n '1,20p' f` starts with a script. Reading every word as a path made
+shell words into reads of `./install` and `./20`. The syntax of each program
+is data (`gavelkit/data/anticheat_programs.toml`); programs it does not list
+keep the old rule (every word after the options is a path).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+_NUMERIC = re.compile(r"^-\d+[a-zA-Z]?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Syntax:
+    mode: str = "files"                   # files | packages | none
+    value: frozenset[str] = frozenset()
+    script: frozenset[str] = frozenset()
+    path: frozenset[str] = frozenset()
+    write: frozenset[str] = frozenset()
+    script_first: bool = False
+    skip_verbs: int = 0
+
+
+@lru_cache(maxsize=1)
+def table() -> dict[str, Syntax]:
+    text = resources.files("gavelkit.data").joinpath("anticheat_programs.toml").read_text(
+        encoding="utf-8")
+    out: dict[str, Syntax] = {}
+    for name, spec in tomllib.loads(text).items():
+        syn = Syntax(mode=str(spec.get("mode", "files")),
+                     value=frozenset(spec.get("value", [])),
+                     script=frozenset(spec.get("script", [])),
+                     path=frozenset(spec.get("path", [])),
+                     write=frozenset(spec.get("write", [])),
+                     script_first=bool(spec.get("script_first", False)),
+                     skip_verbs=int(spec.get("skip_verbs", 0)))
+        for n in (name, *spec.get("aliases", [])):
+            out[n] = syn
+    return out
+
+
+def syntax(prog: str) -> Syntax | None:
+    return table().get(prog)
+
+
+def _takes(opt: str, names: frozenset[str]) -> tuple[bool, str | None]:
+    """Does `opt` name one of `names`? Return (match, attached value or None)."""
+    if opt in names:
+        return True, None
+    if opt.startswith("--") and "=" in opt:
+        head, _, val = opt.partition("=")
+        if head in names:
+            return True, val
+        return False, None
+    if not opt.startswith("--") and len(opt) > 2 and opt[:2] in names:
+        return True, opt[2:]
+    return False, None
+
+
+def path_words(prog: str, args: list[str], syn: Syntax) -> tuple[list[tuple[str, int, str]],
+                                                                    list[str]]:
+    """(word, argv index, "read"|"write") for each path word; and the positional words.
+
+    Indexes are into `args` + 1 (argv positions), so callers can look up glob flags.
+    """
+    paths: list[tuple[str, int, str]] = []
+    positional: list[tuple[str, int]] = []
+    script_given = False
+    i = 0
+    n = len(args)
+    while i < n:
+        a = args[i]
+        if a == "--":
+            positional.extend((b, j) for j, b in enumerate(args[i + 1:], start=i + 1))
+            break
+        if _NUMERIC.match(a):
+            i += 1
+            continue
+        if a.startswith("-") and len(a) > 1:
+            for names, kind in ((syn.path, "read"), (syn.write, "write"), (syn.script, "script"),
+                                (syn.value, "value")):
+                hit, attached = _takes(a, names)
+                if not hit:
+                    continue
+                val = attached
+                if val is None and i + 1 < n:
+                    i += 1
+                    val = args[i]
+                if kind == "script":
+                    script_given = True
+                elif kind in ("read", "write") and val:
+                    paths.append((val, i + 1, kind))
+                break
+            i += 1
+            continue
+        positional.append((a, i + 1))
+        i += 1
+    words = [w for w, _ in positional]
+    if syn.mode == "none":
+        return paths, words
+    rest = positional[syn.skip_verbs:] if syn.mode == "packages" else positional
+    if syn.script_first and not script_given and syn.path.isdisjoint(args):
+        rest = rest[1:]
+    for w, idx in rest:
+        if syn.mode == "packages" and not ("/" in w or w.startswith(".")):
+            continue
+        paths.append((w, idx, "read"))
+    return paths, words
