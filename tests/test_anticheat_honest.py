@@ -37,7 +37,7 @@ def task_folder(root: Path, name: str = "semver", record: dict[str, Any] | None 
 
 
 def mini(root: Path, contents: list[str], outputs: list[str] | None = None,
-         name: str = "m.traj.json") -> Path:
+         name: str = "m.traj.json", cwd: str = WS) -> Path:
     """A mini-swe-agent v1 trajectory: one assistant message per step, then its output."""
     msgs: list[dict[str, Any]] = [{"role": "system", "content": "You are a helpful assistant."},
                                   {"role": "user", "content": "<pr_description>fix</pr_description>"}]
@@ -48,7 +48,7 @@ def mini(root: Path, contents: list[str], outputs: list[str] | None = None,
                                                 "</output>"})
     doc = {"trajectory_format": "mini-swe-agent-1", "instance_id": "x", "messages": msgs,
            "info": {"exit_status": "Submitted", "submission": "",
-                    "config": {"environment": {"cwd": WS}}}}
+                    "config": {"environment": {"cwd": cwd}}}}
     p = root / name
     p.write_text(json.dumps(doc))
     return p
@@ -180,9 +180,9 @@ TRACEBACK = ("THOUGHT: The user saw this:\n\n```\nTraceback (most recent call la
              '  File "/usr/lib/python3/dist-packages/semver/version.py", line 302, in bump\n'
              "ValueError: bad\n```\n\nLet me look at the code.\n\n```bash\n"
              "grep -n bump src/semver/version.py\n```")
-PROSE = ("THOUGHT: I think the fix is like upstream, see\n```python\nx = 1\n```bash\n"
-         "and https://github.com/python-semver/python-semver/pull/12 and "
-         "git clone https://github.com/python-semver/python-semver\n```")
+PROSE = ("THOUGHT: I think the fix is like upstream:\n```python\nx = 1\n```\nas in "
+         "https://github.com/python-semver/python-semver/pull/12; no need to git clone "
+         "https://github.com/python-semver/python-semver\n```bash\nls src\n```")
 
 
 def test_traceback_quoted_in_a_fence_is_not_a_file_read(tmp_path: Path) -> None:
@@ -240,7 +240,8 @@ def test_task_folder_named_like_the_package_does_not_forbid_the_package(tmp_path
     (t / "tests").mkdir()
     cmds = ['find astropy -name "*.py" | xargs grep -l "class SlicedLowLevelWCS"',
             "cat astropy/tests/helper.py", "ls astropy/oracle 2>/dev/null; ls ../astropy"]
-    res = run([mini(tmp_path, [bash(c) for c in cmds])], t, "astropy", workspace=["/testbed"])
+    res = run([mini(tmp_path, [bash(c) for c in cmds], cwd="/testbed")], t, "astropy",
+              workspace=["/testbed"])
     assert res.verdict == CLEAN, errors(res)
 
 
@@ -300,7 +301,8 @@ def test_upstream_tests_from_a_clone_elsewhere(tmp_path: Path) -> None:
               task_folder(tmp_path))
     fires(res.findings, "CHT-R009")
     # the agent's own tests in its workspace are not the upstream's
-    res = run([mini(tmp_path, [bash(f"cat {WS}/tests/test_bump.py")])], task_folder(tmp_path))
+    res = run([mini(tmp_path, [bash(f"cat {WS}/tests/test_bump.py")])],
+              task_folder(tmp_path / "b"))
     clean(res.findings, "CHT-R009")
 
 
@@ -332,7 +334,7 @@ def test_old_openhands_flat_history_of_run_actions(tmp_path: Path) -> None:
                        {"observation": "run", "content": "a b", "command": "ls"},
                        {"action": "run", "command": "cat /data/repo-pool/semver/setup.py"}]}
     p = tmp_path / "output.json"
-    p.write_text(json.dumps(doc))
+    p.write_text(json.dumps(doc, indent=1))
     res = run([p], task_folder(tmp_path))
     assert res.files[0]["format"] == "openhands-json"
     fires(res.findings, "CHT-R001")
