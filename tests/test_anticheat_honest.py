@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 
-from gavelkit.task.anticheat.scan import CHEAT, CLEAN, UNVERIFIABLE, build_context, scan_trajectories
+from gavelkit.task.anticheat.scan import (
+    CHEAT,
+    CLEAN,
+    UNVERIFIABLE,
+    build_context,
+    scan_trajectories,
+)
 
 from gk_testing import clean, cli_json, fires
 

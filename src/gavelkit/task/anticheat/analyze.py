@@ -80,7 +80,7 @@ class Analyzer:
         if word.startswith(("$(", "http://", "https://")) or "\n" in word:
             return
         path = resolve_path(word, cwd, self.ctx.home)
-        place = match_place(self.ctx, path, is_glob and bool(_GLOBCH.search(word)) or is_glob,
+        place = match_place(self.ctx, path, (is_glob and bool(_GLOBCH.search(word))) or is_glob,
                             self.workspace)
         if place is None:
             return
@@ -277,9 +277,9 @@ class Analyzer:
             for word, i, acc in found:
                 self._path(word, cwd, acc if access != "list" else "list", i in globs, hits,
                            prog)
-            if prog in ("grep", "egrep", "fgrep", "rg", "ag", "ack") and not _words[1:] and any(
+            if (prog in ("grep", "egrep", "fgrep", "rg", "ag", "ack") and not _words[1:] and any(
                     a.startswith("-") and ("r" in a.lstrip("-")[:3] or a == "--recursive")
-                    for a in args) or (prog in ("rg", "ag", "ack") and not _words[1:]):
+                    for a in args)) or (prog in ("rg", "ag", "ack") and not _words[1:]):
                 self._path(".", cwd, "read", False, hits, prog)
             return
         positional = self._positional(prog, args)

@@ -133,7 +133,7 @@ def load_rules(extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[list[Place
     places: dict[str, Place] = {}
     commands: dict[str, CommandRule] = {}
     for src, table in _tables(extra):
-        for key, store in (("place", places), ("command", commands)):
+        for key in ("place", "command"):
             specs = table.get(key, [])
             if not isinstance(specs, list):
                 raise InputError(src, f"[[{key}]] must be an array of tables")

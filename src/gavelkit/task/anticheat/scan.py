@@ -1,0 +1,316 @@
+"""Trajectory anti-cheat scan: did the agent touch what it must not?
+
+Library entry point for the judge::
+
+    result = scan_trajectories(paths, task_dir, package, forbid=[...], workspace=[...])
+    result.verdict    # "CLEAN" | "CHEAT_DETECTED" | "UNVERIFIABLE"
+    result.findings   # list[Finding]: path, line (JSONL), data.event, data.rule, data.excerpt
+    result.places     # the forbidden places used, each with where it came from
+
+The pieces: `rules` loads the rule tables, `places` builds the forbidden-place
+model (rules, task folder, task.json keys classified by `taskpaths`, --forbid;
+the agent's workspace always wins), `analyze` turns each executed action into
+hits, and this module reads the files and reports. Only what an agent executed
+is a command (each format's own action rules, `trajectory/`); outputs are
+observed surface at most. A transcript that is missing, empty, unparseable,
+truncated or too big to check whole makes the verdict UNVERIFIABLE, never CLEAN.
+
+Speed: JSONL transcripts are streamed block by block and only lines containing
+one of the rules' literal anchors are parsed (`prefilter`, google-re2 when
+importable); in single-document formats (.traj, mini-swe-agent) only actions
+containing an anchor are parsed. `thorough=True` parses everything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gavelkit.core.findings import Finding
+from gavelkit.task.anticheat.analyze import Analyzer
+from gavelkit.task.anticheat.places import Context, build_context, match_place, read_task_record
+from gavelkit.task.anticheat.rules import CommandRule, Place, load_rules
+from gavelkit.task.anticheat.trajectory.events import Event
+
+__all__ = ["CHEAT", "CLEAN", "UNVERIFIABLE", "CommandRule", "Context", "Place", "ScanResult",
+           "build_context", "load_rules", "match_place", "places_summary", "read_task_record",
+           "scan_trajectories"]
+
+CLEAN, CHEAT, UNVERIFIABLE = "CLEAN", "CHEAT_DETECTED", "UNVERIFIABLE"
+MAX_DOC = int(os.environ.get("GAVEL_SCAN_MAX_DOC", str(512 * 1024 * 1024)))
+FORMAT_NAMES = ("Claude Code JSONL, Codex rollout JSONL, OpenHands events/output.jsonl "
+                "(also a flat `history` of run actions, or records wrapped in a JSON array), "
+                "SWE-agent .traj, mini-swe-agent trajectory JSON, inspect_ai .eval/.json")
+
+
+@dataclass
+class ScanResult:
+    verdict: str
+    findings: list[Finding]
+    files: list[dict[str, Any]]
+    engine: str
+    places: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == CLEAN
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "engine": self.engine, "files": self.files,
+                "places": self.places}
+
+
+def _finding(code: str, severity: str, message: str, path: str, line: int = 0,
+             unusable: bool = False, **data: Any) -> Finding:
+    return Finding(code, severity, message, path, line, 0, unusable=unusable,  # type: ignore[arg-type]
+                   data={k: v for k, v in data.items() if v not in (None, "")})
+
+
+def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
+                      package: str | None = None, forbid: Sequence[str] = (),
+                      workspace: Sequence[str] = (), rules: Sequence[str] = (),
+                      upstream: str | None = None, home: str | None = None,
+                      thorough: bool = False, engine: str | None = None,
+                      ctx: Context | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> ScanResult:
+    """Scan trajectory files (or folders of them) and return the verdict with findings.
+
+    `progress(done_bytes, total_bytes)`, when given, is called as the files are read.
+    """
+    from gavelkit.task.anticheat import prefilter
+    from gavelkit.task.anticheat import trajectory as traj
+
+    ctx = ctx or build_context(task_dir, package, forbid, workspace, rules, upstream, home)
+    matcher = prefilter.Matcher(ctx.anchors, engine)
+    findings: list[Finding] = []
+    for key, val in ctx.unknown_keys:
+        findings.append(_finding("CHT-T001", "info", f"task.json key {key!r} holds the path "
+                                 f"{val!r}, which no entry of the key table classifies; it is "
+                                 "forbidden only where a forbidden pattern matches it",
+                                 ctx.task_record or "task.json", key=key))
+    files: list[dict[str, Any]] = []
+    if not paths:
+        findings.append(_finding("CHT-U001", "error", "no transcript given: the run cannot be "
+                                 "verified", "", unusable=True))
+    missing = [p for p in paths if not os.path.exists(p)]
+    for p in missing:
+        findings.append(_finding("CHT-U001", "error", "transcript not found", p, unusable=True))
+    present = [p for p in paths if os.path.exists(p)]
+    expanded = traj.expand(present)
+    if present and not expanded:
+        findings.append(_finding("CHT-U001", "error", "no transcript files (*.jsonl, *.json, "
+                                 "*.traj, *.eval) in the given folder(s)", present[0],
+                                 unusable=True))
+    sizes = {p: os.path.getsize(p) for p in expanded if os.path.isfile(p)}
+    total, done = sum(sizes.values()), 0
+    for path in expanded:
+        info: dict[str, Any] = {"path": path, "format": None, "events": 0}
+        files.append(info)
+        tick = None
+        if progress is not None:
+            base = done
+
+            def tick(n: int, base: int = base) -> None:
+                progress(base + n, total)
+        try:
+            _scan_file(path, ctx, matcher, thorough, info, findings, tick)
+        except OSError as exc:
+            findings.append(_finding("CHT-U001", "error", f"cannot read: {exc.strerror or exc}",
+                                     path, unusable=True))
+        done += sizes.get(path, 0)
+        if progress is not None:
+            progress(done, total)
+    total_events = sum(f.get("events", 0) + int(f.get("tool_calls_seen", False)) for f in files)
+    if paths and not missing and files and total_events == 0 and not any(
+            f.unusable for f in findings):
+        findings.append(_finding("CHT-U004", "error", "the transcripts contain no agent events "
+                                 "(no tool calls or commands): nothing can be verified",
+                                 files[0]["path"], unusable=True))
+    cheat = any(f.severity == "error" and not f.unusable for f in findings)
+    unverifiable = any(f.unusable for f in findings)
+    verdict = CHEAT if cheat else UNVERIFIABLE if unverifiable else CLEAN
+    return ScanResult(verdict, findings, files, matcher.engine, ctx.report())
+
+
+def places_summary(places: list[dict[str, Any]]) -> list[str]:
+    """Text lines: the forbidden places a scan used and where each came from."""
+    lines = ["forbidden places used:"]
+    builtin = [p["id"] for p in places if p.get("source") == "built-in rules"]
+    if builtin:
+        lines.append(f"  built-in rules: {', '.join(builtin)}")
+    for p in places:
+        src = p.get("source", "")
+        if src == "built-in rules":
+            continue
+        if p.get("overridden_by"):
+            lines.append(f"  {p['prefix']} ({src}): not forbidden, inside the workspace "
+                         f"{p['overridden_by']}")
+            continue
+        where = p.get("prefixes") or p.get("components") or p.get("names") or [
+            "/".join(s) for s in p.get("sequences", [])]
+        shown = ", ".join(where[:4]) + (f" (+{len(where) - 4} more)" if len(where) > 4 else "")
+        lines.append(f"  {src}: {shown}")
+    return lines
+
+
+def _infer_workspace(ev: Event) -> str | None:
+    if ev.cwd and ev.cwd.count("/") >= 2 and ev.cwd.rstrip("/") not in ("/root", "/tmp", "/home"):
+        return ev.cwd.rstrip("/")
+    return None
+
+
+def _emit(ev: Event, an: Analyzer, path: str, findings: list[Finding], info: dict[str, Any]) -> None:
+    info["events"] += 1
+    if not an.workspace and not an.ctx.workspaces:
+        ws = _infer_workspace(ev)
+        if ws:
+            an.workspace = [ws]
+            info["workspace"] = ws
+    for h in an.analyse(ev):
+        excerpt = ev.excerpt()
+        # JSONL: the line is the locator (prefiltered files do not number skipped events);
+        # single-document formats: the event index in the file's event stream
+        f = _finding(h.code, h.severity, h.message, path, ev.line,
+                     unusable=h.access == "unverifiable",
+                     event=None if ev.line else ev.index, where=ev.where, actor=ev.actor,
+                     tool=ev.tool, access=h.access, excerpt=excerpt, target=h.target)
+        loc = f"line {ev.line}" if ev.line else f"event #{ev.index}"
+        f.hint = f"{loc}{' (' + ev.where + ')' if ev.where else ''}: {excerpt}"
+        findings.append(f)
+
+
+def _out_matcher(ctx: Context, engine: str) -> Any:
+    from gavelkit.task.anticheat import prefilter
+
+    lits = [x.encode() for x in ctx.surface_lits] + [x.encode() for x in ctx.sig_files]
+    return prefilter.Matcher(lits, engine) if lits else None
+
+
+def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict[str, Any],
+               findings: list[Finding], tick: Callable[[int], None] | None = None) -> None:
+    from gavelkit.task.anticheat import trajectory as traj
+
+    size = os.path.getsize(path)
+    info["bytes"] = size
+    if size == 0 or not _has_content(path):
+        findings.append(_finding("CHT-U001", "error", "transcript is empty", path, unusable=True))
+        return
+    fmt = traj.detect(path)
+    an = Analyzer(ctx)
+    if fmt == "inspect-eval":
+        info["format"] = fmt
+        from gavelkit.task.anticheat.trajectory import inspectlog
+
+        try:
+            for ev in inspectlog.eval_archive_events(path):
+                _emit(ev, an, path, findings, info)
+        except inspectlog.ArchiveError as exc:
+            findings.append(_finding("CHT-U002", "error", f"cannot read .eval archive: {exc}",
+                                     path, unusable=True))
+        return
+    if fmt in traj.JSONL_FORMATS:
+        _scan_jsonl(path, fmt, ctx, matcher, thorough, info, findings, tick, an)
+        return
+    _scan_document(path, size, ctx, matcher, thorough, info, findings, an)
+
+
+def _scan_jsonl(path: str, fmt: str, ctx: Context, matcher: Any, thorough: bool,
+                info: dict[str, Any], findings: list[Finding],
+                tick: Callable[[int], None] | None, an: Analyzer) -> None:
+    from gavelkit.task.anticheat import prefilter
+    from gavelkit.task.anticheat import trajectory as traj
+    from gavelkit.task.anticheat.trajectory.events import loads
+
+    info["format"] = fmt
+    norm = traj.normaliser(fmt)
+    local = prefilter.Matcher(list(ctx.anchors) + list(getattr(norm, "anchors", ())),
+                              matcher.engine)
+    stats = prefilter.LineStats()
+    stats.on_block = tick
+    every = thorough or ctx.every_line or fmt == "openhands"
+    markers = getattr(norm, "markers", ())
+    # outputs are checked for surface/content only on lines that contain such a name
+    out_matcher = _out_matcher(ctx, matcher.engine)
+    bad = 0
+    for line_no, raw in prefilter.hit_lines(path, local, every, stats, markers=markers):
+        an.check_outputs = out_matcher is not None and bool(
+            out_matcher.line_starts(raw, len(raw)))
+        try:
+            obj = loads(raw)
+        except ValueError:
+            bad += 1
+            last = stats.last_line_unterminated and line_no >= 1
+            findings.append(_finding("CHT-U003", "error",
+                                     "line is not valid JSON (truncated or corrupt); its "
+                                     "content was not checked"
+                                     + (" — the file ends mid-line" if last else ""),
+                                     path, line_no, unusable=True,
+                                     excerpt=raw[:120].decode("utf-8", "replace")))
+            continue
+        for ev in norm.feed(obj, line_no):
+            _emit(ev, an, path, findings, info)
+    info["lines"] = stats.lines
+    for ln in stats.overlong or []:
+        findings.append(_finding("CHT-U003", "error", "line longer than the "
+                                 f"{prefilter.MAX_LINE}-byte limit was skipped unchecked "
+                                 "(GAVEL_SCAN_MAX_LINE)", path, ln, unusable=True))
+    if not every:
+        # lines without anchors were not normalised; note whether tool calls exist
+        info["events_parsed"] = info["events"]
+        info["tool_calls_seen"] = bool(info["events"] or stats.markers)
+    if stats.lines and bad >= stats.lines:
+        findings.append(_finding("CHT-U002", "error", "no line of this JSONL transcript is "
+                                 "valid JSON", path, unusable=True))
+
+
+def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: bool,
+                   info: dict[str, Any], findings: list[Finding], an: Analyzer) -> None:
+    from gavelkit.task.anticheat import trajectory as traj
+    from gavelkit.task.anticheat.trajectory.events import loads
+
+    if size > MAX_DOC:
+        findings.append(_finding("CHT-U002", "error", f"single JSON document of {size} bytes is "
+                                 f"over the {MAX_DOC}-byte limit (GAVEL_SCAN_MAX_DOC)", path,
+                                 unusable=True))
+        return
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        doc = loads(raw.lstrip(b"\xef\xbb\xbf"))
+    except ValueError as exc:
+        findings.append(_finding("CHT-U002", "error", f"not valid JSON, and not JSONL of a known "
+                                 f"agent format ({exc}); formats tried: {FORMAT_NAMES}", path,
+                                 unusable=True))
+        return
+    dfmt = traj.document_format(doc)
+    if dfmt is None:
+        findings.append(_finding("CHT-U002", "error", "JSON of no known trajectory format; "
+                                 f"formats tried: {FORMAT_NAMES}", path, unusable=True))
+        return
+    info["format"] = dfmt
+    if not (thorough or ctx.every_line):
+        # parse only actions with an anchor; check outputs only if the file names a place
+        quick = matcher
+
+        def gate(text: str) -> bool:
+            b = text.encode("utf-8", "surrogatepass")
+            return bool(quick.line_starts(b, len(b)))
+
+        an.gate = gate
+        om = _out_matcher(ctx, matcher.engine)
+        an.check_outputs = om is not None and bool(om.line_starts(raw, len(raw)))
+    del raw
+    for ev in traj.document_events(dfmt, doc):
+        _emit(ev, an, path, findings, info)
+
+
+def _has_content(path: str) -> bool:
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(1 << 16)
+            if not chunk:
+                return False
+            if chunk.strip(b" \t\r\n\xef\xbb\xbf"):
+                return True
