@@ -71,6 +71,7 @@ class Analyzer:
         self.direct_calls: set[str] = set()
         self.check_outputs = True     # the caller may know a line holds no forbidden name
         self.gate: Callable[[str], bool] | None = None   # quick anchor test for actions
+        self._gate_cwd: dict[str, bool] = {}
 
     # -- paths
     def _path(self, word: str, cwd: str | None, access: str, is_glob: bool, hits: list[Hit],
@@ -101,7 +102,8 @@ class Analyzer:
     def analyse(self, ev: Event) -> list[Hit]:
         hits: list[Hit] = []
         cwd = ev.cwd or self.cwd
-        if self.gate is not None and not self._gated(ev, cwd):
+        acts = ev.command or ev.argv or ev.code or ev.url or ev.read or ev.write or ev.listed
+        if acts and self.gate is not None and not self._gated(ev, cwd):
             if self.check_outputs and ev.output:
                 self._output(ev, hits)
             return hits
@@ -128,15 +130,19 @@ class Analyzer:
 
     def _gated(self, ev: Event, cwd: str | None) -> bool:
         """Could this action matter? (some anchor in it or its directory, or a `cd`)."""
-        parts = [cwd or "", ev.command or "", " ".join(ev.argv or ()), ev.code or "",
-                 ev.url or "", *ev.read, *ev.write, *ev.listed]
-        text = "\n".join(p for p in parts if p)
+        assert self.gate is not None
+        if cwd:
+            hit = self._gate_cwd.get(cwd)
+            if hit is None:
+                hit = self._gate_cwd[cwd] = self.gate(cwd)
+            if hit:
+                return True
         if ev.command and ev.cwd is None and "cd " in ev.command:
             return True
-        if len(text) > MAX_LEN:
-            return True
-        assert self.gate is not None
-        return self.gate(text)
+        parts = [ev.command or "", " ".join(ev.argv or ()), ev.code or "", ev.url or "",
+                 *ev.read, *ev.write, *ev.listed]
+        text = "\n".join(p for p in parts if p)
+        return len(text) > MAX_LEN or self.gate(text)
 
     def _shell(self, src: str, cwd: str | None, hits: list[Hit], depth: int,
                track: bool = False) -> None:

@@ -12,7 +12,6 @@ on nearly every line of a session that works on it.
 from __future__ import annotations
 
 import fnmatch
-import posixpath
 import re
 
 from gavelkit.task.anticheat.places import Context, literal, norm
@@ -40,14 +39,17 @@ def compile_context(ctx: Context) -> None:
         for seq in place.sequences:
             lits = [literal(s) for s in seq]
             lit = max(lits, key=len, default="")
-            if norm(lit) in ctx.targets and len(seq) >= 2:
-                at = lits.index(lit)
-                nxt = lits[at + 1] if at + 1 < len(lits) else ""
-                lit = f"{lit}/{nxt}" if nxt else lit
+            at = next((i for i, x in enumerate(lits) if norm(x) in ctx.targets), None)
+            if at is not None and len(seq) >= 2:
+                # the package's name is on nearly every line: anchor on it with a neighbour
+                lit = "/".join(lits[at:at + 2]) if at + 1 < len(lits) else "/".join(lits[-2:])
             if len(lit) >= 4:
                 anchors.add(lit)
         for pre in place.prefixes:
-            base = posixpath.basename(pre.rstrip("/"))
+            parts = [x for x in pre.rstrip("/").split("/") if x]
+            base = parts[-1] if parts else ""
+            if norm(base) in ctx.targets and len(parts) >= 2:
+                base = "/".join(parts[-2:])
             if len(base) >= 3:
                 anchors.add(base)
     anchors.update(FRAGMENTS)

@@ -50,6 +50,7 @@ class Context:
     task_record: str | None = None                            # path of task.json, if any
     unknown_keys: list[tuple[str, str]] = field(default_factory=list)  # (key, path)
     overridden: list[dict[str, str]] = field(default_factory=list)
+    matchers: dict[str, Any] = field(default_factory=dict)   # compiled once per scan engine
 
     def report(self) -> list[dict[str, Any]]:
         """The forbidden places this scan used, each with where it came from."""

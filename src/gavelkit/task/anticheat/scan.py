@@ -40,6 +40,7 @@ __all__ = ["CHEAT", "CLEAN", "UNVERIFIABLE", "CommandRule", "Context", "Place", 
 
 CLEAN, CHEAT, UNVERIFIABLE = "CLEAN", "CHEAT_DETECTED", "UNVERIFIABLE"
 MAX_DOC = int(os.environ.get("GAVEL_SCAN_MAX_DOC", str(512 * 1024 * 1024)))
+WHOLE_READ = 16 * 1024 * 1024
 FORMAT_NAMES = ("Claude Code JSONL, Codex rollout JSONL, OpenHands events/output.jsonl "
                 "(also a flat `history` of run actions, or records wrapped in a JSON array), "
                 "SWE-agent .traj, mini-swe-agent trajectory JSON, inspect_ai .eval/.json")
@@ -184,8 +185,11 @@ def _emit(ev: Event, an: Analyzer, path: str, findings: list[Finding], info: dic
 def _out_matcher(ctx: Context, engine: str) -> Any:
     from gavelkit.task.anticheat import prefilter
 
-    lits = [x.encode() for x in ctx.surface_lits] + [x.encode() for x in ctx.sig_files]
-    return prefilter.Matcher(lits, engine) if lits else None
+    key = f"out:{engine}"
+    if key not in ctx.matchers:
+        lits = [x.encode() for x in ctx.surface_lits] + [x.encode() for x in ctx.sig_files]
+        ctx.matchers[key] = prefilter.Matcher(lits, engine) if lits else None
+    return ctx.matchers[key]
 
 
 def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict[str, Any],
@@ -194,10 +198,16 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
 
     size = os.path.getsize(path)
     info["bytes"] = size
-    if size == 0 or not _has_content(path):
+    raw: bytes | None = None
+    if size <= WHOLE_READ:      # small files: one read serves detection and parsing
+        with open(path, "rb") as fh:
+            raw = fh.read(WHOLE_READ + 1)
+        size = len(raw)
+    if size == 0 or (raw is not None and not raw.strip(b" \t\r\n\xef\xbb\xbf")) or (
+            raw is None and not _has_content(path)):
         findings.append(_finding("CHT-U001", "error", "transcript is empty", path, unusable=True))
         return
-    fmt = traj.detect(path)
+    fmt = traj.detect_bytes(raw) if raw is not None else traj.detect(path)
     an = Analyzer(ctx)
     if fmt == "inspect-eval":
         info["format"] = fmt
@@ -213,7 +223,7 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
     if fmt in traj.JSONL_FORMATS:
         _scan_jsonl(path, fmt, ctx, matcher, thorough, info, findings, tick, an)
         return
-    _scan_document(path, size, ctx, matcher, thorough, info, findings, an)
+    _scan_document(path, size, ctx, matcher, thorough, info, findings, an, raw)
 
 
 def _scan_jsonl(path: str, fmt: str, ctx: Context, matcher: Any, thorough: bool,
@@ -266,7 +276,8 @@ def _scan_jsonl(path: str, fmt: str, ctx: Context, matcher: Any, thorough: bool,
 
 
 def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: bool,
-                   info: dict[str, Any], findings: list[Finding], an: Analyzer) -> None:
+                   info: dict[str, Any], findings: list[Finding], an: Analyzer,
+                   raw: bytes | None = None) -> None:
     from gavelkit.task.anticheat import trajectory as traj
     from gavelkit.task.anticheat.trajectory.events import loads
 
@@ -275,8 +286,9 @@ def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: b
                                  f"over the {MAX_DOC}-byte limit (GAVEL_SCAN_MAX_DOC)", path,
                                  unusable=True))
         return
-    with open(path, "rb") as fh:
-        raw = fh.read()
+    if raw is None:
+        with open(path, "rb") as fh:
+            raw = fh.read()
     try:
         doc = loads(raw.lstrip(b"\xef\xbb\xbf"))
     except ValueError as exc:
@@ -295,14 +307,13 @@ def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: b
         quick = matcher
 
         def gate(text: str) -> bool:
-            b = text.encode("utf-8", "surrogatepass")
-            return bool(quick.line_starts(b, len(b)))
+            return quick.found(text.encode("utf-8", "surrogatepass"))
 
         an.gate = gate
         om = _out_matcher(ctx, matcher.engine)
-        an.check_outputs = om is not None and bool(om.line_starts(raw, len(raw)))
+        an.check_outputs = om is not None and om.found(raw)
     del raw
-    for ev in traj.document_events(dfmt, doc):
+    for ev in traj.document_events(dfmt, doc, outputs=an.check_outputs):
         _emit(ev, an, path, findings, info)
 
 

@@ -153,7 +153,7 @@ def _action_rx(cfg: dict[str, Any]) -> re.Pattern[str]:
     return ACTION_RX
 
 
-def mini_events(doc: dict[str, Any]) -> Iterator[Event]:
+def mini_events(doc: dict[str, Any], outputs: bool = True) -> Iterator[Event]:
     cwd = None
     info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
     cfg = info.get("config") if isinstance(info.get("config"), dict) else {}
@@ -179,15 +179,19 @@ def mini_events(doc: dict[str, Any]) -> Iterator[Event]:
                         index += 1
                         yield ev
                 continue
-            blocks = action_rx.findall(text_of(msg.get("content")))
+            content = msg.get("content")
+            text = content if isinstance(content, str) else text_of(content)
+            blocks = action_rx.findall(text)
             if len(blocks) == 1:   # the agent runs exactly one block, else nothing
                 block = blocks[0] if isinstance(blocks[0], str) else blocks[0][-1]
                 yield Event(index, tool="shell", command=block.strip(), cwd=cwd,
                             where=f"messages[{i}]")
                 index += 1
         elif role in ("user", "tool") and i > 1:
-            text = text_of(msg.get("content"))
+            content = msg.get("content")
+            text = content if isinstance(content, str) else text_of(content)
             if "<returncode>" in text or "<output>" in text or role == "tool":
-                yield Event(index, actor="tool", tool="output", output=text, cwd=cwd,
+                yield Event(index, actor="tool", tool="output",
+                            output=text_of(text) if outputs else None, cwd=cwd,
                             where=f"messages[{i}]")
                 index += 1
