@@ -23,6 +23,7 @@ containing an anchor are parsed. `thorough=True` parses everything.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -164,6 +165,8 @@ def _infer_workspace(ev: Event) -> str | None:
 
 def _emit(ev: Event, an: Analyzer, path: str, findings: list[Finding], info: dict[str, Any]) -> None:
     info["events"] += 1
+    if ev.tool == "output" and not an.check_outputs:
+        return          # nothing in this file's outputs can name a forbidden place
     if not an.workspace and not an.ctx.workspaces:
         ws = _infer_workspace(ev)
         if ws:
@@ -289,6 +292,8 @@ def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: b
     if raw is None:
         with open(path, "rb") as fh:
             raw = fh.read()
+    gc_was = gc.isenabled()
+    gc.disable()        # a parsed document is a tree of fresh containers, never a cycle
     try:
         doc = loads(raw.lstrip(b"\xef\xbb\xbf"))
     except ValueError as exc:
@@ -296,6 +301,9 @@ def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: b
                                  f"agent format ({exc}); formats tried: {FORMAT_NAMES}", path,
                                  unusable=True))
         return
+    finally:
+        if gc_was:
+            gc.enable()
     dfmt = traj.document_format(doc)
     if dfmt is None:
         findings.append(_finding("CHT-U002", "error", "JSON of no known trajectory format; "
