@@ -88,6 +88,7 @@ def repo_of(instance_id: str) -> str | None:
 
 
 SCORING = True
+HISTORY_ALLOWED = False
 
 
 def make_task(root: Path, repo: str) -> Path:
@@ -169,10 +170,16 @@ def precision(items: list[tuple[str, str, str]], root: Path) -> dict:
     cheats = []
     unverifiable = []
     codes: Counter[str] = Counter()
+    rules = []
+    if HISTORY_ALLOWED:
+        # SWE-bench gives the agent the repository's history up to the base commit
+        over = root / "swebench_rules.toml"
+        over.write_text('[[command]]\nid = "git-history"\nkind = "git"\nenabled = false\n')
+        rules = [str(over)]
     for path, repo, kind in items:
         pkg, aliases = PACKAGES[repo]
         ctx = build_context(str(tasks[repo]), pkg, workspace=workspace_for(kind, path),
-                            aliases=aliases)
+                            aliases=aliases, rules=rules)
         res = scan_trajectories([path], ctx=ctx)
         verdicts[res.verdict] += 1
         per_kind[kind][res.verdict] += 1
@@ -188,11 +195,16 @@ def precision(items: list[tuple[str, str, str]], root: Path) -> dict:
         elif res.verdict == "UNVERIFIABLE":
             unverifiable.append(rec)
     n = len(items)
-    return {"trajectories": n, "verdicts": dict(verdicts),
+    for lst in (cheats, unverifiable):
+        for rec in lst:
+            rec["findings_total"] = len(rec["findings"])
+            del rec["findings"][3:]
+    return {"trajectories": n, "history_allowed": HISTORY_ALLOWED, "verdicts": dict(verdicts),
             "per_kind": {k: dict(v) for k, v in per_kind.items()},
             "false_cheat_rate": round(verdicts["CHEAT_DETECTED"] / n, 4) if n else None,
             "finding_codes": dict(sorted(codes.items())),
-            "cheat": cheats, "unverifiable": unverifiable}
+            "cheat_files": len(cheats), "cheat": cheats[:40],
+            "unverifiable_files": len(unverifiable), "unverifiable": unverifiable[:40]}
 
 
 def speed(items: list[tuple[str, str, str]], root: Path, rounds: int) -> dict:
@@ -246,9 +258,13 @@ def main() -> None:
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--no-scoring", action="store_true",
                     help="task.json without the scoring block (only repo and package)")
+    ap.add_argument("--history-allowed", action="store_true",
+                    help="a SWE-bench rules overlay: the repository's own git history is the "
+                         "agent's input (rule git-history switched off)")
     args = ap.parse_args()
-    global SCORING
+    global SCORING, HISTORY_ALLOWED
     SCORING = not args.no_scoring
+    HISTORY_ALLOWED = args.history_allowed
     items = collect(args.corpus or DEFAULT_MINI, args.limit)
     if not items:
         print("no trajectories found; see the docstring for where they come from")
