@@ -427,3 +427,43 @@ def test_cli_json_lists_forbidden_places_and_their_sources(tmp_path: Path) -> No
 def test_build_context_without_task_still_works() -> None:
     ctx = build_context(None, "semver", workspace=[WS])
     assert ctx.targets
+
+
+# --------------------------------------------------------------------------- more real shapes
+
+
+def test_find_test_files_in_own_tree_is_not_a_map_read(tmp_path: Path) -> None:
+    # scikit-learn runs: `find sklearn -name "*test*" | xargs grep -l X` in /testbed
+    t = task_folder(tmp_path, name="sklearn", record={"repo": "scikit-learn/scikit-learn"})
+    cmd = 'find sklearn -name "*test*" | xargs grep -l "RidgeClassifierCV"'
+    res = run([mini(tmp_path, [bash(cmd)], cwd="/testbed")], t, "sklearn",
+              workspace=["/testbed"])
+    assert res.verdict == CLEAN, errors(res)
+
+
+def test_copy_destination_is_a_write_and_options_are_not_paths(tmp_path: Path) -> None:
+    t = task_folder(tmp_path, record=SCORING)
+    ok = mini(tmp_path, [bash("cd /data/ow/semver && rsync -a -e ssh --exclude .git x/ "
+                              "/workspace/solution/x/")])
+    res = run([ok], t)
+    assert not any("/ssh" in f.message or ".git" in f.message for f in res.findings)
+    res = run([mini(tmp_path, [bash("cp notes.md /data/ow/semver/tests/conftest.py")],
+                    name="w.json")], t)
+    f = fires(res.findings, "CHT-W001")
+    assert f.data["access"] == "write"
+
+
+def test_git_log_of_a_path_in_a_forbidden_checkout(tmp_path: Path) -> None:
+    t = task_folder(tmp_path, record=SCORING)
+    res = run([mini(tmp_path, [bash("git log -p /data/src/python-semver/src/semver")])], t)
+    fires(res.findings, "CHT-R006")
+
+
+def test_text_report_names_places_and_sources(tmp_path: Path) -> None:
+    from gk_testing import cli
+
+    t = task_folder(tmp_path, record=SCORING)
+    rc, out, _err = cli("task", "scan", str(mini(tmp_path, [bash("ls")])), "--task", str(t),
+                        "--package", "semver", "--workspace", WS)
+    assert rc == 0
+    assert "forbidden places used:" in out and "task.json scoring.oracle_worktree" in out

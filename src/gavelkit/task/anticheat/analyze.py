@@ -436,7 +436,7 @@ class Analyzer:
         verb = args[k] if k < len(args) else ""
         rest = args[k + 1:]
         if verb in ("commit", "tag", "stash", "config", "remote", "init", "status", "clone",
-                    "branch", "checkout", "switch", "reset", "fetch", "pull", "push", "log",
+                    "branch", "checkout", "switch", "reset", "fetch", "pull", "push",
                     "rev-parse", "describe", "merge-base"):
             # their words are refs, messages or names; paths only after `--`
             rest = rest[rest.index("--") + 1:] if "--" in rest else []

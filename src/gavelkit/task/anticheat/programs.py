@@ -27,6 +27,7 @@ class Syntax:
     write: frozenset[str] = frozenset()
     script_first: bool = False
     skip_verbs: int = 0
+    last_writes: bool = False             # cp/rsync: the last path is the destination
 
 
 @lru_cache(maxsize=1)
@@ -41,6 +42,7 @@ def table() -> dict[str, Syntax]:
                      path=frozenset(spec.get("path", [])),
                      write=frozenset(spec.get("write", [])),
                      script_first=bool(spec.get("script_first", False)),
+                     last_writes=bool(spec.get("last_writes", False)),
                      skip_verbs=int(spec.get("skip_verbs", 0)))
         for n in (name, *spec.get("aliases", [])):
             out[n] = syn
@@ -109,8 +111,9 @@ def path_words(prog: str, args: list[str], syn: Syntax) -> tuple[list[tuple[str,
     rest = positional[syn.skip_verbs:] if syn.mode == "packages" else positional
     if syn.script_first and not script_given and syn.path.isdisjoint(args):
         rest = rest[1:]
+    last = rest[-1][1] if syn.last_writes and len(rest) >= 2 else None
     for w, idx in rest:
         if syn.mode == "packages" and not ("/" in w or w.startswith(".")):
             continue
-        paths.append((w, idx, "read"))
+        paths.append((w, idx, "write" if idx == last else "read"))
     return paths, words
