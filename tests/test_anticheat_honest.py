@@ -467,3 +467,34 @@ def test_text_report_names_places_and_sources(tmp_path: Path) -> None:
                         "--package", "semver", "--workspace", WS)
     assert rc == 0
     assert "forbidden places used:" in out and "task.json scoring.oracle_worktree" in out
+
+
+def test_fast_action_extraction_equals_the_agents_regex() -> None:
+    import random
+
+    from gavelkit.task.anticheat.trajectory import swe
+
+    rnd = random.Random(17)
+    pieces = ["```", "bash", "mswea_bash_command", "\n", " ", "ls", "\t", "x"]
+    cases = ["```bash\n\n```", "```bash  \n ls\n```", "```bashx\nls\n```", "```bash\nls",
+             "a```bash\nls\n``` b ```bash\npwd\n```", bash("cat x") + "\n```\ntrace\n```"]
+    cases += ["".join(rnd.choice(pieces) for _ in range(14)) for _ in range(3000)]
+    for text in cases:
+        assert swe.default_actions(text) == swe.ACTION_RX.findall(text), repr(text)
+
+
+@pytest.mark.parametrize("engine", ["re2", "find"])
+def test_document_gate_sees_escaped_json_and_overlapping_names(tmp_path: Path,
+                                                               engine: str) -> None:
+    from gavelkit.task.anticheat import prefilter
+
+    if engine not in prefilter.available_engines():
+        pytest.skip("google-re2 not installed")
+    t = task_folder(tmp_path)
+    p = mini(tmp_path, [bash("cat /data/repo-pool/semver/setup.py")])
+    # a writer that escapes "/" (valid JSON) must not hide the path from the scan
+    p.write_text(p.read_text().replace("/", "\\/"))
+    fires(run([p], t, engine=engine).findings, "CHT-R001")
+    # an output naming kept_nodeids.txt is still seen although a longer name matched first
+    q = mini(tmp_path, [bash("ls")], outputs=["kept_nodeids.txt\nother"], name="q.json")
+    fires(run([q], t, engine=engine).findings, "CHT-S002")

@@ -27,10 +27,12 @@ workspace their own state names) and reports the verdicts. A CHEAT_DETECTED on
 this corpus is a false accusation unless the notes explain it.
 
 Throughput: one process scans every mini-swe-agent file (context reused per
-repository) and, separately, `json.loads` of each file's bytes (the floor: the
-scanner has to parse each document at least once). Both are timed over files
-already in the page cache, in alternating rounds; the result is the median of
-the paired ratios floor_time / scan_time (goal >= 0.5).
+repository) and, separately, reads each file and `json.loads` it (the floor: the
+scanner has to parse each document at least once). Files are in the page cache;
+floor and scan alternate per repository, and CPU time of this process is the
+measure (the 2 shared cores run other work, so wall time swings); the result is
+the median over rounds of floor_cpu / scan_cpu (goal >= 0.5), with wall-clock
+numbers alongside.
 
 Writes `honest_results_<label>.json` next to this file.
 """
@@ -221,31 +223,45 @@ def speed(items: list[tuple[str, str, str]], root: Path, rounds: int) -> dict:
     for p, r in mini:
         by_repo[r].append(p)
 
-    def floor() -> None:
-        for p, _ in mini:
+    def floor(paths: list[str]) -> None:
+        for p in paths:
             with open(p, "rb") as fh:
                 json.loads(fh.read())
 
-    def scan() -> None:
-        for repo, paths in by_repo.items():
-            scan_trajectories(paths, ctx=ctxs[repo])
+    def scan(repo: str, paths: list[str]) -> None:
+        scan_trajectories(paths, ctx=ctxs[repo])
 
-    floor()  # warm the page cache
-    ratios, tf, ts = [], [], []
+    for repo, paths in by_repo.items():   # warm the page cache and the compiled matchers
+        floor(paths)
+        scan(repo, paths)
+    # per repository, floor and scan alternate, so a swing in the machine's load (other
+    # processes on 2 shared cores) hits both alike; CPU time of this process is the
+    # primary measure, wall time is kept next to it
+    ratios, tf, ts, wf, ws = [], [], [], [], []
     for _ in range(rounds):
-        t0 = time.perf_counter()
-        floor()
-        t1 = time.perf_counter()
-        scan()
-        t2 = time.perf_counter()
-        tf.append(t1 - t0)
-        ts.append(t2 - t1)
-        ratios.append((t1 - t0) / (t2 - t1))
+        cf = cs = af = aw = 0.0
+        for repo, paths in by_repo.items():
+            c0, w0 = time.process_time(), time.perf_counter()
+            floor(paths)
+            c1, w1 = time.process_time(), time.perf_counter()
+            scan(repo, paths)
+            c2, w2 = time.process_time(), time.perf_counter()
+            cf += c1 - c0
+            cs += c2 - c1
+            af += w1 - w0
+            aw += w2 - w1
+        tf.append(cf)
+        ts.append(cs)
+        wf.append(af)
+        ws.append(aw)
+        ratios.append(cf / cs)
     return {"files": len(mini), "bytes": total, "rounds": rounds,
-            "json_loads_s": [round(x, 3) for x in tf], "scan_s": [round(x, 3) for x in ts],
+            "json_loads_cpu_s": [round(x, 3) for x in tf], "scan_cpu_s": [round(x, 3) for x in ts],
+            "json_loads_wall_s": [round(x, 3) for x in wf], "scan_wall_s": [round(x, 3) for x in ws],
             "json_loads_MBps": round(total / 1e6 / statistics.median(tf), 1),
             "scan_MBps": round(total / 1e6 / statistics.median(ts), 1),
             "ratio_median_of_pairs": round(statistics.median(ratios), 3),
+            "ratio_wall_of_medians": round(statistics.median(wf) / statistics.median(ws), 3),
             "goal": ">= 0.5", "loadavg": os.getloadavg()[0]}
 
 

@@ -139,9 +139,13 @@ class Analyzer:
                 return True
         if ev.command and ev.cwd is None and "cd " in ev.command:
             return True
-        parts = [ev.command or "", " ".join(ev.argv or ()), ev.code or "", ev.url or "",
-                 *ev.read, *ev.write, *ev.listed]
-        text = "\n".join(p for p in parts if p)
+        if ev.command and not (ev.argv or ev.code or ev.url or ev.read or ev.write
+                               or ev.listed):
+            text = ev.command
+        else:
+            parts = [ev.command or "", " ".join(ev.argv or ()), ev.code or "", ev.url or "",
+                     *ev.read, *ev.write, *ev.listed]
+            text = "\n".join(p for p in parts if p)
         return len(text) > MAX_LEN or self.gate(text)
 
     def _shell(self, src: str, cwd: str | None, hits: list[Hit], depth: int,

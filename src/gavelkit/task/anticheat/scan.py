@@ -204,7 +204,7 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
     raw: bytes | None = None
     if size <= WHOLE_READ:      # small files: one read serves detection and parsing
         with open(path, "rb") as fh:
-            raw = fh.read(WHOLE_READ + 1)
+            raw = fh.read()       # readall sizes its buffer from fstat
         size = len(raw)
     if size == 0 or (raw is not None and not raw.strip(b" \t\r\n\xef\xbb\xbf")) or (
             raw is None and not _has_content(path)):
@@ -310,19 +310,36 @@ def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: b
                                  f"formats tried: {FORMAT_NAMES}", path, unusable=True))
         return
     info["format"] = dfmt
+    outputs: Any = True
     if not (thorough or ctx.every_line):
-        # parse only actions with an anchor; check outputs only if the file names a place
-        quick = matcher
-
-        def gate(text: str) -> bool:
-            return quick.found(text.encode("utf-8", "surrogatepass"))
-
-        an.gate = gate
-        om = _out_matcher(ctx, matcher.engine)
-        an.check_outputs = om is not None and om.found(raw)
+        # parse only actions with an anchor; read outputs only if they name a place
+        outputs = _gate_document(ctx, matcher, raw, an, per_output=dfmt == "mini-swe-agent")
     del raw
-    for ev in traj.document_events(dfmt, doc, outputs=an.check_outputs):
+    for ev in traj.document_events(dfmt, doc, outputs=outputs):
         _emit(ev, an, path, findings, info)
+
+
+def _gate_document(ctx: Context, matcher: Any, raw: bytes, an: Analyzer,
+                   per_output: bool) -> Any:
+    """Parse only actions whose decoded text holds an anchor; read outputs only when
+    they name a forbidden place or an oracle test file. With `per_output` each output
+    is tested (the outputs are a fraction of a mini-swe-agent file, which also keeps
+    raw model responses); else the whole document once. Returns the `outputs`
+    argument for `document_events`."""
+
+    def gate(text: str) -> bool:
+        return matcher.found(text.encode("utf-8", "surrogatepass"))
+
+    an.gate = gate
+    om = _out_matcher(ctx, matcher.engine)
+    if om is None:
+        an.check_outputs = False
+        return False
+    if per_output:
+        an.check_outputs = True
+        return lambda text: om.found(text.encode("utf-8", "surrogatepass"))
+    an.check_outputs = om.found(raw)
+    return an.check_outputs
 
 
 def _has_content(path: str) -> bool:

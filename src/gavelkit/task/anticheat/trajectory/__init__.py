@@ -14,7 +14,7 @@ a Claude Code session's sub-agent files.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,9 +113,10 @@ def detect_head(head: bytes) -> str | None:
     return "json-document" if text[:1] in (b"{", b"[") else None
 
 
-def document_events(fmt: str, doc: Any, outputs: bool = True) -> Iterator[Event]:
-    """Events of a single-document transcript; `outputs=False` skips the output text
-    (the caller knows the file names no forbidden place, so outputs need no check)."""
+def document_events(fmt: str, doc: Any,
+                    outputs: bool | Callable[[str], bool] = True) -> Iterator[Event]:
+    """Events of a single-document transcript; `outputs` False (or a predicate saying
+    no for an output's text) skips reading outputs that cannot name a forbidden place."""
     from gavelkit.task.anticheat.trajectory import inspectlog
 
     if fmt == "swe-agent":

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from gavelkit.task.anticheat.trajectory.events import Event, args_dict, text_of, tool_call_event
@@ -142,6 +142,28 @@ def swe_events(doc: dict[str, Any]) -> Iterator[Event]:
         yield ev
 
 
+_OPENERS = ("```bash", "```mswea_bash_command")
+OUTPUT_SEEN = Event(-1, actor="tool", tool="output")   # stands for outputs not read
+
+
+def default_actions(text: str) -> list[str]:
+    """ACTION_RX.findall(text), fast: most messages hold exactly one opener, so find it
+    with str.find and match the regex there instead of scanning the prose with it."""
+    n = 0
+    at = -1
+    for op in _OPENERS:
+        c = text.count(op)
+        if c:
+            n += c
+            at = text.find(op)
+    if n == 0:
+        return []
+    if n > 1:
+        return ACTION_RX.findall(text)
+    m = ACTION_RX.match(text, at)
+    return [m.group(1)] if m else []
+
+
 def _action_rx(cfg: dict[str, Any]) -> re.Pattern[str]:
     agent = cfg.get("agent") if isinstance(cfg.get("agent"), dict) else {}
     rx = agent.get("action_regex")
@@ -153,7 +175,10 @@ def _action_rx(cfg: dict[str, Any]) -> re.Pattern[str]:
     return ACTION_RX
 
 
-def mini_events(doc: dict[str, Any], outputs: bool = True) -> Iterator[Event]:
+def mini_events(doc: dict[str, Any],
+                outputs: bool | Callable[[str], bool] = True) -> Iterator[Event]:
+    """Events of a mini-swe-agent trajectory. `outputs` False (or a predicate that says
+    no for an output's text) yields OUTPUT_SEEN instead of reading that output."""
     cwd = None
     info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
     cfg = info.get("config") if isinstance(info.get("config"), dict) else {}
@@ -181,7 +206,7 @@ def mini_events(doc: dict[str, Any], outputs: bool = True) -> Iterator[Event]:
                 continue
             content = msg.get("content")
             text = content if isinstance(content, str) else text_of(content)
-            blocks = action_rx.findall(text)
+            blocks = default_actions(text) if action_rx is ACTION_RX else action_rx.findall(text)
             if len(blocks) == 1:   # the agent runs exactly one block, else nothing
                 block = blocks[0] if isinstance(blocks[0], str) else blocks[0][-1]
                 yield Event(index, tool="shell", command=block.strip(), cwd=cwd,
@@ -191,7 +216,9 @@ def mini_events(doc: dict[str, Any], outputs: bool = True) -> Iterator[Event]:
             content = msg.get("content")
             text = content if isinstance(content, str) else text_of(content)
             if "<returncode>" in text or "<output>" in text or role == "tool":
-                yield Event(index, actor="tool", tool="output",
-                            output=text_of(text) if outputs else None, cwd=cwd,
-                            where=f"messages[{i}]")
+                if not (outputs is True or (outputs and outputs(text))):
+                    yield OUTPUT_SEEN      # counted, never read
+                    continue
+                yield Event(index, actor="tool", tool="output", output=text_of(text),
+                            cwd=cwd, where=f"messages[{i}]")
                 index += 1
