@@ -6,7 +6,9 @@ literals (`gavelkit.task.anticheat.prefilter` finds them); `thorough=True`
 parses everything. Anchors must be rare in honest work: a sequence anchors on
 its longest literal, but when that literal is the package's own name it
 anchors on the joined pair (`python-semver/tests`), since the package name is
-on nearly every line of a session that works on it.
+on nearly every line of a session that works on it; and not at all for a generic
+place when the workspace itself is named like the package (then `pkg/tests` is
+on every test line, and those lines are exempt anyway).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ FRAGMENTS = ("kept", "nodeid", "spec_test", "taxonomy", "score", "oracle", "repo
 def compile_context(ctx: Context) -> None:
     generic_tokens: set[str] = set()
     anchors: set[str] = set()
+    ws_names = {norm(c) for w in ctx.workspaces for c in w.split("/") if c}
     for place in ctx.places:
         for c in place.components:
             lit = literal(c)
@@ -43,6 +46,11 @@ def compile_context(ctx: Context) -> None:
             if at is not None and len(seq) >= 2:
                 # the package's name is on nearly every line: anchor on it with a neighbour
                 lit = "/".join(lits[at:at + 2]) if at + 1 < len(lits) else "/".join(lits[-2:])
+                if place.generic and norm(lits[at]) in ws_names:
+                    # a workspace named like the package puts `pkg/tests` on every test
+                    # line; these places are exempt there, so do not parse all of those
+                    # lines for them (--thorough still checks every line)
+                    continue
             if len(lit) >= 4:
                 anchors.add(lit)
         for pre in place.prefixes:
