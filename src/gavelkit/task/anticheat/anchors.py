@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from typing import Any
 
-from gavelkit.task.anticheat.places import Context, literal, norm
+from gavelkit.task.anticheat.names import literal, norm
 
 FRAGMENTS = ("kept", "nodeid", "spec_test", "taxonomy", "score", "oracle", "repo-pool",
              "worktree", "candidate-run")
 
 
-def compile_context(ctx: Context) -> None:
+def compile_context(ctx: Any) -> None:
+    """Fill ctx.anchors, surface_lits/surface_rx and sig_rx from ctx's places and rules."""
     generic_tokens: set[str] = set()
     anchors: set[str] = set()
     ws_names = {norm(c) for w in ctx.workspaces for c in w.split("/") if c}

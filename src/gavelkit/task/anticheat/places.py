@@ -24,10 +24,12 @@ from typing import Any
 
 from gavelkit.core.errors import InputError
 from gavelkit.task.anticheat import taskpaths
+from gavelkit.task.anticheat.anchors import compile_context
+from gavelkit.task.anticheat.names import GLOBCH as _GLOBCH
+from gavelkit.task.anticheat.names import literal, norm
 from gavelkit.task.anticheat.rules import CommandRule, Place, load_rules
 
 TASK_ALLOW = ("spec.md", "spec_v*.md", "README*", "LICENSE*", ".*")
-_GLOBCH = re.compile(r"[*?\[]")
 _URL = re.compile(r"(?:https?://|git@|ssh://|git://|git\+https?://)[^\s'\"<>]+", re.I)
 
 
@@ -66,14 +68,6 @@ class Context:
             out.append(d)
         out.extend(self.overridden)
         return out
-
-
-def norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def literal(pat: str) -> str:
-    return _GLOBCH.sub("", pat.replace("[!", "[").split("[")[0] if "[" in pat else pat)
 
 
 def read_task_record(task_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], str | None]:
@@ -184,8 +178,6 @@ def build_context(task_dir: str | None, package: str | None, forbid: Sequence[st
         _add_prefixes(ctx, Place("forbid", "CHT-R007", "a path forbidden on the command line",
                                  generic=False, source="--forbid"), [_abs(f) for f in forbid])
     ctx.home = home or "/root"
-    from gavelkit.task.anticheat.anchors import compile_context
-
     compile_context(ctx)
     return ctx
 
