@@ -498,3 +498,20 @@ def test_document_gate_sees_escaped_json_and_overlapping_names(tmp_path: Path,
     # an output naming kept_nodeids.txt is still seen although a longer name matched first
     q = mini(tmp_path, [bash("ls")], outputs=["kept_nodeids.txt\nother"], name="q.json")
     fires(run([q], t, engine=engine).findings, "CHT-S002")
+
+
+def test_substitutions_nested_too_deep_are_unverifiable(tmp_path: Path) -> None:
+    inner = "cat /data/repo-pool/semver/setup.py"
+    for _ in range(10):
+        inner = f"echo $({inner})"
+    res = run([mini(tmp_path, [bash(inner)])], task_folder(tmp_path))
+    assert res.verdict != CLEAN
+    assert "nested deeper" in fires(res.findings, "CHT-U006").message
+
+
+def test_long_tool_output_is_checked_to_its_end(tmp_path: Path) -> None:
+    out = "x" * 2_100_000 + "\noracle/test_bump.py::test_bump_major\n" \
+          "oracle/test_bump.py::test_bump_minor_resets\n"
+    t = task_folder(tmp_path)
+    res = run([mini(tmp_path, [bash("python run.py")], outputs=[out])], t)
+    fires(res.findings, "CHT-O001")

@@ -155,11 +155,10 @@ class Analyzer(StructuredPrograms):
             self._unverifiable(hits, f"shell nesting deeper than {MAX_DEPTH} levels was not "
                                      "followed")
             return
-        if len(src) > MAX_LEN:
-            self._unverifiable(hits, f"a shell command of {len(src):,} characters is over the "
-                                     f"{MAX_LEN:,}-character parse limit; the part after it "
-                                     "was not checked")
-        cmds = parse(src, cwd=cwd, home=self.ctx.home, _depth=depth)
+        notes: list[str] = []
+        cmds = parse(src, cwd=cwd, home=self.ctx.home, _depth=depth, notes=notes)
+        for note in dict.fromkeys(notes):
+            self._unverifiable(hits, note)
         for cmd in cmds:
             self._simple(cmd, hits, depth)
         if track and cmds:
