@@ -9,7 +9,9 @@ Material (never committed; located at run time, absent parts are skipped):
   104 MB), from the public repository listed in `honest_sources.json`. Bring
   it with the `fetch` tool or `git clone`, then point `--corpus` at the folder
   holding `trajs/` (default: $GAVEL_HONEST_CORPUS or the scratch copy);
-* the shared corpus' SWE-agent `.traj` files (`/work/shared/corpus/trajectories`).
+* the shared corpus' SWE-agent `.traj` files (`/work/shared/corpus/trajectories`);
+* OpenHands `output.jsonl` files of SWE-bench-style runs ($GAVEL_HONEST_OPENHANDS,
+  one run per line; split into one file per run at run time).
 
 Every trajectory is an honest SWE-bench run: the agent works in `/testbed` on
 the repository named by its instance id. For each repository the script builds
@@ -42,6 +44,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -95,7 +98,7 @@ HISTORY_ALLOWED = False
 
 def make_task(root: Path, repo: str) -> Path:
     """A task folder named like the package, with a mixed scoring block in task.json."""
-    pkg, _aliases = PACKAGES[repo]
+    pkg, _aliases = package_of(repo)
     name = repo.split("/")[1]
     tdir = root / "tasks" / pkg
     (tdir / "oracle" / "tests").mkdir(parents=True, exist_ok=True)
@@ -123,6 +126,37 @@ def make_task(root: Path, repo: str) -> Path:
     return tdir
 
 
+DEFAULT_OPENHANDS = [os.environ.get("GAVEL_HONEST_OPENHANDS", ""), "/work/scratch/i17/oh"]
+_UPLOADED = re.compile(r"<uploaded_files>\s*(\S+)")
+
+
+def package_of(repo: str) -> tuple[str, list[str]]:
+    return PACKAGES.get(repo, (repo.split("/")[1].lower(), []))
+
+
+def collect_openhands(dirs: list[str], out: Path) -> list[tuple[str, str, str]]:
+    """OpenHands output.jsonl files: one run per line, split into one file per run."""
+    items: list[tuple[str, str, str]] = []
+    for d in dirs:
+        if not d or not os.path.isdir(d):
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        for p in sorted(Path(d).glob("*.jsonl")):
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines()):
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                repo = repo_of(str(rec.get("instance_id", "")))
+                if not repo or not isinstance(rec.get("history"), list):
+                    continue
+                one = out / f"{p.stem}-{n}.jsonl"
+                one.write_text(line + "\n", encoding="utf-8")
+                items.append((str(one), repo, "openhands"))
+        break
+    return items
+
+
 def collect(corpora: list[str], limit: int | None) -> list[tuple[str, str, str]]:
     """(path, repo, kind) for every trajectory found."""
     out: list[tuple[str, str, str]] = []
@@ -147,6 +181,12 @@ def collect(corpora: list[str], limit: int | None) -> list[tuple[str, str, str]]
 def workspace_for(kind: str, path: str) -> list[str]:
     if kind == "mini-swe-agent":
         return [WS]
+    if kind == "openhands":
+        # the task message names the uploaded repository's folder
+        text = Path(path).read_text(encoding="utf-8")
+        rec = json.loads(text)
+        m = _UPLOADED.search(json.dumps(rec.get("history", [])[:3]).replace("\\n", "\n"))
+        return [m.group(1)] if m else ["/workspace"]
     # SWE-agent demonstrations work in /<owner>__<name> (their state says so)
     try:
         doc = json.loads(Path(path).read_bytes())
@@ -179,7 +219,7 @@ def precision(items: list[tuple[str, str, str]], root: Path) -> dict:
         over.write_text('[[command]]\nid = "git-history"\nkind = "git"\nenabled = false\n')
         rules = [str(over)]
     for path, repo, kind in items:
-        pkg, aliases = PACKAGES[repo]
+        pkg, aliases = package_of(repo)
         ctx = build_context(str(tasks[repo]), pkg, workspace=workspace_for(kind, path),
                             aliases=aliases, rules=rules)
         res = scan_trajectories([path], ctx=ctx)
@@ -216,7 +256,7 @@ def speed(items: list[tuple[str, str, str]], root: Path, rounds: int) -> dict:
     tasks = {repo: make_task(root, repo) for repo in {r for _, r in mini}}
     ctxs = {}
     for repo in tasks:
-        pkg, aliases = PACKAGES[repo]
+        pkg, aliases = package_of(repo)
         ctxs[repo] = build_context(str(tasks[repo]), pkg, workspace=[WS], aliases=aliases)
     total = sum(os.path.getsize(p) for p, _ in mini)
     by_repo: dict[str, list[str]] = defaultdict(list)
@@ -281,11 +321,12 @@ def main() -> None:
     global SCORING, HISTORY_ALLOWED
     SCORING = not args.no_scoring
     HISTORY_ALLOWED = args.history_allowed
-    items = collect(args.corpus or DEFAULT_MINI, args.limit)
-    if not items:
-        print("no trajectories found; see the docstring for where they come from")
-        return
     with tempfile.TemporaryDirectory() as tmp:
+        items = collect(args.corpus or DEFAULT_MINI, args.limit)
+        items += collect_openhands(DEFAULT_OPENHANDS, Path(tmp) / "openhands")
+        if not items:
+            print("no trajectories found; see the docstring for where they come from")
+            return
         res = precision(items, Path(tmp))
         print(f"{res['trajectories']} trajectories: {res['verdicts']} "
               f"false CHEAT rate {res['false_cheat_rate']}")
