@@ -229,8 +229,7 @@ def precision(items: list[tuple[str, str, str]], root: Path) -> dict:
             codes[f"{f.code}/{f.severity}"] += 1
         rec = {"file": os.path.basename(path), "repo": repo, "kind": kind,
                "findings": [{"code": f.code, "severity": f.severity, "message": f.message[:300],
-                             "line": f.line, "event": (f.data or {}).get("event"),
-                             "excerpt": str((f.data or {}).get("excerpt", ""))[:200]}
+                             "line": f.line, "event": (f.data or {}).get("event")}
                             for f in res.findings if f.severity == "error"]}
         if res.verdict == "CHEAT_DETECTED":
             cheats.append(rec)
