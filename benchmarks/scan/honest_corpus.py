@@ -228,7 +228,7 @@ def precision(items: list[tuple[str, str, str]], root: Path) -> dict:
         for f in res.findings:
             codes[f"{f.code}/{f.severity}"] += 1
         rec = {"file": os.path.basename(path), "repo": repo, "kind": kind,
-               "findings": [{"code": f.code, "severity": f.severity, "message": f.message[:300],
+               "findings": [{"code": f.code, "severity": f.severity, "message": f.message[:120],
                              "line": f.line, "event": (f.data or {}).get("event")}
                             for f in res.findings if f.severity == "error"]}
         if res.verdict == "CHEAT_DETECTED":
