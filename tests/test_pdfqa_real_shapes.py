@@ -347,3 +347,46 @@ def test_chinese_captions_with_real_font(tmp):
 def test_stsong_fallback_still_extracts(tmp):
     p = write(tmp, "zh_nofont.pdf", [page(["摘要", "本文建立了模型。"], 1)])
     assert "本文建立了模型" in pdfqa.load(p).pages[0].text
+
+
+# ------------------------------------------------------------------ shapes found while measuring
+
+def test_prose_after_a_caption_with_zhong(tmp):
+    pages = [page(["图 6 附件 3 第二类图片初始拼接结果示意图",
+                   "图 6 中图片中的数字代表该图片在本类中的初始分类序号。",
+                   "Fig.6 静态围堵方案", "图 6 中:粉红色为第一重包围圈。"], 1)]
+    clean(qa(write(tmp, "zhong.pdf", pages)), "PDF-C001")
+
+
+def test_hyphen_number_with_a_space_and_digit_titles(tmp):
+    lines = ["Fig.7- 1 “Positive ID” Curve along with the Time Fig.7-2 Rnow Curve",
+             "Fig.7-3 Distribution range", "Fig.5-6 3-D Analysis Model Structure",
+             "Figure 6 1975-2023 LPI Change Statistical"]
+    res = pdfqa.run_checks(pdfqa.load(write(tmp, "hyph.pdf", [page(lines, 1)])))
+    nums = [c.number for c in pdfqa.find_captions(pdfqa.load(write(tmp, "hyph.pdf",
+                                                                    [page(lines, 1)])))]
+    assert nums == ["7.1", "7.2", "7.3", "5.6", "6"]
+    clean(res.findings, "PDF-C001")
+
+
+def test_team_word_inside_a_sentence_on_page_1(tmp):
+    lines = ["摘 要", "队员站位方案，此时鼓面偏转角从概率学上达到最小，基于问题三的研究发现如下。"]
+    clean(qa(write(tmp, "duiyuan.pdf", [page(lines, 1)]), anonymous=True), "PDF-A005")
+
+
+def test_page_of_numbers_is_not_watermark_only(tmp):
+    wm = "COPY FOR REVIEW ONLY"
+    def mk(n: int, body: list[str]) -> PageSpec:
+        p = page(body, n, figure=False)
+        p.items.append(Text(120, 300, wm, 30, angle=40))
+        return p
+    digits = ["2 2 1 2 1 1 2 2 2 1 2 2 1 1 2"] * 30
+    pages = [mk(1, ["Summary", "Text."]), mk(2, digits), mk(3, ["Conclusion", "Done."])]
+    clean(qa(write(tmp, "digits.pdf", pages)), "PDF-B001")
+
+
+@pytest.mark.parametrize("value", ["pdftk-java 3.2.2", "MiKTeX-dvipdfmx (20210609)"])
+def test_hyphenated_tool_names(tmp, value):
+    found = meta(tmp, {"Producer": value})
+    clean(found, "PDF-A003")
+    clean(found, "PDF-A002")

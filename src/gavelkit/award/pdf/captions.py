@@ -27,7 +27,7 @@ class Caption:
     doubled: bool = False  # "Figure 1: Figure 1: ..." -- a typed prefix on a generated one
 
 
-NUM = r"(?P<num>(?:[A-Z]\.?)?\d+(?:[.\-–—]\d+)*)"
+NUM = r"(?P<num>(?:[A-Z]\.?)?\d+(?:(?:\.|\s?[\-–—]\s?)\d+)*)"   # "Fig.7- 1" too
 
 
 @dataclass(slots=True)
@@ -79,7 +79,7 @@ def _ctx() -> _Ctx:
 
 
 def _number_key(num: str) -> tuple[str, tuple[int, ...]]:
-    num = re.sub(r"[\-–—]", ".", num)
+    num = re.sub(r"[\-–—]", ".", re.sub(r"\s+", "", num))
     letter = ""
     if num[:1].isalpha():
         letter = num[0].upper()
@@ -204,11 +204,8 @@ def _mid_caption(ln: str, m: re.Match[str], line_is_caption: bool,
     # 图/表 in the middle of a line: after a gap that follows a caption or a title
     if not re.search(r"\s$", pre):
         return None                                  # "如图 3 所示": no gap before 图
-    before = pre.rstrip()[-1:]
-    if not (line_is_caption or before in ("图", "表", "。") or before.isdigit()):
-        return None
-    if before in c.zh_cont:
-        return None
+    if pre.rstrip().endswith(c.zh_cont):
+        return None                                  # "…如 图 3 所示"
     return _match_zh(label, m.group("num"), rest, "", c)
 
 
@@ -222,7 +219,7 @@ def _match_zh(label: str, num: str, rest: str, prev: str, c: _Ctx) -> tuple[str,
         return series, label, num            # "表 4-2: ..."
     body = rest.strip()
     if body.startswith("中"):
-        if len(body) == 1 or body[1:2] in c.zhong_next:
+        if len(body) == 1 or body[1:2] in c.zhong_next or re.match(r"中\s*[A-Za-z0-9(（]", body):
             return None                      # "图 1 中的", "表 2 中可以看出"
     elif body.startswith(c.zh_prose):
         return None                          # "图 1 所示"
@@ -251,10 +248,10 @@ def _match_caption(ln: str, prev: str, c: _Ctx) -> tuple[str, str, str] | None:
         return series, label, m.group("num")
     if lower:
         return None                          # "figure 4." continuing a sentence
-    if re.match(r"\.(?!\d)", rest) or not rest.strip() or re.match(rf"\s+[A-Z{CJK}(]", rest):
+    if re.match(r"\.(?!\d)", rest) or not rest.strip() or re.match(rf"\s+[A-Z{CJK}(“\"']", rest):
         return None if strong_prev else (series, label, m.group("num"))
     words = re.findall(r"[A-Za-z']+", rest)[:3]
-    if (re.match(r"\s+[a-z]", rest) and not strong_prev and words
+    if (re.match(r"\s+(?:[a-z]|\d+-?[A-Za-z]|\d{4}\b)", rest) and not strong_prev and words
             and words[0].lower() not in c.prose_first
             and not any(w.lower() in c.prose_verbs for w in words)):
         return series, label, m.group("num")   # "Figure 4 residual plot of the model"

@@ -24,8 +24,8 @@ DEFAULT_MAX_PDF_BYTES = 512 * 1024 * 1024
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 EMAIL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 # A line that is only page furniture: a page number, "Page 3 of 25", "第 3 页".
-FURNITURE_RE = re.compile(r"[\d\s\-–—/|.]*|(?:page\s*)?\d+\s*(?:(?:of|/)\s*\d+)?|第\s*\d+\s*页.*",
-                          re.I)
+FURNITURE_RE = re.compile(r"\s*(?:page\s*)?\d{1,4}\s*(?:(?:of|/)\s*\d{1,4})?\s*"
+                          r"|\s*[-–—]\s*\d{1,4}\s*[-–—]\s*|\s*第\s*\d+\s*页.{0,12}", re.I)
 
 
 @functools.cache
@@ -232,7 +232,12 @@ def load(path: str, render: bool = True, progress: Callable[[int, int], None] | 
         del data
         pages = _read_parallel(path, n, scale, jobs, progress)
     findings += page_errors(path, pages)
-    extras += [Extra(w, t, pg.number, role) for pg in pages for w, role, t in pg.notes]
+    seen: set[tuple[str, str]] = set()
+    for pg in pages:
+        for w, role, t in pg.notes:
+            if (w, t) not in seen:       # a note and its reply often repeat the author
+                seen.add((w, t))
+                extras.append(Extra(w, t, pg.number, role))
     return PdfDoc(path, pages, info, xmp, findings, extras)
 
 

@@ -85,8 +85,8 @@ def _scan_line(s: str, page: int, first: bool, hits: dict[tuple[str, str], _Hit]
         if has_value and (":" in colon or first or (name_like and not is_soft)):
             _add(hits, "PDF-A005", "error", f"{pre}identity label '{label}' with a value",
                  s[lm.start():lm.end()][:60], page)
-        elif in_word and len(s) > 12:
-            continue                 # "排队长度", "每个队员的": part of a word in a sentence
+        elif len(s) > 12 and (in_word or re.match(f"[{CJK}]{{4,}}", s[lm.end("label"):])):
+            continue                 # "排队长度", "队员站位方案,…": part of a sentence
         elif not is_soft and first and not where:
             _add(hits, "PDF-A005", "error",
                  f"identity label '{label}' on the summary page (an identity block?)",

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[A-Za-z]+(?:['\-][A-Za-z]+)*|[{CJK}]+|\d+")
+_TOKEN = re.compile(rf"[A-Za-z]+(?:'[A-Za-z]+)*|[{CJK}]+|\d+")   # "pdftk-java": two tool words
 _VERSION = re.compile(r"\b[vV]?\d+(?:[._]\d+)+[a-z]?\b|\(\s*\d{4,}\s*\)|\b\d{4}\b")
 _URL = re.compile(r"https?://\S+|www\.\S+|\b[\w.-]+\.(?:com|net|org|cn|de|io)\b\S*", re.I)
 
