@@ -390,3 +390,15 @@ def test_hyphenated_tool_names(tmp, value):
     found = meta(tmp, {"Producer": value})
     clean(found, "PDF-A003")
     clean(found, "PDF-A002")
+
+
+def test_contact_sheet_qa_sees_annotations_and_bookmarks(tmp):
+    from gavelkit.award.pdf.framed import framed_sheet
+
+    pg2 = page(["Model", "The model."], 2)
+    pg2.annots.append(Annot("Text", author="Jane Doe", contents="ok"))
+    p = write(tmp, "sheet_extras.pdf", [page(["Summary"], 1), pg2],
+              outline=["Author: Jane Roe"])
+    res = framed_sheet(p, str(tmp / "sheet.png"), dpi=20, jobs=1).qa
+    msgs = " | ".join(f.message for f in res.findings)
+    assert "Jane Doe" in msgs and "Jane Roe" in msgs

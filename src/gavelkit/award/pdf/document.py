@@ -232,13 +232,21 @@ def load(path: str, render: bool = True, progress: Callable[[int, int], None] | 
         del data
         pages = _read_parallel(path, n, scale, jobs, progress)
     findings += page_errors(path, pages)
+    extras += page_extras(pages)
+    return PdfDoc(path, pages, info, xmp, findings, extras)
+
+
+def page_extras(pages: list[Page]) -> list[Extra]:
+    """The pages' annotation notes as Extras, each (where, text) once: a note and its
+    reply often repeat the author."""
     seen: set[tuple[str, str]] = set()
+    out: list[Extra] = []
     for pg in pages:
         for w, role, t in pg.notes:
-            if (w, t) not in seen:       # a note and its reply often repeat the author
+            if (w, t) not in seen:
                 seen.add((w, t))
-                extras.append(Extra(w, t, pg.number, role))
-    return PdfDoc(path, pages, info, xmp, findings, extras)
+                out.append(Extra(w, t, pg.number, role))
+    return out
 
 
 def read_extras(doc: Any) -> list[Extra]:
@@ -260,7 +268,7 @@ def read_extras(doc: Any) -> list[Extra]:
     return out
 
 
-def _annot_notes(page: Any, number: int) -> list[tuple[str, str, str]]:
+def annot_notes(page: Any, number: int) -> list[tuple[str, str, str]]:
     """(where, role, text) of the page's annotations: note authors and texts, field values."""
     import ctypes
 
@@ -325,7 +333,7 @@ def _read_page(doc: Any, i: int, scale: float | None) -> Page:
     try:
         pg.width, pg.height = page.get_size()
         with contextlib.suppress(Exception):  # a broken annotation must not stop the page
-            pg.notes = _annot_notes(page, i + 1)
+            pg.notes = annot_notes(page, i + 1)
         try:
             tp = page.get_textpage()
             pg.text = normalise(tp.get_text_range())

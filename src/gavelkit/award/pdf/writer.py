@@ -144,12 +144,16 @@ class _CjkFont:
         from fontTools.ttLib import TTFont
 
         font = TTFont(path, fontNumber=0)
+        for tag in ("GSUB", "GPOS", "GDEF", "kern", "morx", "vhea", "vmtx", "DSIG"):
+            if tag in font:          # layout tables: not needed to draw, slow to subset
+                del font[tag]
         cmap = font.getBestCmap()
         keep = sorted({ord(c) for c in chars if ord(c) in cmap})
         opts = subset.Options()
         opts.layout_features = []
         opts.notdef_outline = True
         opts.name_IDs = ["*"]
+        opts.hinting = False
         sub = subset.Subsetter(opts)
         sub.populate(unicodes=keep)
         sub.subset(font)
