@@ -203,10 +203,16 @@ def _residual(value: str) -> list[str]:
 
 
 def _meta_finding(path: str, code: str, sev: str, src: str, msg: str, value: str) -> Finding:
+    if src.startswith("annotation"):
+        hint = "delete the note, or clear its author (the commenter's name) and re-export"
+    elif "of an embedded" in src:
+        hint = ("strip the image's own metadata (e.g. exiftool -all= figure.png, or export it "
+                "again without metadata) and rebuild the PDF")
+    else:
+        hint = ("clear it (e.g. \\hypersetup{pdfauthor={}}, or the document properties of "
+                "your editor) and re-export")
     return Finding(code, sev, f"{src} {msg}: {value[:120]!r}",  # type: ignore[arg-type]
-                   path, hint="clear it (e.g. \\hypersetup{pdfauthor={}}, or the document "
-                   "properties of your editor) and re-export",
-                   data={"page": 0, "field": src, "match": value[:200]})
+                   path, hint=hint, data={"page": 0, "field": src, "match": value[:200]})
 
 
 def check_metadata(doc: PdfDoc) -> list[Finding]:
