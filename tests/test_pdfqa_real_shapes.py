@@ -402,3 +402,35 @@ def test_contact_sheet_qa_sees_annotations_and_bookmarks(tmp):
     res = framed_sheet(p, str(tmp / "sheet.png"), dpi=20, jobs=1).qa
     msgs = " | ".join(f.message for f in res.findings)
     assert "Jane Doe" in msgs and "Jane Roe" in msgs
+
+
+# ------------------------------------------------------------------ shapes from the held-out papers
+
+def test_text_about_a_figure_on_its_page_is_not_a_caption(tmp):
+    pages = [page(["图 1 两条极端路径 图 2 转弯中心坐标的范围", "图 1 中路线 I 是理想化路线，机器人不能沿",
+                   "图 3 最短路径证明图", "图 3 中路线 I 与"], 1),
+             page(["图 4 三角定位模型示意图"], 2), page(["图4 即为用于定位的三角定位模型。"], 3)]
+    clean(qa(write(tmp, "zh_about.pdf", pages)), "PDF-C001")
+
+
+def test_panel_reference_is_not_a_caption(tmp):
+    lines = ["Figure 8.a shows the percentage complete of each goal change over time.",
+             "Figure 8 Predictions for Next 10 Years"]
+    clean(qa(write(tmp, "panel_ref.pdf", [page(lines, 1)])), "PDF-C001")
+
+
+def test_side_by_side_then_same_number_below_is_a_duplicate(tmp):
+    lines = ["图 26：影长拟合曲线 图 27：方位角差拟合曲线", "表 12：附件 3 最终地点", "图 27：四川省广安市"]
+    f = fires(qa(write(tmp, "zh_27.pdf", [page(lines, 1)])), "PDF-C001")
+    assert f.data["number"] == "27"
+
+
+def test_reference_entry_naming_book_authors_is_not_identity(tmp):
+    lines = ["参考文献", "[8].数学建模作者： 沈继红 施久玉 高振滨 出版社： 出版日期：1996"]
+    found = qa(write(tmp, "refs.pdf", [page(["摘要"], 1), page(lines, 2)]), anonymous=True)
+    clean(found, "PDF-A005")
+
+
+def test_ai_usage_instructions_heading(tmp):
+    pages = [page(["Summary"], 1), page(["Model"], 2), page(["AI Usage Instructions", "We used"], 3)]
+    assert pdfqa.find_ai_report(pdfqa.load(write(tmp, "ai_instr.pdf", pages))) == (3, True)

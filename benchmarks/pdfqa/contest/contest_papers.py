@@ -20,7 +20,9 @@ fresh process per paper and compares, per check:
 - ai_report: PDF-P002 found iff labelled, with the same first page.
 
 A *false FAIL* is an error where the label has no problem; a *miss* is a labelled
-problem with no error. Results go to results-<tag>.json.
+problem with no error. Totals are given for the papers the fixes were developed on
+("dev") and for papers labelled afterwards and not used to tune ("heldout").
+Results go to results-<tag>.json.
 """
 
 from __future__ import annotations
@@ -152,16 +154,20 @@ def run(out: Path, tag: str) -> None:
         print(f"{s['id']:24} rc={r['rc']} {'ok' if not bad else 'DISAGREE ' + ','.join(bad)}",
               flush=True)
     totals = {}
-    for c in CHECKS:
-        totals[c] = {
-            "agree": sum(r[c]["ok"] for r in rows.values()),
-            "false_fail": sum(r[c].get("false_fail", False) for r in rows.values()),
-            "miss": sum(r[c].get("miss", False) for r in rows.values()),
-            "papers": len(rows),
-        }
-    totals["papers_with_false_fail"] = sum(
-        any(r[c].get("false_fail") for c in CHECKS) for r in rows.values())
-    totals["papers_exit_1"] = sum(r["rc"] == 1 for r in rows.values())
+    for part in ("dev", "heldout"):
+        sub = {k: r for k, r in rows.items() if labels[k].get("set", "dev") == part}
+        t: dict = {}
+        for c in CHECKS:
+            t[c] = {
+                "agree": sum(r[c]["ok"] for r in sub.values()),
+                "false_fail": sum(r[c].get("false_fail", False) for r in sub.values()),
+                "miss": sum(r[c].get("miss", False) for r in sub.values()),
+                "papers": len(sub),
+            }
+        t["papers_with_false_fail"] = sum(
+            any(r[c].get("false_fail") for c in CHECKS) for r in sub.values())
+        t["papers_exit_1"] = sum(r["rc"] == 1 for r in sub.values())
+        totals[part] = t
     result = {"tag": tag, "totals": totals, "papers": rows}
     (HERE / f"results-{tag}.json").write_text(json.dumps(result, ensure_ascii=False, indent=1),
                                              encoding="utf-8")

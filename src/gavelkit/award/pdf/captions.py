@@ -248,6 +248,8 @@ def _match_caption(ln: str, prev: str, c: _Ctx) -> tuple[str, str, str] | None:
         return series, label, m.group("num")
     if lower:
         return None                          # "figure 4." continuing a sentence
+    if re.match(r"\.?[a-z]\s+[a-z]", rest) and not re.match(r"\.?[a-z]\s+of\b", rest):
+        return None                          # "Figure 8.a shows …": a panel referred to
     if re.match(r"\.(?!\d)", rest) or not rest.strip() or re.match(rf"\s+[A-Z{CJK}(“\"']", rest):
         return None if strong_prev else (series, label, m.group("num"))
     words = re.findall(r"[A-Za-z']+", rest)[:3]
@@ -286,6 +288,9 @@ def check_captions(doc: PdfDoc, caps: list[Caption] | None = None) -> tuple[list
         if last is not None and last.page == c.page and 0 <= c.idx - last.idx <= 3 and \
                 _subpanels(last.title, c.title):
             continue    # "Figure 4: (a) …" then "Figure 4: (b) …": one figure's panels
+        if (last is not None and c.page == last.page and c.title.startswith("中")
+                and re.search(r"[，,。是为可与]", c.title)):
+            continue    # "图 1 两条路径" then "图 1 中路线 I 是…": the text about figure 1
         by_key.setdefault(key, []).append(c)
     for (series, num), group in by_key.items():
         if len(group) < 2:

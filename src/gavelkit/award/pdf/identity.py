@@ -70,7 +70,9 @@ def _scan_line(s: str, page: int, first: bool, hits: dict[tuple[str, str], _Hit]
         # "Contact: a@b.c" is reported as an email; "Authors: Team 2512345" is fine
         if not EMAIL_RE.fullmatch(value) and _residual(value):
             _add(hits, "PDF-A005", "error", f"{pre}author or identity line", s[:80], page)
-    for lm in r["zh"].finditer(s):
+    # "[8].数学建模 作者：沈继红 …": a reference entry names the cited book's authors
+    bibliographic = bool(re.match(r"\s*\[\d{1,3}\]", s))
+    for lm in [] if bibliographic else r["zh"].finditer(s):
         label = lm.group("label")
         value = (lm.group("value") or "").strip()
         colon = lm.group("colon") or ""
