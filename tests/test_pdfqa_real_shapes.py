@@ -228,6 +228,7 @@ def test_caption_styles_are_counted(tmp, first, second):
 def test_lower_case_figure_sentences_stay_prose(tmp):
     lines = ["Figure 4: Residuals", "Figure 4 shows that the residuals are small.",
              "Figure 4 residuals are plotted against time in the next section", "as in",
+             "Figure 4 varies the amplitude of the temperature cycle by +/-20%",
              "figure 4 we see a trend."]
     clean(qa(write(tmp, "lower_prose.pdf", [page(lines, 1)])), "PDF-C001")
 

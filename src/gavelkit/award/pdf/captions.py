@@ -229,6 +229,11 @@ def _match_zh(label: str, num: str, rest: str, prev: str, c: _Ctx) -> tuple[str,
     return series, label, num
 
 
+# "Figure 2 varies the amplitude …": a word followed by one of these is a verb, not a title
+_DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "our", "its", "their",
+                "each", "all", "how", "what", "whether", "to", "his", "her", "some", "both"}
+
+
 def _match_caption(ln: str, prev: str, c: _Ctx) -> tuple[str, str, str] | None:
     m = c.zh.match(ln)
     if m:
@@ -255,7 +260,8 @@ def _match_caption(ln: str, prev: str, c: _Ctx) -> tuple[str, str, str] | None:
     words = re.findall(r"[A-Za-z']+", rest)[:3]
     if (re.match(r"\s+(?:[a-z]|\d+-?[A-Za-z]|\d{4}\b)", rest) and not strong_prev and words
             and words[0].lower() not in c.prose_first
-            and not any(w.lower() in c.prose_verbs for w in words)):
+            and not any(w.lower() in c.prose_verbs for w in words)
+            and not (len(words) > 1 and words[1].lower() in _DETERMINERS)):
         return series, label, m.group("num")   # "Figure 4 residual plot of the model"
     return None                              # "Figure 3 shows ..."
 
