@@ -60,6 +60,10 @@ def meta(tmp: Path, info: dict[str, str], **kw) -> list:
     "Shimo",
     "福昕阅读器 10.1",
     "Skia/PDF m120",
+    "Adobe Acrobat Pro DC 19.8.20071",
+    "ABBYY FineReader PDF 15",
+    "Acrobat PDFMaker 21 Word 版",
+    " XeTeX output 2021.02.09:0240",
 ])
 @pytest.mark.parametrize("field", ["Creator", "Producer"])
 def test_tool_strings_are_tools_in_any_language(tmp, value, field):

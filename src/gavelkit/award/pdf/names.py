@@ -87,8 +87,9 @@ def grade_name(value: str) -> Grade:
     team = any(t.lower() in ("team", "control", "number", "队号", "参赛队号") for t in tokens)
     words = [t for t in tokens if not (t.isascii() and t.lower() in m["safe"])
              and not (team and t.isdigit())]      # "Team 2512345": a control number
-    if not words:
-        return Grade("tool", ())
+    if not words or (rest.split() != value.split()
+                     and all(w.isdigit() and len(w) <= 3 for w in words)):
+        return Grade("tool", ())                   # "ABBYY FineReader PDF 15": a version
     if _zh_name(words, m["surnames"]):
         return Grade("name", tuple(words))
     latin = [w for w in words if re.fullmatch(r"[A-Za-z][A-Za-z'\-]*", w)]
