@@ -80,18 +80,23 @@ def install_failure(what: str, stderr: str, offline: bool) -> str:
     return f"installing {what} failed: {tail}"
 
 
-def source_digest(folder: Path) -> str:
-    """Digest of a solution tree (names and bytes), skipping VCS and build litter."""
-    h = hashlib.sha256()
+def source_files(folder: Path) -> dict[str, str]:
+    """{relative path: sha256} of a solution tree, skipping VCS and build litter."""
+    out: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
         for name in sorted(filenames):
             p = Path(dirpath) / name
             if p.is_symlink() or not p.is_file():
                 continue
-            h.update(str(p.relative_to(folder)).encode() + b"\0")
-            h.update(hashlib.sha256(p.read_bytes()).digest())
-    return h.hexdigest()
+            out[str(p.relative_to(folder))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def source_digest(folder: Path) -> str:
+    """One digest of a solution tree (names and bytes)."""
+    body = "\n".join(f"{k}\0{v}" for k, v in sorted(source_files(folder).items()))
+    return hashlib.sha256(body.encode()).hexdigest()
 
 
 def copy_source(src: Path, dest: Path) -> Path:

@@ -1,0 +1,262 @@
+"""One pytest invocation inside the run's sandbox, and its raw result.
+
+The test process gets: the scoring interpreter (`-s`, no user site), plugin autoload off,
+no cache provider, gavel's own ini file and root folder, only the plugins the
+requirements name (minus those the oracle disables with `-p no:NAME`), our result plugin
+under a random module name reporting over an inherited pipe with an HMAC, rlimits, a
+per-test SIGALRM limit and a wall limit that kills the process group. With bubblewrap
+the network is gone and everything but a scratch folder is read-only, including the
+environment. `Sandbox.run` returns a `ProcessRun` with the authenticated messages; what
+they mean is decided in `reconcile`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_BWRAP: dict[str, Any] = {}
+
+
+def bwrap_available() -> tuple[bool, str]:
+    """Is bubblewrap installed and allowed to create namespaces here? (probed once)."""
+    if "ok" not in _BWRAP:
+        exe = shutil.which("bwrap")
+        if exe is None:
+            _BWRAP.update(ok=False, why="bwrap is not installed")
+        else:
+            try:
+                p = subprocess.run([exe, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-all",
+                                    "--die-with-parent", "true"], capture_output=True, text=True,
+                                   timeout=20, check=False)
+                ok = p.returncode == 0
+                _BWRAP.update(ok=ok, why="" if ok else f"bwrap cannot create namespaces here: "
+                              f"{p.stderr.strip()[:200]}", exe=exe)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                _BWRAP.update(ok=False, why=f"bwrap failed to start: {exc}")
+    return bool(_BWRAP["ok"]), str(_BWRAP.get("why", ""))
+
+
+def _rlimits(memory_mb: int, cpu: int, fsize_mb: int):  # type: ignore[no-untyped-def]
+    def apply() -> None:
+        import resource
+
+        for lim, val in ((resource.RLIMIT_AS, memory_mb * 1024 * 1024),
+                         (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, fsize_mb * 1024 * 1024),
+                         (resource.RLIMIT_CORE, 0)):
+            try:
+                hard = val + (5 if lim == resource.RLIMIT_CPU else 0)
+                resource.setrlimit(lim, (val, hard))
+            except (ValueError, OSError):
+                pass
+    return apply
+
+
+@dataclass(slots=True)
+class FileRun:
+    """One pytest process: which files it ran and what came back."""
+    file: str
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    messages: list[dict[str, Any]]
+    bad_macs: int
+    killed: bool
+    files: tuple[str, ...] = ()
+    launch_error: str = ""
+
+
+def _read_pipe(fd: int, sink: list[bytes]) -> None:
+    with os.fdopen(fd, "rb") as fh:
+        while True:
+            chunk = fh.read(65536)
+            if not chunk:
+                break
+            sink.append(chunk)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^\w.-]", "_", name)
+
+
+class Sandbox:
+    """One run's private folders, interpreter, plugin copy and isolation settings."""
+
+    def __init__(self, run_dir: Path, env: Any, import_root: Path | None, opts: Any,
+                 use_bwrap: bool, disabled_plugins: list[str] | None = None) -> None:
+        self.run_dir = run_dir
+        self.work = run_dir / "work"
+        self.scratch = run_dir / "scratch"
+        self.env = env
+        self.import_root = import_root
+        self.opts = opts
+        self.bwrap = use_bwrap
+        self.disabled = set(disabled_plugins or [])
+        self.plugdir = run_dir / "plugin"
+        self.plugdir.mkdir(parents=True, exist_ok=True)
+        self.modname = "gk_" + os.urandom(6).hex()
+        shutil.copyfile(Path(__file__).with_name("result_plugin.py"),
+                        self.plugdir / f"{self.modname}.py")
+        self.ini = run_dir / "gavel-pytest.ini"
+        self.hidden: list[Path] = []
+
+    def plugin_names(self) -> list[str]:
+        return [n for n in self.env.plugin_args() if n not in self.disabled]
+
+    def command(self, test_files: list[str], extra_args: list[str]) -> list[str]:
+        """gavel's own options first; the oracle's vetted pytest_args; then the files."""
+        cmd = [self.env.python, "-s", "-m", "pytest", "-p", self.modname,
+               "-p", "no:cacheprovider", "-c", str(self.ini), "--rootdir", str(self.work),
+               "--confcutdir", str(self.work), "-q", "--no-header", "-o", "addopts=",
+               "--continue-on-collection-errors"]
+        for name in self.plugin_names():
+            cmd += ["-p", name]
+        cmd += [*extra_args, *test_files]
+        if not self.bwrap:
+            return cmd
+        exe = _BWRAP.get("exe") or "bwrap"
+        wrap = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                "--tmpfs", "/tmp"]
+        for hidden in self.hidden:
+            wrap += ["--tmpfs", str(hidden)]
+        for p in self.ro_paths():
+            wrap += ["--ro-bind", str(p), str(p)]
+        wrap += ["--bind", str(self.scratch), str(self.scratch), "--unshare-all",
+                 "--die-with-parent", "--new-session", "--chdir", str(self.work), "--"]
+        return wrap + cmd
+
+    def ro_paths(self) -> list[Path]:
+        out = [self.run_dir, Path(self.env.path)]
+        home = self._venv_home()
+        if home is not None:
+            out.append(home)
+        return out
+
+    def _venv_home(self) -> Path | None:
+        cfg = Path(self.env.path) / "pyvenv.cfg"
+        if cfg.is_file():
+            for line in cfg.read_text("utf-8", "replace").splitlines():
+                k, _, v = line.partition("=")
+                if k.strip() == "home" and v.strip():
+                    return Path(v.strip()).parent
+        return None
+
+    def _environ(self, wfd: int, krfd: int, exp_path: Path) -> dict[str, str]:
+        home = self.scratch / "home"
+        tmp = self.scratch / "tmp"
+        home.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir(parents=True, exist_ok=True)
+        pp = [str(self.plugdir)] + ([str(self.import_root)] if self.import_root else [])
+        return {"PATH": os.pathsep.join([str(Path(self.env.python).parent), "/usr/bin", "/bin"]),
+                "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+                "PYTHONPATH": os.pathsep.join(pp), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+                "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
+                "GAVEL_RESULT_FD": str(wfd), "GAVEL_KEY_FD": str(krfd),
+                "GAVEL_EXPECTED": str(exp_path),
+                "GAVEL_TEST_TIMEOUT": str(self.opts.test_timeout), "NO_COLOR": "1"}
+
+    def start(self, label: str, files: list[str], expected: list[str],
+              extra_args: list[str], timeout: float | None = None) -> Any:
+        """Launch one pytest process; `finish()` on the returned handle waits and reads."""
+        exp_path = self.run_dir / "expected" / (_safe(label) + ".json")
+        exp_path.parent.mkdir(parents=True, exist_ok=True)
+        exp_path.write_text(json.dumps(expected), "utf-8")
+        return _Launch(self, label, files, exp_path, extra_args,
+                       self.opts.file_timeout if timeout is None else timeout)
+
+    def run(self, label: str, files: list[str], expected: list[str], extra_args: list[str],
+            timeout: float | None = None) -> FileRun:
+        return self.start(label, files, expected, extra_args, timeout).finish()
+
+    def run_file(self, test_file: str, expected: list[str], extra_args: list[str],
+                 files: list[str] | None = None) -> FileRun:
+        """One process for `files` (default: just `test_file`); kept for callers of 0.1."""
+        return self.run(test_file, files or [test_file], expected, extra_args)
+
+
+class _Launch:
+    """A running pytest process with its result pipe, log file and kill timer."""
+
+    def __init__(self, box: Sandbox, label: str, files: list[str], exp_path: Path,
+                 extra_args: list[str], timeout: float) -> None:
+        self.box, self.label, self.files = box, label, files
+        self.key = os.urandom(32)
+        rfd, wfd = os.pipe()
+        krfd, kwfd = os.pipe()
+        os.write(kwfd, self.key)
+        os.close(kwfd)
+        self.sink: list[bytes] = []
+        self.reader = threading.Thread(target=_read_pipe, args=(rfd, self.sink), daemon=True)
+        self.t0 = time.monotonic()
+        self.log_path = box.run_dir / "logs" / (_safe(label) + ".log")
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in finish()
+        self.errf = tempfile.TemporaryFile()  # noqa: SIM115
+        self.launch_error = ""
+        self.fired = threading.Event()
+        self.proc: subprocess.Popen[bytes] | None = None
+        try:
+            self.proc = subprocess.Popen(
+                box.command(files, extra_args), cwd=box.work,
+                env=box._environ(wfd, krfd, exp_path), stdout=self.log, stderr=self.errf,
+                stdin=subprocess.DEVNULL, pass_fds=(wfd, krfd), start_new_session=True,
+                preexec_fn=_rlimits(box.opts.memory_mb, box.opts.cpu_seconds,
+                                    box.opts.fsize_mb))
+        except OSError as exc:  # the interpreter itself cannot be started
+            self.launch_error = f"the scoring interpreter cannot start: {exc}"
+        finally:
+            os.close(wfd)
+            os.close(krfd)
+        self.reader.start()
+        self.timer = threading.Timer(timeout, self._kill)
+        self.timer.daemon = True
+        if self.proc is not None:
+            self.timer.start()
+
+    def _kill(self) -> None:  # a timer, not wait(timeout=): wait() then blocks in waitpid
+        self.fired.set()
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def finish(self) -> FileRun:
+        try:
+            rc = self.proc.wait() if self.proc is not None else 127
+        finally:
+            self.timer.cancel()
+        self.reader.join(timeout=30)
+        self.log.close()
+        self.errf.seek(0)
+        stderr = self.errf.read().decode("utf-8", "replace") or self.launch_error
+        self.errf.close()
+        stdout = self.log_path.read_text("utf-8", "replace")
+        messages, bad = [], 0
+        for line in b"".join(self.sink).decode("utf-8", "replace").splitlines():
+            try:
+                env_ = json.loads(line)
+                payload, mac = env_["p"], env_["m"]
+            except (ValueError, KeyError, TypeError):
+                bad += 1
+                continue
+            want = hmac.new(self.key, payload.encode(), hashlib.sha256).hexdigest()
+            if not hmac.compare_digest(want, str(mac)):
+                bad += 1
+                continue
+            messages.append(json.loads(payload))
+        return FileRun(self.label, rc, stdout[-20000:], stderr[-20000:],
+                       time.monotonic() - self.t0, messages, bad, self.fired.is_set(),
+                       tuple(self.files), self.launch_error)

@@ -1,0 +1,283 @@
+"""What a run is made of: the expected node ids, the private oracle worktree, the solution copy.
+
+- the expected node ids come from the task (kept_nodeids.txt, the reference run, covered
+  map rows or the taxonomy), never from the candidate's process; taxonomy keys written
+  without the file path (`test_atomic::test_x`, as real Bmk-dev tasks do) are resolved
+  against `oracle.test_files`;
+- the oracle is copied to a private worktree with the remove-paths and any copy of the
+  target package deleted, so `sys.path[0]` cannot shadow the solution;
+- planted files (conftest.py, sitecustomize.py, .pth, pytest configuration) are removed
+  from the private solution copy with a finding, and candidate source that reaches into
+  the test machinery is flagged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from gavelkit.core.findings import Finding
+from gavelkit.task.formats.nodeids import file_of, func_key
+from gavelkit.task.load import Task
+
+PLANTED_NAMES = {"conftest.py": "warning", "sitecustomize.py": "error",
+                 "usercustomize.py": "error", "pytest.ini": "warning"}
+SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", "node_modules",
+             ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+
+
+def target_package(task: Task, explicit: str | None = None) -> str | None:
+    """The import name the oracle tests target (task.json keys seen in real packets)."""
+    if explicit:
+        return explicit
+    data = task.task_json.data if task.task_json else {}
+    oracle = task.task_json.oracle if task.task_json else {}
+    for key in ("package", "target_package", "import_name", "target_import"):
+        v = data.get(key) or oracle.get(key)
+        if isinstance(v, str) and v:
+            return v
+    for path in task_remove_paths(task):
+        top = path.strip("/").split("/")
+        name = top[1] if top[0] == "src" and len(top) > 1 else top[0]
+        if name and re.fullmatch(r"[A-Za-z_]\w*", name):
+            return name
+    ti = data.get("TARGET_IMPORTS") or data.get("target_imports")
+    if isinstance(ti, list) and ti and isinstance(ti[0], str):
+        return ti[0].split(".")[0]
+    return None
+
+
+def task_remove_paths(task: Task) -> list[str]:
+    """`--remove-path P` of task.json scorer_isolation (as list items or `"--remove-path P"`)."""
+    out: list[str] = []
+    iso = task.task_json.oracle.get("scorer_isolation") if task.task_json else None
+    if isinstance(iso, str):
+        iso = iso.split()
+    if isinstance(iso, list):
+        toks: list[str] = []
+        for x in iso:
+            toks += str(x).split()
+        for i, x in enumerate(toks):
+            if x == "--remove-path" and i + 1 < len(toks) and not toks[i + 1].startswith("-"):
+                out.append(toks[i + 1])
+    rp = task.task_json.oracle.get("remove_paths") if task.task_json else None
+    if isinstance(rp, list):
+        out += [str(x) for x in rp]
+    return out
+
+
+def find_import_root(solution: Path, package: str) -> tuple[Path | None, str]:
+    """(folder to put on sys.path, layout) for `package` inside a solution tree."""
+    for rel, layout in (("", "flat"), ("src", "src")):
+        base = solution / rel if rel else solution
+        if (base / package).is_dir() and any((base / package).glob("*.py")):
+            return base, layout
+        if (base / f"{package}.py").is_file():
+            return base, layout + "-module"
+    for depth in (1, 2, 3):
+        for hit in sorted(solution.glob("/".join(["*"] * depth))):
+            if hit.name == package and hit.is_dir() and (hit / "__init__.py").is_file() \
+                    and not set(hit.relative_to(solution).parts) & SKIP_DIRS:
+                return hit.parent, f"nested:{hit.parent.relative_to(solution)}"
+    return None, "missing"
+
+
+def inside(a: Path, b: Path) -> bool:
+    """Is a inside b (or equal)?"""
+    try:
+        a.relative_to(b)
+        return True
+    except ValueError:
+        return False
+
+
+def outside_links(root: Path) -> list[tuple[str, str]]:
+    """(relative path, target) of symlinks under root that resolve outside it."""
+    out = []
+    base = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS or
+                       os.path.islink(os.path.join(dirpath, d))]
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            if p.is_symlink():
+                target = p.resolve(strict=False)
+                if not inside(target, base):
+                    out.append((str(p.relative_to(root)), str(target)))
+    return sorted(out)
+
+
+def ignore_litter(_dir: str, names: list[str]) -> set[str]:
+    return {n for n in names if n in SKIP_DIRS}
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            out[str(p.relative_to(root))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def layer_of(task: Task) -> Any:
+    from gavelkit.task.gates.gate_e import layer_index
+
+    idx = layer_index(task)
+
+    def layer(nodeid: str) -> str:
+        hit = idx.get(func_key(nodeid))
+        if hit:
+            return hit
+        stem = func_key(nodeid).split(".", 1)[0]
+        return "atomic" if stem == "test_atomic" else "unknown"
+    return layer
+
+
+def _taxonomy_keys(task: Task) -> list[str]:
+    """Keys of task.json `taxonomy` in either shape: {key: layer} or {"entries": [...]}."""
+    tx = task.task_json.data.get("taxonomy") if task.task_json else None
+    if not isinstance(tx, dict):
+        return []
+    entries = tx.get("entries")
+    if isinstance(entries, list):
+        return [str(e.get("taxonomy_key") or e.get("test_id")) for e in entries
+                if isinstance(e, dict) and (e.get("taxonomy_key") or e.get("test_id"))]
+    return [k for k, v in tx.items() if isinstance(v, str) and "::" in k]
+
+
+def resolve_ids(task: Task, ids: list[str]) -> list[str]:
+    """Node ids with a real file part: `test_atomic::t` -> `oracle/test_atomic.py::t`."""
+    files = task.task_json.test_files if task.task_json else []
+    by_stem = {Path(f).stem: f for f in files}
+    for p in sorted((task.dir / "oracle").glob("test_*.py")) if (task.dir / "oracle").is_dir() \
+            else []:
+        by_stem.setdefault(p.stem, str(p.relative_to(task.dir)))
+    out = []
+    for nid in ids:
+        f = file_of(nid)
+        if f and not (task.dir / f).is_file():
+            stem = Path(f).stem if f.endswith(".py") else f.replace("\\", "/").rsplit("/", 1)[-1]
+            if stem in by_stem:
+                nid = by_stem[stem] + nid[len(f):]
+        out.append(nid)
+    return list(dict.fromkeys(out))
+
+
+def expected_ids(task: Task, reference: dict[str, Any] | None) -> tuple[list[str], str]:
+    if task.kept is not None and task.kept.ids:
+        return resolve_ids(task, list(task.kept.ids)), task.rel(task.paths["kept"])
+    if reference and isinstance(reference.get("cases"), list):
+        ids = [c["nodeid"] for c in reference["cases"] if isinstance(c, dict) and "nodeid" in c]
+        if ids:
+            return ids, "reference run"
+    from gavelkit.task.gates.gate_e import scoring_set
+
+    ids = scoring_set(task) or _taxonomy_keys(task)
+    return (resolve_ids(task, ids), "spec_test_map.md / task.json taxonomy") if ids \
+        else ([], "none")
+
+
+def load_reference(task: Task, reference_score: str | Path | None) -> dict[str, Any] | None:
+    path = Path(reference_score) if reference_score else None
+    if path is None:
+        cand = task.dir / "judge" / "reference_run" / "score_result.json"
+        if cand.is_file():
+            path = cand
+        elif task.reference_score is not None:
+            return task.reference_score.raw
+    if path is None or not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text("utf-8-sig"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def prepare_worktree(task: Task, work: Path, files: list[str], remove: list[str],
+                     package: str | None) -> list[str]:
+    """Copy the oracle into a private worktree; return what was removed and why."""
+    removed = []
+    if (task.dir / "oracle").is_dir():
+        shutil.copytree(task.dir / "oracle", work / "oracle", ignore=ignore_litter)
+    for rel in files:
+        src = task.dir / rel
+        dst = work / rel
+        if src.is_file() and not dst.exists():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+            conf = src.parent / "conftest.py"
+            if conf.is_file() and not (dst.parent / "conftest.py").exists():
+                shutil.copy2(conf, dst.parent / "conftest.py")
+    for base in (task.dir / "oracle", task.dir):
+        if (base / "pytest.ini").is_file():
+            shutil.copy2(base / "pytest.ini", work / "gavel-oracle-pytest.ini")
+            break
+    targets = list(remove)
+    if package:
+        targets += [package, f"{package}.py"]
+    for rel in targets:
+        for base in (work, work / "oracle", *(work / Path(f).parent for f in files)):
+            p = base / rel
+            if p.exists():
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+                removed.append(str(p.relative_to(work)))
+    return sorted(set(removed))
+
+
+def neutralise(sol: Path, package: str | None) -> list[Finding]:
+    """Remove planted files from the private solution copy; one finding each."""
+    out: list[Finding] = []
+    for p in sorted(sol.rglob("*")):
+        if not p.is_file():
+            continue
+        rel = str(p.relative_to(sol))
+        sev = PLANTED_NAMES.get(p.name)
+        why = ""
+        if p.suffix == ".pth":
+            sev, why = "error", "a .pth file runs code at interpreter start"
+        elif p.name in ("sitecustomize.py", "usercustomize.py"):
+            why = "runs code at interpreter start, before pytest"
+        elif p.name == "conftest.py":
+            why = "pytest would load it as test configuration"
+        elif p.name == "pytest.ini":
+            why = "pytest configuration belongs to the oracle"
+        elif p.name in ("pyproject.toml", "tox.ini", "setup.cfg"):
+            text = p.read_text("utf-8", "replace")
+            if "[tool.pytest" in text or "[pytest]" in text or "[tool:pytest]" in text:
+                sev, why = "warning", "carries pytest configuration"
+        if sev and why:
+            p.unlink()
+            code = "TSK-X002" if sev == "error" else "TSK-X003"
+            out.append(Finding(code, sev, f"solution file {rel} removed before scoring: {why}",
+                               rel, 0, 0, data={"file": rel}))
+    return out
+
+
+def suspicious_source(sol: Path) -> list[Finding]:
+    """Cheap static flags on candidate code that reaches into the test machinery."""
+    from gavelkit.task.judgedata import table
+
+    pats = [(re.compile(e["regex"]), e) for e in table("tamper_patterns")["pattern"]]
+    out: list[Finding] = []
+    for p in sorted(sol.rglob("*.py")):
+        if set(p.relative_to(sol).parts) & SKIP_DIRS:
+            continue
+        try:
+            lines = p.read_text("utf-8", "replace").splitlines()
+        except OSError:
+            continue
+        rel = str(p.relative_to(sol))
+        for i, line in enumerate(lines, 1):
+            for rx, e in pats:
+                m = rx.search(line)
+                if m:
+                    out.append(Finding("TSK-X004", "warning",
+                                       f"candidate code {e['what']}: {line.strip()[:120]}",
+                                       rel, i, m.start() + 1, data={"pattern": e["id"]}))
+    return out
