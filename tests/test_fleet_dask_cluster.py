@@ -118,7 +118,7 @@ def test_cli_judge_all_with_scheduler(tmp_path: Path, cluster) -> None:  # type:
 
     addr, _ = cluster
     tasks = fleet(tmp_path, 2)
-    rc, doc = cli_json("task", "judge-all", str(tasks), "--executor", "dask",
+    _rc, doc = cli_json("task", "judge-all", str(tasks), "--executor", "dask",
                        "--scheduler", addr, "--no-state")
     assert [r.get("error") for r in doc["tasks"]] == [None, None]
     assert all(r["reference_rate"] == 1.0 for r in doc["tasks"])

@@ -114,8 +114,16 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
                  offline: bool = False, cache: Path | None = None,
                  base_python: str | None = None) -> tuple[Any, dict[str, Any]]:
     """(Env, install record): the task environment plus the solution, built once per key."""
-    from gavelkit.task.envbuild import (MARKER, Env, EnvError, _bin, _inspect, cache_root,
-                                        find_uv, norm)
+    from gavelkit.task.scoring.envbuild import (
+        MARKER,
+        Env,
+        EnvError,
+        _bin,
+        _inspect,
+        cache_root,
+        find_uv,
+        norm,
+    )
 
     if (source is None) == (spec is None):
         raise ValueError("exactly one of source and spec")
@@ -157,7 +165,8 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
             reqs = list(base.requirements)
             if "pytest" not in {norm(r) for r in reqs}:
                 reqs.append("pytest")
-            cmd = [uv, "pip", "install", "--quiet", "--python", str(_bin(venv)), *reqs, target]
+            cmd = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python",
+                   str(_bin(venv)), *reqs, target]
             proc = _run([*cmd, "--offline"], env)
             if proc.returncode != 0 and not offline:
                 proc = _run(cmd, env)

@@ -22,69 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from gavelkit.core.findings import Finding
+from gavelkit.task.formats.load import Task
 from gavelkit.task.formats.nodeids import file_of, func_key
-from gavelkit.task.load import Task
 
 PLANTED_NAMES = {"conftest.py": "warning", "sitecustomize.py": "error",
                  "usercustomize.py": "error", "pytest.ini": "warning"}
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", "node_modules",
              ".mypy_cache", ".pytest_cache", ".ruff_cache"}
-
-
-def target_package(task: Task, explicit: str | None = None) -> str | None:
-    """The import name the oracle tests target (task.json keys seen in real packets)."""
-    if explicit:
-        return explicit
-    data = task.task_json.data if task.task_json else {}
-    oracle = task.task_json.oracle if task.task_json else {}
-    for key in ("package", "target_package", "import_name", "target_import"):
-        v = data.get(key) or oracle.get(key)
-        if isinstance(v, str) and v:
-            return v
-    for path in task_remove_paths(task):
-        top = path.strip("/").split("/")
-        name = top[1] if top[0] == "src" and len(top) > 1 else top[0]
-        if name and re.fullmatch(r"[A-Za-z_]\w*", name):
-            return name
-    ti = data.get("TARGET_IMPORTS") or data.get("target_imports")
-    if isinstance(ti, list) and ti and isinstance(ti[0], str):
-        return ti[0].split(".")[0]
-    return None
-
-
-def task_remove_paths(task: Task) -> list[str]:
-    """`--remove-path P` of task.json scorer_isolation (as list items or `"--remove-path P"`)."""
-    out: list[str] = []
-    iso = task.task_json.oracle.get("scorer_isolation") if task.task_json else None
-    if isinstance(iso, str):
-        iso = iso.split()
-    if isinstance(iso, list):
-        toks: list[str] = []
-        for x in iso:
-            toks += str(x).split()
-        for i, x in enumerate(toks):
-            if x == "--remove-path" and i + 1 < len(toks) and not toks[i + 1].startswith("-"):
-                out.append(toks[i + 1])
-    rp = task.task_json.oracle.get("remove_paths") if task.task_json else None
-    if isinstance(rp, list):
-        out += [str(x) for x in rp]
-    return out
-
-
-def find_import_root(solution: Path, package: str) -> tuple[Path | None, str]:
-    """(folder to put on sys.path, layout) for `package` inside a solution tree."""
-    for rel, layout in (("", "flat"), ("src", "src")):
-        base = solution / rel if rel else solution
-        if (base / package).is_dir() and any((base / package).glob("*.py")):
-            return base, layout
-        if (base / f"{package}.py").is_file():
-            return base, layout + "-module"
-    for depth in (1, 2, 3):
-        for hit in sorted(solution.glob("/".join(["*"] * depth))):
-            if hit.name == package and hit.is_dir() and (hit / "__init__.py").is_file() \
-                    and not set(hit.relative_to(solution).parts) & SKIP_DIRS:
-                return hit.parent, f"nested:{hit.parent.relative_to(solution)}"
-    return None, "missing"
 
 
 def inside(a: Path, b: Path) -> bool:
@@ -116,12 +60,18 @@ def ignore_litter(_dir: str, names: list[str]) -> set[str]:
     return {n for n in names if n in SKIP_DIRS}
 
 
+_ignore, _inside = ignore_litter, inside  # the names of the first split
+
+
 def tree_digest(root: Path) -> dict[str, str]:
     out = {}
     for p in sorted(root.rglob("*")):
         if p.is_file() and "__pycache__" not in p.parts:
             out[str(p.relative_to(root))] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
+
+
+_tree_digest = tree_digest
 
 
 def layer_of(task: Task) -> Any:

@@ -1,0 +1,229 @@
+"""judge/diagnosis_report.md and the request files, rendered from a JudgeResult.
+
+The report carries every section the seed's "Diagnosis Report" lists, in the
+seed's order, with the literal Preflight output block first after the verdict
+line: a report without it is structurally invalid (seed "Anti-Cheat"). The
+Q-A/Q-B triage table is prefilled per failure cluster: what the program can
+decide (traced to a spec section? does the reference pass?) is filled in, what
+needs a senior engineer's reading of the spec (Q-A) is left as `?` to fill.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gavelkit.task.scoring.counts import count_line
+
+
+def _esc(x: Any) -> str:
+    return str(x).replace("|", "\\|").replace("\n", " ")
+
+
+def _pct(x: Any) -> str:
+    return "n/a" if x is None else f"{x:.1%}"
+
+
+def render_report(res: Any) -> str:
+    t = res.task
+    m = res.metrics
+    s = res.score or {}
+    out: list[str] = [f"# Diagnosis Report - {t.id}", "", f"Verdict: {res.verdict}", ""]
+    if res.route:
+        out += [f"Route: {res.route} (next state per the seed's loop exits)", ""]
+    out += ["Labels: " + (", ".join(f"`{lab['label']}`" for lab in m.labels) if m and m.labels
+                          else "none"), "", "## Preflight output", "",
+            res.preflight.block_text.replace("### Preflight output\n\n", ""), ""]
+    # 1. anti-cheat
+    out += ["## Anti-Cheat", "", f"Trajectory scan: **{res.scan.verdict}** — {res.scan.reason}", ""]
+    for f in res.scan.findings[:20]:
+        out.append(f"- `{f.code}` {f.location()}: {f.message}")
+    tamper = [f for f in res.run_findings if f.get("code", "").startswith("TSK-X")]
+    if tamper:
+        out += ["", "Scoring-run integrity findings:", ""]
+        out += [f"- `{f['code']}` {f['severity']}: {f['message']}" for f in tamper[:20]]
+    iso = ((s.get("gavel") or {}).get("isolation") or {})
+    out += ["", f"Isolation during scoring: **{'active' if iso.get('active') else 'INACTIVE'}** "
+            f"({iso.get('mechanism', '?')}; network {iso.get('network', '?')}; filesystem "
+            f"{iso.get('filesystem', '?')})"
+            + (f" — {iso.get('why_inactive')}" if iso.get("why_inactive") else ""), ""]
+    # 2. solvability
+    out += ["## Solvability", ""]
+    if res.reference is None:
+        out += ["No reference run found: solvability is not established.", ""]
+    else:
+        rs = res.reference.get("summary", {})
+        out += [f"Reference: `{res.reference_src}`: {count_line(rs, res.reference_rate)} "
+                "(threshold 95 % of non-skipped; 100 % at S3_REFERENCE_RUN).", ""]
+        env = ((res.reference.get("gavel") or {}).get("environment") or {})
+        if env:
+            out += [f"Environment: {env.get('kind')} at `{env.get('path')}`, requirements hash "
+                    f"`{env.get('requirements_hash')}`, digest `{str(env.get('digest'))[:16]}`, "
+                    f"plugins {env.get('plugins') or 'none'}.", ""]
+        flaky = (res.reference.get("gavel") or {}).get("flaky") or []
+        if flaky:
+            out += [f"Flaky reference nodes ({len(flaky)}): " + ", ".join(f"`{x}`" for x in flaky[:10]), ""]
+        if res.reference_diag:
+            out += ["Environment diagnosis of the reference failures:", ""]
+            out += [f"- {d}" for d in res.reference_diag] + [""]
+    # fairness
+    out += ["## Fairness Gates", ""]
+    out += ["| gate | verdict |", "|---|---|"]
+    for k, v in (res.gates.verdicts.items() if res.gates else []):
+        out.append(f"| {k} | {v} |")
+    out.append(f"| B (failure pattern) | {res.gate_b.get('verdict')} ({res.gate_b.get('verifier', 0)} "
+               f"verifier + {res.gate_b.get('untraced', 0)} untraced of {res.gate_b.get('failures', 0)} "
+               "failures) |")
+    out.append("")
+    for f in (res.gates.findings if res.gates else [])[:25]:
+        if f.severity == "error":
+            out.append(f"- `{f.code}` {f.location()}: {f.message}")
+    d = res.gates.results.get("D") if res.gates else None
+    if d and d.data.get("uncovered"):
+        out += ["", "| spec section | uncovered behaviors | impact | recommendation |",
+                "|---|---|---|---|"]
+        for u in d.data["uncovered"]:
+            out.append("| " + " | ".join(_esc(u[k]) for k in ("spec section", "uncovered behaviors",
+                                                               "impact", "recommendation")) + " |")
+    if res.spotcheck_rows:
+        out += ["", "Gate A/C spot-check (seed 0; fill `verdict`, quote the exact heading, then "
+                "`gavel task spotcheck --verify`):", "",
+                "| nodeid | assertion summary | spec_section | verdict |", "|---|---|---|---|"]
+        for r in res.spotcheck_rows:
+            out.append(f"| `{r.nodeid}` | {_esc(r.summary)} | {_esc(r.spec_section)} | {_esc(r.verdict)} |")
+    out.append("")
+    # 3. candidate score by layer
+    out += ["## Candidate Score By Layer", ""]
+    sm = s.get("summary", {})
+    out += [f"Total: {count_line(sm, s.get('pass_rate_excluding_skips'))}.", "",
+            "| layer | passed | total | rate |", "|---|---:|---:|---:|"]
+    for layer, v in sorted((m.layers if m else {}).items()):
+        out.append(f"| {layer} | {v['passed']} | {v['total']} | {_pct(v['rate'])} |")
+    out.append("")
+    if m:
+        cls = m.classes
+        out += ["Failure classes: " + (", ".join(f"{k} {n}" for k, n in sorted(cls.items()))
+                                       or "none") + " (only `candidate` failures are model "
+                "evidence).", ""]
+    # 4. protocol issues
+    out += ["## Protocol Issues", ""]
+    proto = [c for c in (m.clusters if m else []) if c.klass != "candidate" or not c.traced_to_spec]
+    if not proto:
+        out += ["None found by the program.", ""]
+    for c in proto:
+        what = ("verifier failure: return to test-filter, mark excluded" if c.klass == "verifier"
+                else "environment/infrastructure: fix the scoring environment" if c.klass in (
+                    "environment", "infrastructure")
+                else "not traced to a spec section: verifier failure (Pass 1)")
+        out.append(f"- {c.id} ({len(c.tests)} test(s), {c.klass}): {_esc(c.signature)} -> {what}")
+    integ = [c for c in (m.clusters if m else []) if c.klass == "candidate"
+             and any(k in ("integration", "system_e2e") for k in c.layers)]
+    if integ:
+        out += ["", "Spec adequacy of integration failures (seed Pass 1): does the spec state the "
+                "cross-module constraint each cluster tests? A `no` is a spec gap: "
+                "spec_patch_request.md type=spec_gap.", "",
+                "| cluster | integration/e2e tests | spec sections | constraint stated in spec? |",
+                "|---|---:|---|---|"]
+        for c in integ:
+            n = sum(v for k, v in c.layers.items() if k in ("integration", "system_e2e"))
+            out.append(f"| {c.id} | {n} | {_esc('; '.join(c.sections) or '-')} | ? |")
+    neg = m.negative_gap if m else {}
+    if neg.get("applies"):
+        out += ["", f"Negative gap: atomic {_pct(neg['atomic_rate'])} < integration "
+                f"{_pct(neg['integration_e2e_rate'])}.", ""]
+        out += [f"- {x}" for x in neg.get("diagnosis", [])]
+    out.append("")
+    # 5. failure clusters with triage
+    out += ["## Failure Clusters", "",
+            "| cluster | tests | layers | root cause | class | dimension | spec sections | "
+            "traces to spec? | reimplementation-neutral? | Q-A spec matches candidate? | "
+            "Q-B reference passes? | action |",
+            "|---|---:|---|---|---|---|---|---|---|---|---|---|"]
+    for c in (m.clusters if m else []):
+        qb = {True: "yes", False: "no", None: "unknown"}[c.reference_passes]
+        neutral = "no" if c.klass == "verifier" else "?"
+        action = ("return to test-filter" if c.klass == "verifier" or not c.traced_to_spec
+                  else "fix environment" if c.klass in ("environment", "infrastructure")
+                  else "verifier failure: exclude" if c.reference_passes is False
+                  else "model failure unless Q-A = yes (then spec_error)")
+        out.append(f"| {c.id} | {len(c.tests)} | "
+                   + ", ".join(f"{k} {n}" for k, n in c.layers.items())
+                   + f" | {_esc(c.signature)} | {c.klass} | {c.dimension} | "
+                   f"{_esc('; '.join(c.sections) or '-')} | {'yes' if c.traced_to_spec else 'no'} "
+                   f"| {neutral} | ? | {qb} | {action} |")
+    out.append("")
+    # 6. cascade
+    if m:
+        cd = m.to_dict()["cascade"]
+        out += ["## Cascade Analysis", "",
+                f"{cd['failures']} candidate failure(s) root in {cd['root_causes']} root "
+                f"cause(s); {cd['cascaded']} are cascaded.", ""]
+        for c in [c for c in m.clusters if c.klass == "candidate"][:10]:
+            out.append(f"- {c.id}: {_esc(c.signature)} explains {len(c.tests)} failure(s)")
+        out += ["", "## Integration Gap", "",
+                f"atomic_rate {_pct(m.integration_gap['atomic_rate'])}, integration_e2e_rate "
+                f"{_pct(m.integration_gap['integration_e2e_rate'])}, rate_gap "
+                f"{m.integration_gap['rate_gap']}.", "",
+                f"True gap events: {len(m.true_gap_events)}."]
+        for e in m.true_gap_events[:15]:
+            out.append(f"- `{e['failed_test']}` ({e['layer']}, {e['root_cause_dimension']}): all "
+                       f"{len(e['depended_atomic_tests'])} depended atomic tests pass "
+                       f"({e['basis']})")
+        sat = m.saturation
+        out += ["", "Saturation heuristic: " + ("applies — " if sat.get("applies") else
+                                                "does not apply — ") + str(sat.get("reason", "")),
+                ""]
+        out += ["## Labels", ""]
+        out += [f"- `{lab['label']}`: {lab['evidence']}" for lab in m.labels] or ["- none"]
+        out.append("")
+    if res.weaknesses:
+        out += ["## Weaknesses", ""]
+        out += [f"- {w['dimension']} ({w['layer']}, {w['affected_tests']} tests): "
+                f"{_esc(w['description'])}" for w in res.weaknesses]
+        out.append("")
+    out += ["## Final Action", "", f"Verdict **{res.verdict}**. " + " ".join(res.reasons), ""]
+    if res.transition:
+        tr = res.transition
+        out.append(f"State: {tr.get('from', '?')} -> {tr.get('to', tr.get('requested', '?'))} "
+                   f"({'written' if tr.get('written') else 'not written: ' + '; '.join(tr.get('why', []))})")
+    for f in res.findings:
+        out.append(f"- `{f.code}` {f.severity}: {f.message}")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_requests(res: Any) -> dict[str, str]:
+    """filter_correction_request.md / spec_patch_request.md when a gate routes back."""
+    out: dict[str, str] = {}
+    m = res.metrics
+    if res.route == "filter":
+        lines = [f"# Filter Correction Request - {res.task.id}", "",
+                 f"date: {res.date}", "from: task-judge", "to: test-filter", "",
+                 "The judge does not edit the oracle (seed Role Boundary); test-filter owns these "
+                 "changes and the oracle version bump.", "", "## Reasons", ""]
+        lines += [f"- {r}" for r in res.reasons]
+        d = res.gates.results.get("D") if res.gates else None
+        if d and d.data.get("uncovered"):
+            lines += ["", "## Uncovered spec sections (Gate D)", ""]
+            lines += [f"- {u['spec section']}: {u['recommendation']}" for u in d.data["uncovered"]]
+        bad = [c for c in (m.clusters if m else []) if c.klass == "verifier" or not c.traced_to_spec]
+        if bad:
+            lines += ["", "## Tests to review (verifier failures / untraced)", ""]
+            for c in bad:
+                lines += [f"- {c.id} {c.signature}:"] + [f"  - `{t}`" for t in c.tests[:30]]
+        neg = m.negative_gap if m else {}
+        if neg.get("applies"):
+            lines += ["", "## Negative gap", ""] + [f"- {x}" for x in neg.get("diagnosis", [])]
+        out["filter_correction_request.md"] = "\n".join(lines) + "\n"
+    if res.route == "spec":
+        lines = [f"# Spec Patch Request - {res.task.id}", "", f"date: {res.date}",
+                 "type: spec_error" if any("spec_error" in r for r in res.reasons) else
+                 "type: spec_gap", "to: spec-writer", "", "## Reasons", ""]
+        lines += [f"- {r}" for r in res.reasons]
+        for g in ("E", "F"):
+            r = res.gates.results.get(g) if res.gates else None
+            if r:
+                errs = [f for f in r.findings if f.severity == "error"]
+                if errs:
+                    lines += ["", f"## Gate {g}", ""]
+                    lines += [f"- `{f.code}` {f.location()}: {f.message}" for f in errs[:40]]
+        out["spec_patch_request.md"] = "\n".join(lines) + "\n"
+    return out
