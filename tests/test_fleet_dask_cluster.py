@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from gavelkit.task.fleet import FleetOptions, judge_all
+from gavelkit.task.judging.fleet import FleetOptions, judge_all
 from test_judge_fleet import fleet
 
 pytest.importorskip("dask.distributed")

@@ -69,6 +69,19 @@ def test_project_checkout_is_built_and_installed_with_its_dependency(tmp_path: P
     # built from a private copy: the checkout gained no build/, egg-info or __pycache__
     assert sorted(str(p.relative_to(proj)) for p in proj.rglob("*")) == before
     clean(res.findings, "TSK-X021")
+    clean(res.findings, "TSK-X022")
+
+
+def test_a_build_that_changes_the_code_is_refused(tmp_path: Path, wheels: Path) -> None:
+    """The installed module must be byte-identical to the solution's source."""
+    task = fx.task(tmp_path / "task")
+    proj = fx.project(tmp_path / "checkout", layout="src")
+    backend = proj / "gk_backend.py"
+    backend.write_text(backend.read_text().replace(
+        "data = p.read_bytes()", "data = p.read_bytes() + b'\\nPATCHED = True\\n'"))
+    res = run(task, proj, tmp_path, role="reference")
+    f = fires(res.findings, "TSK-X021")
+    assert "differ" in f.message and "tally/__init__.py" in f.message
 
 
 def test_flat_project_and_plain_folder_both_work(tmp_path: Path, wheels: Path) -> None:

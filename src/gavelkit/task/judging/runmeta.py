@@ -1,8 +1,9 @@
 """A run's metadata (run_meta.json), with its recorded paths resolved and checked.
 
 Runs record `solution_dir` and `import_root` relative to the run folder, so a task folder
-moved or copied as a whole (to another machine, into a fleet) keeps working; absolute
-paths from older runs are still read. The solution's file digests recorded at scoring
+moved or copied as a whole (to another machine, into a fleet) keeps working; the absolute
+path is kept as a second place to look (a solution scored from outside the task folder),
+and absolute paths from older runs are still read. The solution's file digests recorded at scoring
 time are compared with the folder found now: a solution that is missing or changed since
 it was scored is a mismatch, and the judge refuses it by name (TSK-J020) instead of
 preflighting or measuring code that was not the code scored.
@@ -11,6 +12,7 @@ preflighting or measuring code that was not the code scored.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +45,17 @@ def read_run_meta(score_path: Path) -> dict[str, Any]:
                 "remove_paths": score.get("remove_paths"), "install": g.get("install")}
     recorded = data.get("solution_dir")
     data["solution_dir_recorded"] = recorded
-    data["solution_dir"] = _resolve(recorded, base)
-    data["import_root"] = _resolve(data.get("import_root"), base)
+    sol = _resolve(recorded, base)
+    root = _resolve(data.get("import_root"), base)
+    alt = data.get("solution_dir_absolute")
+    if sol and not Path(sol).is_dir() and isinstance(alt, str) and Path(alt).is_dir():
+        # the run moved without its solution (scored from elsewhere): the folder at the
+        # recorded absolute path is used only if its files match the recorded digests
+        if root and sol:
+            root = str(Path(alt) / os.path.relpath(root, sol))
+        sol = alt
+    data["solution_dir"] = sol
+    data["import_root"] = root
     data["mismatch"] = mismatch(data, base)
     return data
 

@@ -172,7 +172,9 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
                 proc = _run(cmd, env)
             if proc.returncode != 0:
                 shutil.rmtree(venv, ignore_errors=True)
-                raise EnvError(install_failure(what, proc.stderr, offline))
+                err = EnvError(install_failure(what, proc.stderr, offline))
+                err.missing = missing_requirements(proc.stderr)  # type: ignore[attr-defined]
+                raise err
         finally:
             if build_dir is not None:
                 shutil.rmtree(build_dir, ignore_errors=True)

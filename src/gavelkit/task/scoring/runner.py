@@ -111,14 +111,21 @@ def _environment(task: Any, opts: RunOptions, sol_src: Path | None,
     if not (project or opts.package_spec):
         return env, install, ""
     try:
-        env, install = solution_env(env, source=sol_src if project else None,
-                                    spec=opts.package_spec, offline=opts.offline, cache=cache)
+        return (*solution_env(env, source=sol_src if project else None,
+                              spec=opts.package_spec, offline=opts.offline, cache=cache), "")
     except envbuild.EnvError as exc:
+        if project and not getattr(exc, "missing", None):
+            # the folder's own build failed (no version, broken setup.py ...): score it as
+            # a plain folder, and say so
+            findings.append(Finding("TSK-X022", "warning", "the solution has packaging "
+                                    "metadata but could not be built and installed; scored as "
+                                    f"a plain folder on sys.path instead: {str(exc)[-400:]}",
+                                    str(sol_src), 0, 0))
+            return env, {"kind": "none", "build_error": str(exc)[-1500:]}, ""
         where = opts.package_spec or str(sol_src)
         findings.append(Finding("TSK-X005", "error", f"scoring environment: {exc}", where, 0, 0))
         return None, {"kind": "spec" if opts.package_spec else "project", "error": str(exc)}, \
             str(exc)
-    return env, install, ""
 
 
 def _incomplete(fr: FileRun, files: list[str], expected: list[str]) -> list[str]:
@@ -313,6 +320,7 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
                         and inside(import_root, run_dir / "solution") else Path("."))
             root_rel = _rel(sol_src / rel_root, out)
         meta = {"package": package, "solution_dir": sol_rel, "role": opts.role,
+                "solution_dir_absolute": str(sol_src.resolve()) if sol_src else None,
                 "solution_package": spec, "import_root": root_rel,
                 "solution_files": source_files(sol_src) if sol_src is not None else None,
                 "paths_relative_to": "run folder",
