@@ -112,7 +112,13 @@ def run_main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Score a solution against the task's oracle in an isolated runner; "
                      "writes OUT/score_result.json.")
     p.add_argument("task", help="task folder")
-    p.add_argument("--solution", required=True, help="solution folder (reference or candidate)")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--solution", help="solution folder (reference or candidate); a folder "
+                                        "with pyproject.toml / setup.py / setup.cfg is built "
+                                        "and installed with its dependencies")
+    src.add_argument("--solution-package", metavar="SPEC",
+                     help="install SPEC (e.g. semver==3.0.2) with its dependencies as the "
+                          "solution")
     p.add_argument("--out", required=True, help="run folder to write score_result.json into")
     p.add_argument("--role", choices=["candidate", "reference"], default="candidate")
     p.add_argument("--reference-run", help="reference score_result.json (skips it takes are "
@@ -121,7 +127,9 @@ def run_main(argv: list[str], prog: str) -> int:
     add_format(p)
     a = p.parse_args(argv)
     cb = progress_printer(a.quiet, "task run")
-    res = run_solution(a.task, _opts(a, a.solution, a.out, a.role, cb))
+    opts = _opts(a, a.solution or "", a.out, a.role, cb)
+    opts.package_spec = a.solution_package
+    res = run_solution(a.task, opts)
     _end_progress(cb)
     extra = {"score_result": str(res.path), "summary": res.summary,
              "pass_rate": res.pass_rate, "by_layer": res.score.get("by_layer"),

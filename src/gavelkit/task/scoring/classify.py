@@ -84,9 +84,13 @@ def _line_of(text: str, m: re.Match[str]) -> str:
     return text[start:end if end >= 0 else len(text)].strip()
 
 
-def classify_text(outcome: str, phase: str, text: str, ctx: Context) -> dict[str, str]:
-    """First rule of the table that matches; `rule` and `signal` say which and why."""
-    mod_kind = _module_kind(text, ctx)
+def classify_text(outcome: str, phase: str, text: str, ctx: Context,
+                  imports: bool = True) -> dict[str, str]:
+    """First rule of the table that matches; `rule` and `signal` say which and why.
+
+    `imports=False` when the failure is an assertion: a module name quoted in an assertion
+    message (a test checking an error text) is not a failed import."""
+    mod_kind = _module_kind(text, ctx) if imports else None
     for rule in ctx.rules:
         if "outcome" in rule and outcome not in rule["outcome"]:
             continue
@@ -124,4 +128,6 @@ def classify_case(case: dict[str, Any], detail: dict[str, Any], ctx: Context) ->
         return {"class": "candidate", "rule": "candidate-skip",
                 "signal": "skip the reference does not take (caused by the candidate)",
                 "evidence": crash[:200]}
-    return classify_text(outcome, str(detail.get("phase") or ""), text, ctx)
+    asserted = bool(re.match(r"\s*(AssertionError\b|assert\b)", crash))
+    return classify_text(outcome, str(detail.get("phase") or ""), text, ctx,
+                         imports=not asserted)

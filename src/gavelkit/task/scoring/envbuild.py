@@ -59,14 +59,18 @@ class Env:
     kind: str = "uv"
     reused: bool = False
     build_seconds: float = 0.0
+    # distributions besides the requirements whose pytest11 plugins load: the solution's own
+    # (an installed library that ships a pytest plugin the oracle uses, e.g. anyio)
+    plugin_dists: list[str] = field(default_factory=list)
 
     @property
     def digest(self) -> str:
         return hashlib.sha256("\n".join(self.freeze).encode()).hexdigest()
 
     def plugin_args(self) -> list[str]:
-        """`-p NAME` for each pytest11 plugin whose distribution the requirements name."""
-        wanted = {norm(r) for r in self.requirements}
+        """`-p NAME` for each pytest11 plugin whose distribution the requirements name (or
+        that is the solution's own distribution)."""
+        wanted = {norm(r) for r in [*self.requirements, *self.plugin_dists]}
         out: list[str] = []
         for p in self.plugins:
             if norm(p["dist"]) in wanted and p["name"] not in out:
@@ -77,6 +81,7 @@ class Env:
         return {"kind": self.kind, "path": str(self.path), "python": self.python,
                 "requirements_hash": self.key, "digest": self.digest,
                 "requirements": self.requirements, "plugins": self.plugin_args(),
+                "plugin_dists": self.plugin_dists,
                 "reused": self.reused, "build_seconds": round(self.build_seconds, 3),
                 "packages": self.freeze}
 

@@ -196,6 +196,7 @@ try:
     mod = importlib.import_module(name)
     out["file"] = getattr(mod, "__file__", None)
     out["path"] = [str(p) for p in (getattr(mod, "__path__", None) or [])]
+    out["dists"] = md.packages_distributions().get(name.split(".")[0], [])
 except BaseException as exc:
     out["error"] = f"{type(exc).__name__}: {exc}"
 if dist:
@@ -241,7 +242,8 @@ def verify_provenance(python: str, env_path: Path, package: str, *,
     top = package.split(".")[0]
     got = probe(python, top, _dist_name(spec) if spec else "")
     res: dict[str, Any] = {"package": top, "module_file": got.get("file"), "ok": False,
-                           "matched": 0, "generated": [], "differs": []}
+                           "matched": 0, "generated": [], "differs": [],
+                           "distributions": got.get("dists") or []}
     if got.get("error") or not got.get("file"):
         res["why"] = f"`import {top}` failed in the solution environment: " \
                      f"{got.get('error') or 'no __file__ (namespace package?)'}"

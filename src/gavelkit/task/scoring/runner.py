@@ -224,7 +224,9 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
             if package:
                 install["provenance"] = verify_provenance(env.python, Path(env.path), package,
                                                           source_root=src_root, spec=spec)
-                if not install["provenance"]["ok"]:
+                if install["provenance"]["ok"]:
+                    env.plugin_dists = list(install["provenance"]["distributions"])
+                else:
                     findings.append(Finding("TSK-X021", "error", "the installed solution is not "
                                             "proven to be the code under test: "
                                             + install["provenance"]["why"],

@@ -60,8 +60,10 @@ def check_solvability(task_dir: str | Path, reference: str | None, reference_pac
     rate = run.pass_rate
     ok = rate is not None and rate >= thr
     res = Solvability(run, thr, rate, ok, findings=list(run.findings))
+    sm = run.summary
+    if not ok or sm.get("passed", 0) + sm.get("skipped", 0) < sm.get("total", 0):
+        res.diagnosis = reference_diagnosis(run.score)  # every reference failure is explained
     if not ok:
-        res.diagnosis = reference_diagnosis(run.score)
         from gavelkit.task.scoring.counts import count_line
 
         r = count_line(run.summary, rate)
