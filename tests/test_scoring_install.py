@@ -322,3 +322,39 @@ def test_run_records_store_relative_solution_paths(tmp_path: Path) -> None:
     f = fires(res.findings, "TSK-J020")
     assert "changed since it was scored" in f.message and "tally/formats.py" in f.message
     os.utime(moved)
+
+
+# ---------------------------------------------------------------- process layout
+def test_one_process_then_crashed_files_rerun_alone(tmp_path: Path) -> None:
+    """A crash in one file must not sink the others: the shared process dies in
+    test_atomic.py, so the files it did not finish are re-run one process each."""
+    from judge_helpers import REFERENCE, make_task, solution
+
+    task = make_task(tmp_path)
+    crash = REFERENCE.replace("def parse(text):\n", "def parse(text):\n    if text == '||||':\n"
+                              "        import os\n        os._exit(3)\n")
+    sol = solution(tmp_path, "crash", {"tally/__init__.py": crash})
+    res = run_solution(task, RunOptions(solution=sol, out=tmp_path / "o", package="tally"))
+    proc = res.score["gavel"]["processes"]
+    assert proc["group"] == "auto"
+    assert proc["rerun_alone"] == ["oracle/test_atomic.py", "oracle/test_integration.py"]
+    by = {c["nodeid"]: c["outcome"] for c in res.score["cases"]}
+    # test_render_digits kills the process; the integration file, never reached by the
+    # shared process, is run alone and scored in full
+    assert by["oracle/test_atomic.py::test_parse_rejects_letters"] == "passed"
+    assert by["oracle/test_atomic.py::test_render_digits"] != "passed"
+    assert by["oracle/test_integration.py::test_round_trip"] == "passed"
+    assert by["oracle/test_integration.py::test_workflow_with_fixture"] == "passed"
+    fast = run_solution(task, RunOptions(solution=tmp_path / "solutions" / "crash",
+                                         out=tmp_path / "o2", package="tally", group="run"))
+    assert fast.score["gavel"]["processes"]["rerun_alone"] == []
+    assert fast.summary["passed"] < res.summary["passed"]  # without re-runs more is lost
+
+
+def test_candidate_package_spec_is_installed(tmp_path: Path, wheels: Path) -> None:
+    _tally_wheel(tmp_path, wheels)
+    task = fx.task(tmp_path / "task")
+    rc, out, _ = cli("task", "run", str(task), "--solution-package", "tally==0.1", "--out",
+                     str(tmp_path / "o"), "--offline")
+    assert "3/3 passed; 100.0 % of all" in out, out
+    assert "installed: tally==0.1 with its dependencies; provenance OK" in out
