@@ -141,7 +141,8 @@ def main() -> int:
         if r.get("error"):
             cause = "not run: " + r["error"][:160]
         elif not r["within_2_points"]:
-            cause = "; ".join((r.get("diagnosis") or r.get("findings") or ["?"])[:2])[:300]
+            cause = " / ".join(d[:260] for d in (r.get("diagnosis") or r.get("findings")
+                                                 or ["?"])[:4])
         lines.append(f"| {r['task']} | {r.get('release')} | {fmt(r.get('recorded'))} | "
                      f"{fmt(r.get('measured'))} | {s.get('passed', '')}/{s.get('total', '')}"
                      f"{'; ' + str(s.get('skipped')) + ' skipped' if s.get('skipped') else ''}"

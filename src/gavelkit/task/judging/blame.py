@@ -41,13 +41,17 @@ def distribution_of(module: str) -> str:
 
 
 def _evidence(case: dict[str, Any]) -> str:
-    ev = (case.get("classification") or {}).get("evidence") or ""
+    """The line that decided the class, led by the exception message when that differs."""
+    call = case.get("call") or {}
+    crash = str((call.get("crash") or {}).get("message") or "").strip().splitlines()
+    head = crash[0] if crash else ""
+    ev = str((case.get("classification") or {}).get("evidence") or "")
     if not ev:
-        call = case.get("call") or {}
-        crash = (call.get("crash") or {}).get("message") or ""
-        ev = crash or str(call.get("longrepr") or "").strip().splitlines()[-1:][0] \
-            if (crash or call.get("longrepr")) else ""
-    return " ".join(str(ev).split())[:220]
+        lines = str(call.get("longrepr") or "").strip().splitlines()
+        ev = lines[-1] if lines else ""
+    if head and head not in ev:
+        ev = f"{head} ({ev})" if ev else head
+    return " ".join(ev.split())[:240]
 
 
 def _upstream(ref: dict[str, Any]) -> str:

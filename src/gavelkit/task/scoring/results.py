@@ -87,7 +87,7 @@ def usage_error(fr: Any, oracle_args: list[str]) -> str | None:
 def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[dict[str, Any]],
              layer: Any, reference: dict[str, Any] | None, opts: Any,
              findings: list[Finding], env_error: str = "",
-             oracle_args: list[str] | None = None) -> dict[str, Any]:
+             oracle_args: list[str] | None = None, ctx: Any = None) -> dict[str, Any]:
     """Reconcile the plugin messages of every file (and round) against the expected ids."""
     from gavelkit.task.scoring.classify import classify_case, context_for
 
@@ -96,7 +96,7 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
         for c in reference["cases"]:
             if isinstance(c, dict) and isinstance(c.get("nodeid"), str):
                 ref_out[c["nodeid"]] = str(c.get("outcome", ""))
-    ctx = context_for(task, opts)
+    ctx = ctx or context_for(task, opts)
     outcomes_by_round: list[dict[str, tuple[str, dict[str, Any]]]] = []
     channel = {"forged_reports": [], "extra_ids": [], "bad_macs": 0, "tamper": [],
                "exit_status_mismatch": [], "no_end_message": []}

@@ -147,11 +147,15 @@ def _rel(path: Path, base: Path) -> str:
 
 def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
     """Score `opts.solution` against the task's oracle; write `<out>/score_result.json`."""
+    import threading
+
     from gavelkit.core.textio import atomic_write
     from gavelkit.task.pipeline.digests import current_digests
     from gavelkit.task.scoring.install import source_files, verify_provenance
     from gavelkit.task.scoring.pytestargs import parse_pytest_args
 
+    probe = threading.Thread(target=bwrap_available, daemon=True)  # a subprocess: overlap it
+    probe.start()
     task = load_task(task_dir)
     spec = opts.package_spec
     sol_src = None if spec else Path(opts.solution)
@@ -176,6 +180,7 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
                                 "can be scored", str(task.dir), 0, 0))
     env, install, env_error = _environment(task, opts, sol_src, findings)
     installed = install.get("kind") in ("project", "spec") and env is not None
+    probe.join()
     ok_bwrap, why_bwrap = bwrap_available()
     use_bwrap = opts.isolation in ("auto", "bwrap") and ok_bwrap
     if opts.isolation == "bwrap" and not ok_bwrap:
@@ -242,6 +247,14 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
         before_task = current_digests(task)
         before_work = tree_digest(work)
         (run_dir / "scratch").mkdir()
+        from gavelkit.task.scoring.classify import context_for
+
+        prep: dict[str, Any] = {}
+
+        def while_running() -> None:  # parent work overlapped with the first test process
+            if not prep:
+                prep.update(layer=layer_of(task), ctx=context_for(task, opts),
+                            files=source_files(sol_src) if sol_src is not None else None)
         rounds: list[dict[str, Any]] = []
         file_runs: dict[str, FileRun] = {}
         reruns: list[str] = []
@@ -255,14 +268,15 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
                 box.hidden.append(sol_src.resolve())
             for k in range(max(1, opts.repeat)):
                 rounds.append(_one_round(box, task.id, files, expected, pa.kept, opts, k,
-                                         reruns))
+                                         reruns, while_running))
                 for f, fr in rounds[-1].items():
                     file_runs.setdefault(f, fr)
-        layer = layer_of(task)
+        while_running()
+        layer = prep["layer"]
         after_work = tree_digest(work)
         after_task = current_digests(task)  # the same files, re-read and re-hashed
         score = assemble(task, expected, expected_src, rounds, layer, reference, opts, findings,
-                         env_error=env_error, oracle_args=pa.kept)
+                         env_error=env_error, oracle_args=pa.kept, ctx=prep["ctx"])
         changed = sorted(k for k in set(before_work) | set(after_work)
                          if before_work.get(k) != after_work.get(k))
         if changed:
@@ -324,7 +338,7 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
         meta = {"package": package, "solution_dir": sol_rel, "role": opts.role,
                 "solution_dir_absolute": str(sol_src.resolve()) if sol_src else None,
                 "solution_package": spec, "import_root": root_rel,
-                "solution_files": source_files(sol_src) if sol_src is not None else None,
+                "solution_files": prep["files"],
                 "paths_relative_to": "run folder",
                 "remove_paths": remove, "install": install,
                 "environment": {"python": env.python if env else None,
@@ -344,7 +358,8 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
 
 
 def _one_round(box: Sandbox, task_id: str, files: list[str], expected: list[str],
-               args: list[str], opts: RunOptions, k: int, reruns: list[str]) -> dict[str, Any]:
+               args: list[str], opts: RunOptions, k: int, reruns: list[str],
+               while_running: Any = None) -> dict[str, Any]:
     """One pass over the files in the chosen process layout: {file: FileRun}."""
     per: dict[str, Any] = {}
     rnd = f" round {k + 1}/{opts.repeat}" if opts.repeat > 1 else ""
@@ -352,7 +367,10 @@ def _one_round(box: Sandbox, task_id: str, files: list[str], expected: list[str]
         if opts.progress:
             opts.progress(f"{task_id}: {len(files)} file(s) in one process{rnd}")
         limit = opts.file_timeout * (len(files) if opts.group == "auto" else 1)
-        fr = box.run("all-files", files, expected, args, timeout=limit)
+        launch = box.start("all-files", files, expected, args, timeout=limit)
+        if while_running:
+            while_running()
+        fr = launch.finish()
         per = dict.fromkeys(files, fr)
         if opts.group == "run":
             return per
@@ -364,7 +382,10 @@ def _one_round(box: Sandbox, task_id: str, files: list[str], expected: list[str]
             opts.progress(f"{task_id}: {f} ({i + 1}/{len(todo)}){rnd}")
         if len(files) > 1 and opts.group == "auto":
             reruns.append(f)
-        per[f] = box.run(f, [f], [n for n in expected if file_of(n) == f], args)
+        launch = box.start(f, [f], [n for n in expected if file_of(n) == f], args)
+        if while_running:
+            while_running()
+        per[f] = launch.finish()
     return per
 
 
