@@ -356,5 +356,5 @@ def test_candidate_package_spec_is_installed(tmp_path: Path, wheels: Path) -> No
     task = fx.task(tmp_path / "task")
     rc, out, _ = cli("task", "run", str(task), "--solution-package", "tally==0.1", "--out",
                      str(tmp_path / "o"), "--offline")
-    assert "3/3 passed; 100.0 % of all" in out, out
+    assert rc == 0 and "3/3 passed; 100.0 % of all" in out, out
     assert "installed: tally==0.1 with its dependencies; provenance OK" in out

@@ -16,8 +16,8 @@ from typing import Any
 
 def steps(root: Path, Step: Any) -> list[Any]:
     from gavelkit.task.judging.judge import judge_run
-    from gavelkit.task.scoring.options import RunOptions
     from gavelkit.task.scoring.counts import count_line
+    from gavelkit.task.scoring.options import RunOptions
     from gavelkit.task.scoring.runner import run_solution
 
     task = root / "task-semver"
