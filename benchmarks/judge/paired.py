@@ -141,7 +141,7 @@ def main() -> int:
             from run import RELEASES  # benchmarks/realtasks/run.py
 
             for t in sorted(p for p in corpus.iterdir() if (p / "oracle").is_dir()):
-                if a.only and t.name not in a.only or t.name not in RELEASES:
+                if (a.only and t.name not in a.only) or t.name not in RELEASES:
                     continue
                 result["tasks"].append(corpus_task(t, RELEASES[t.name][0], work,
                                                    a.corpus_pairs, a.extra))
