@@ -358,3 +358,21 @@ def test_candidate_package_spec_is_installed(tmp_path: Path, wheels: Path) -> No
                      str(tmp_path / "o"), "--offline")
     assert rc == 0 and "3/3 passed; 100.0 % of all" in out, out
     assert "installed: tally==0.1 with its dependencies; provenance OK" in out
+
+
+def test_disabled_plugins_are_not_loaded(tmp_path: Path) -> None:
+    """`-p no:NAME` in pytest_args wins over a requirement's plugin gavel would load."""
+    from types import SimpleNamespace
+
+    from gavelkit.task.scoring.envbuild import Env
+    from gavelkit.task.scoring.sandbox import Sandbox
+
+    env = Env(tmp_path, "/usr/bin/python3", "k", ["pytest-randomly", "pytest-asyncio"],
+              [{"dist": "pytest-randomly", "name": "randomly", "value": "x"},
+               {"dist": "pytest-asyncio", "name": "asyncio", "value": "y"}])
+    pa = parse_pytest_args(["-p", "no:randomly", "--asyncio-mode=auto"], {"randomly", "asyncio"})
+    box = Sandbox(tmp_path / "run", env, None, SimpleNamespace(), False, pa.disabled_plugins)
+    cmd = box.command(["oracle/test_a.py"], pa.kept)
+    assert "randomly" not in [cmd[i + 1] for i, c in enumerate(cmd) if c == "-p"]
+    assert ["-p", "asyncio"] == cmd[cmd.index("asyncio") - 1:cmd.index("asyncio") + 1]
+    assert cmd[-3:] == ["no:randomly", "--asyncio-mode=auto", "oracle/test_a.py"]
