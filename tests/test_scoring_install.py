@@ -374,5 +374,5 @@ def test_disabled_plugins_are_not_loaded(tmp_path: Path) -> None:
     box = Sandbox(tmp_path / "run", env, None, SimpleNamespace(), False, pa.disabled_plugins)
     cmd = box.command(["oracle/test_a.py"], pa.kept)
     assert "randomly" not in [cmd[i + 1] for i, c in enumerate(cmd) if c == "-p"]
-    assert ["-p", "asyncio"] == cmd[cmd.index("asyncio") - 1:cmd.index("asyncio") + 1]
+    assert cmd[cmd.index("asyncio") - 1:cmd.index("asyncio") + 1] == ["-p", "asyncio"]
     assert cmd[-3:] == ["no:randomly", "--asyncio-mode=auto", "oracle/test_a.py"]

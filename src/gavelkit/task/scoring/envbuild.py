@@ -192,7 +192,7 @@ def build_env(requirements: Path | None, *, python: str | None = None, offline: 
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
         if proc.returncode != 0:
             shutil.rmtree(venv, ignore_errors=True)
-            from gavelkit.task.scoring.install import install_failure
+            from gavelkit.task.scoring.uvmessages import install_failure
 
             raise EnvError(install_failure("the task requirements", proc.stderr, offline))
         info = _inspect(str(_bin(venv)))

@@ -32,52 +32,16 @@ from pathlib import Path
 from typing import Any
 
 from gavelkit.core.textio import atomic_write, locked
+from gavelkit.task.scoring.uvmessages import install_failure, missing_requirements
 
 FORMAT = "gavel-solenv-1"
 PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 _SKIP = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", "node_modules",
          ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", ".eggs"}
 
-_MISSING = (
-    re.compile(r"Because ([A-Za-z0-9][\w.\-]*(?:\[[^\]]*\])?)[^\n]*? was not found in the "
-               r"(?:cache|package registry)"),
-    re.compile(r"Because ([A-Za-z0-9][\w.\-]*) was not found in the "),
-    re.compile(r"there (?:are|is) no versions? of ([A-Za-z0-9][\w.\-]*)"),
-    re.compile(r"Failed to fetch: `[^`]*/simple/([A-Za-z0-9][\w.\-]*)/?`"),
-    re.compile(r"Failed to download (?:and build )?`([A-Za-z0-9][\w.\-]*)"),
-    re.compile(r"([A-Za-z0-9][\w.\-]*) was not found in the cache"),
-)
-
-
 def is_project(folder: Path) -> bool:
     """Does the folder carry packaging metadata that says how to build and install it?"""
     return any((folder / name).is_file() for name in PROJECT_FILES)
-
-
-def missing_requirements(stderr: str) -> list[str]:
-    """Distribution names uv could not get (offline, unreachable index or no such release)."""
-    out: list[str] = []
-    for rx in _MISSING:
-        for m in rx.finditer(stderr):
-            name = m.group(1).rstrip(".,")
-            if name not in out and name.lower() not in ("your", "you", "the"):
-                out.append(name)
-    return out
-
-
-def install_failure(what: str, stderr: str, offline: bool) -> str:
-    """One message naming the requirement that could not be installed, when uv says which."""
-    names = missing_requirements(stderr)
-    unreachable = bool(re.search(r"network was disabled|Failed to fetch|dns error|Could not "
-                                 r"connect|Connection refused|timed out|offline", stderr, re.I))
-    if names:
-        where = ("the package index cannot be reached (offline or sandboxed) and uv's cache "
-                 "does not hold it" if unreachable or offline else "the index has no matching "
-                 "release")
-        return (f"installing {what} failed: requirement {', '.join(repr(n) for n in names)} "
-                f"is missing ({where})")
-    tail = stderr.strip()[-900:]
-    return f"installing {what} failed: {tail}"
 
 
 def source_files(folder: Path) -> dict[str, str]:
