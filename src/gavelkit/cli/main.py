@@ -38,6 +38,8 @@ COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
      "detect an oracle change after QUALIFIED and carry out REOPENED_S3"),
     (("task", "gates"), "gavelkit.cli.task_pipeline:gates_main",
      "static gates D (coverage), E (quality), F (phrasing) on a task folder"),
+    (("task", "gates-all"), "gavelkit.cli.task_gates_all:main",
+     "gates D/E/F on every task of a folder: verdict per task, most common causes"),
     (("task", "spotcheck"), "gavelkit.cli.task_pipeline:spotcheck_main",
      "Gates A/C: reproducible spot-check table, or --verify a filled one"),
     (("task", "run"), "gavelkit.cli.task_judging:run_main",
