@@ -69,15 +69,58 @@ def gavel() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "gavelkit"]
 
 
-def run_one(task: Path, spec: str, work: Path, extra: list[str]) -> dict:
+MIRRORS = Path("/work/.mirror")  # `fetch`ed upstream repositories (git dirs), when present
+# upstream of tasks whose task.json leaves `repo` empty (the corpus README names them)
+UPSTREAM = {"diskcache-cache-fullrepro-001": "grantjenks/python-diskcache",
+            "attrs-classes-fullrepro-001": "python-attrs/attrs",
+            "h2-protocol-fullrepro-001": "python-hyper/h2"}
+
+
+def checkout(task: Path, work: Path) -> tuple[Path | None, str, str]:
+    """(source tree of the upstream repository at repo_commit, version, why not)."""
+    try:
+        data = json.loads((task / "task.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None, "", "unreadable task.json"
+    repo = data.get("repo") or UPSTREAM.get(task.name, "")
+    commit = data.get("repo_commit") or ""
+    if not repo or not commit:
+        return None, "", "task.json records no repo / repo_commit"
+    base = MIRRORS / repo.replace("/", "+")
+    gitdir = next((p for p in (base / "repo" / ".git", base / "repo") if (p / "HEAD").is_file()),
+                  None)
+    if gitdir is None:
+        return None, "", f"no local copy of {repo}"
+    ok = subprocess.run(["git", "--git-dir", str(gitdir), "cat-file", "-e", commit],
+                        capture_output=True, check=False).returncode == 0
+    if not ok:
+        return None, "", f"commit {commit[:8]} is not in the local copy of {repo}"
+    dest = work / (task.name + "-checkout")
+    dest.mkdir()
+    got = subprocess.run(["git", "--git-dir", str(gitdir), "archive", commit],
+                         capture_output=True, check=False)
+    if got.returncode != 0:
+        return None, "", f"the local copy of {repo} lacks files of {commit[:8]}"
+    arch = got.stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=arch, check=True)
+    tag = subprocess.run(["git", "--git-dir", str(gitdir), "describe", "--tags", "--abbrev=0",
+                          commit], capture_output=True, text=True, check=False).stdout.strip()
+    return dest, tag.lstrip("v"), ""
+
+
+def run_one(task: Path, spec: str, work: Path, extra: list[str],
+            source: Path | None = None, version: str = "") -> dict:
     copy = work / task.name
     shutil.copytree(task, copy)
     out = work / (task.name + "-ref")
-    cmd = [*gavel(), "task", "solvability", str(copy), "--reference-package", spec,
+    ref = ["--reference", str(source)] if source else ["--reference-package", spec]
+    cmd = [*gavel(), "task", "solvability", str(copy), *ref,
            "--out", str(out), "--format", "json", "--quiet", *extra]
+    env = {**os.environ, "GAVEL_PROGRESS": "0"}
+    if version:  # an archive has no .git: version plugins (setuptools-scm, hatch-vcs) need it
+        env["SETUPTOOLS_SCM_PRETEND_VERSION"] = version
     t0 = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
-                          env={**os.environ, "GAVEL_PROGRESS": "0"})
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     dt = time.monotonic() - t0
     row: dict = {"exit": proc.returncode, "seconds": round(dt, 1)}
     try:
@@ -89,7 +132,19 @@ def run_one(task: Path, spec: str, work: Path, extra: list[str]) -> dict:
     row["summary"] = doc.get("summary")
     row["diagnosis"] = doc.get("diagnosis") or []
     row["findings"] = [f"{f.get('code')} {f.get('message', '')[:200]}"
-                       for f in doc.get("findings", []) if f.get("severity") == "error"][:5]
+                       for f in doc.get("findings", []) if f.get("severity") in ("error", "warning")
+                       and f.get("code") != "TSK-X006"][:5]
+    try:
+        score = json.loads((out / "score_result.json").read_text("utf-8"))
+        row["install"] = {k: v for k, v in (score["gavel"].get("install") or {}).items()
+                          if k in ("kind", "spec", "error", "build_error")}
+        prov = (score["gavel"].get("install") or {}).get("provenance") or {}
+        if prov:
+            row["install"]["provenance"] = {"ok": prov.get("ok"), "matched": prov.get("matched"),
+                                            "why": prov.get("why")}
+        row["import_root_layout"] = score["gavel"].get("import_root_layout")
+    except (OSError, ValueError, KeyError):
+        pass
     return row
 
 
@@ -102,6 +157,10 @@ def main() -> int:
     ap.add_argument("--label", default="after")
     ap.add_argument("--corpus", default=str(CORPUS))
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--source", choices=["release", "checkout"], default="release",
+                    help="release: --reference-package SPEC (default); checkout: the upstream "
+                         "source tree at repo_commit (git archive of a local mirror), built and "
+                         "installed as a project")
     ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[],
                     help="further arguments for gavel task solvability")
     a = ap.parse_args()
@@ -118,12 +177,18 @@ def main() -> int:
             rec, rec_text = recorded(task)
             row = {"task": task.name, "release": spec, "why_release": why,
                    "recorded": rec, "recorded_text": rec_text}
+            src, version, why_not = (checkout(task, Path(tmp)) if a.source == "checkout"
+                                     else (None, "", ""))
+            if a.source == "checkout":
+                row["release"] = f"checkout {version}+" if src else None
             if spec is None:
                 row["error"] = why
             elif not (task / "oracle").is_dir():
                 row["error"] = "task folder has no oracle/ (not copied upstream)"
+            elif a.source == "checkout" and src is None:
+                row["error"] = why_not
             else:
-                row.update(run_one(task, spec, Path(tmp), a.extra))
+                row.update(run_one(task, spec, Path(tmp), a.extra, src, version))
             m = row.get("measured")
             row["within_2_points"] = (m is not None and rec is not None
                                       and abs(m - rec) <= 0.02)

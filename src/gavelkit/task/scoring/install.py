@@ -63,6 +63,33 @@ def source_digest(folder: Path) -> str:
     return hashlib.sha256(body.encode()).hexdigest()
 
 
+def project_name(folder: Path) -> str | None:
+    """The distribution name a project declares (pyproject [project], setup.cfg, setup.py)."""
+    import configparser
+    import tomllib
+
+    try:
+        data = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))
+        name = (data.get("project") or {}).get("name")
+        if isinstance(name, str) and name:
+            return name
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    cfg = configparser.ConfigParser(interpolation=None)
+    try:
+        cfg.read(folder / "setup.cfg", encoding="utf-8")
+        if cfg.get("metadata", "name", fallback=""):
+            return cfg.get("metadata", "name")
+    except (configparser.Error, UnicodeDecodeError):
+        pass
+    try:
+        m = re.search(r"""\bname\s*=\s*['"]([A-Za-z0-9][\w.\-]*)['"]""",
+                      (folder / "setup.py").read_text("utf-8", "replace"))
+        return m.group(1) if m else None
+    except OSError:
+        return None
+
+
 def copy_source(src: Path, dest: Path) -> Path:
     """A private copy to build from (the build must not write into the user's folder)."""
     shutil.copytree(src, dest, symlinks=False,

@@ -151,7 +151,12 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
 
     from gavelkit.core.textio import atomic_write
     from gavelkit.task.pipeline.digests import current_digests
-    from gavelkit.task.scoring.install import source_files, verify_provenance
+    from gavelkit.task.scoring.install import (
+        is_project,
+        project_name,
+        source_files,
+        verify_provenance,
+    )
     from gavelkit.task.scoring.pytestargs import parse_pytest_args
 
     probe = threading.Thread(target=bwrap_available, daemon=True)  # a subprocess: overlap it
@@ -171,6 +176,15 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
         import re
 
         package = re.split(r"[\s<>=!~;\[@]", spec.strip(), maxsplit=1)[0].replace("-", "_")
+    if package is None and sol_src is not None and opts.install != "never" \
+            and is_project(sol_src):
+        # the target is the project's own package: its declared name, else the first word
+        # of the task id (`diskcache-cache-fullrepro-001`), when the source tree has it
+        name = project_name(sol_src)
+        for guess in ((name or "").replace("-", "_").lower(), task.id.split("-")[0].lower()):
+            if guess.isidentifier() and find_import_root(sol_src, guess)[0] is not None:
+                package = guess
+                break
     remove = list(dict.fromkeys(task_remove_paths(task) + list(opts.remove_paths)))
     reference = load_reference(task, opts.reference_score) if opts.role == "candidate" else None
     expected, expected_src = expected_ids(task, reference)
