@@ -83,7 +83,10 @@ def test_src_layout_detected(tmp_path: Path) -> None:
                                            "pyproject.toml": "[project]\nname='tally'\n"})
     res = run(task, sol, tmp_path)
     assert res.pass_rate == 1.0
+    # the pyproject.toml has no version: it cannot be built, so the folder is scored as is
     assert res.score["gavel"]["import_root_layout"] == "src"
+    assert res.score["gavel"]["install"]["kind"] == "none"
+    fires(res.findings, "TSK-X022")
 
 
 def test_missing_package_is_named_not_silent(tmp_path: Path) -> None:
@@ -207,8 +210,10 @@ def test_env_failure_is_reported_not_scored(tmp_path: Path) -> None:
     task = make_task(tmp_path, atomic_only=True)
     (task / "oracle" / "requirements.txt").write_text("pytest\nno-such-dist-gavelkit-test==0.0.1\n")
     res = run(task, ref_solution(tmp_path), tmp_path, offline=True)
-    fires(res.findings, "TSK-X005")
-    assert res.summary["not_collected"] == 5
+    f = fires(res.findings, "TSK-X005")
+    assert "'no-such-dist-gavelkit-test'" in f.message  # the missing requirement, by name
+    assert res.summary["error"] == 5  # nothing ran: environment errors, never the candidate's
+    assert {c["classification"]["class"] for c in res.score["cases"]} == {"environment"}
     clean(run(make_task(tmp_path / "ok", atomic_only=True), ref_solution(tmp_path, "r3"),
               tmp_path / "ok").findings, "TSK-X005")
 

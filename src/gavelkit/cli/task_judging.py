@@ -36,7 +36,12 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--remove-path", action="append", default=[], metavar="PATH",
                    help="delete PATH from the oracle worktree before running (repeatable)")
     p.add_argument("--python", help="score with this interpreter instead of a uv environment "
-                                    "built from oracle/requirements.txt (recorded in the result)")
+                                    "built from oracle/requirements.txt (recorded in the result; "
+                                    "a relative path is resolved from the current folder)")
+    p.add_argument("--install", choices=["auto", "never"], default="auto",
+                   help="auto: a solution folder with pyproject.toml / setup.py / setup.cfg is "
+                        "built and installed with its dependencies (default); never: put the "
+                        "folder on sys.path as it is")
     p.add_argument("--offline", action="store_true", help="never reach the package index")
     p.add_argument("--timeout", type=float, default=60.0, help="per-test limit in s (default 60)")
     p.add_argument("--file-timeout", type=float, default=900.0,
@@ -44,9 +49,10 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-mb", type=int, default=4096, help="address-space limit (default 4096)")
     p.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto",
                    help="auto: bubblewrap when it works here (default); bwrap: require it")
-    p.add_argument("--group", choices=["file", "run"], default="file",
-                   help="file: one pytest process per test file (default; per-file limits); "
-                        "run: one process for all files (faster, less isolation)")
+    p.add_argument("--group", choices=["auto", "file", "run"], default="auto",
+                   help="auto: all files in one pytest process, and each file that process "
+                        "did not finish (crash, hang) re-run alone (default); file: one process "
+                        "per test file; run: one process, no re-runs")
     p.add_argument("--repeat", type=int, default=1, metavar="K",
                    help="run K times and mark nodes whose outcome changes as flaky")
 
@@ -59,19 +65,20 @@ def _opts(a: argparse.Namespace, solution: str, out: str, role: str, progress: A
     return RunOptions(solution=solution, out=out, package=a.package, remove_paths=a.remove_path,
                       python=a.python, offline=a.offline, role=role, test_timeout=a.timeout,
                       file_timeout=a.file_timeout, memory_mb=a.memory_mb, isolation=a.isolation,
-                      repeat=a.repeat, progress=progress, group=a.group,
+                      repeat=a.repeat, progress=progress, group=a.group, install=a.install,
                       reference_score=getattr(a, "reference_run", None))
 
 
 def _score_text(score: dict[str, Any]) -> str:
+    from gavelkit.task.scoring.counts import count_line
+
     s = score["summary"]
     rate = score.get("pass_rate_excluding_skips")
     g = score.get("gavel", {})
     iso = g.get("isolation", {})
-    lines = [f"{s['passed']}/{s['total']} passed"
-             + (f" ({rate:.1%})" if rate is not None else " (nothing scored: 0/0 is not a rate)")
-             + "; " + ", ".join(f"{k} {v}" for k, v in s.items()
-                                if k not in ("passed", "total") and v)]
+    rest = ", ".join(f"{k} {v}" for k, v in s.items() if k not in ("passed", "total", "skipped")
+                     and v)
+    lines = [count_line(s, rate) + (f" ({rest})" if rest else "")]
     for layer, v in sorted(score.get("by_layer", {}).items()):
         lines.append(f"  {layer}: {v.get('passed', 0)}/{v['total']}")
     if g.get("classification"):
@@ -80,7 +87,22 @@ def _score_text(score: dict[str, Any]) -> str:
     lines.append(f"isolation: {'active (' + iso.get('mechanism', '') + ')' if iso.get('active') else 'INACTIVE - ' + str(iso.get('why_inactive'))}")
     env = g.get("environment", {})
     lines.append(f"environment: {env.get('kind')} {env.get('requirements_hash', '')} "
-                 f"({'reused' if env.get('reused') else 'built'})")
+                 f"({'reused' if env.get('reused') else 'built'})"
+                 if not env.get("error") else f"environment: NOT BUILT - {env['error']}")
+    inst = g.get("install") or {}
+    if inst.get("kind") in ("project", "spec"):
+        prov = inst.get("provenance") or {}
+        lines.append(f"installed: {inst.get('spec') or 'the solution project'} with its "
+                     "dependencies" + (f"; provenance {'OK' if prov.get('ok') else 'FAILED'}"
+                                       f" - {prov.get('why')}" if prov else ""))
+    pa = g.get("pytest_args") or {}
+    for key, word in (("refused", "refused"), ("dropped", "dropped")):
+        for d in pa.get(key) or []:
+            lines.append(f"pytest_args {word}: {' '.join(d['args'])} ({d['why']})")
+    proc = g.get("processes") or {}
+    if proc.get("rerun_alone"):
+        lines.append("re-run alone after the shared process did not finish them: "
+                     + ", ".join(proc["rerun_alone"]))
     return "\n".join(lines)
 
 
@@ -90,7 +112,13 @@ def run_main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Score a solution against the task's oracle in an isolated runner; "
                      "writes OUT/score_result.json.")
     p.add_argument("task", help="task folder")
-    p.add_argument("--solution", required=True, help="solution folder (reference or candidate)")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--solution", help="solution folder (reference or candidate); a folder "
+                                        "with pyproject.toml / setup.py / setup.cfg is built "
+                                        "and installed with its dependencies")
+    src.add_argument("--solution-package", metavar="SPEC",
+                     help="install SPEC (e.g. semver==3.0.2) with its dependencies as the "
+                          "solution")
     p.add_argument("--out", required=True, help="run folder to write score_result.json into")
     p.add_argument("--role", choices=["candidate", "reference"], default="candidate")
     p.add_argument("--reference-run", help="reference score_result.json (skips it takes are "
@@ -99,7 +127,9 @@ def run_main(argv: list[str], prog: str) -> int:
     add_format(p)
     a = p.parse_args(argv)
     cb = progress_printer(a.quiet, "task run")
-    res = run_solution(a.task, _opts(a, a.solution, a.out, a.role, cb))
+    opts = _opts(a, a.solution or "", a.out, a.role, cb)
+    opts.package_spec = a.solution_package
+    res = run_solution(a.task, opts)
     _end_progress(cb)
     extra = {"score_result": str(res.path), "summary": res.summary,
              "pass_rate": res.pass_rate, "by_layer": res.score.get("by_layer"),

@@ -43,6 +43,9 @@ def strip_ticks(text: str) -> str:
     return t
 
 
+_CODE_SPAN = re.compile(r"`[^`]*`")
+
+
 def split_row(line: str) -> list[str]:
     """Cells of a `| a | b |` line; `\\|` and pipes inside backticks stay in the cell."""
     s = line.strip()
@@ -50,6 +53,9 @@ def split_row(line: str) -> list[str]:
         s = s[1:]
     if s.endswith("|") and not s.endswith("\\|"):
         s = s[:-1]
+    if "\\" not in s and s.count("`") % 2 == 0 and not any(
+            "|" in span for span in _CODE_SPAN.findall(s)):  # the common row (fast path)
+        return [c.strip() for c in s.split("|")]
     cells: list[str] = []
     buf: list[str] = []
     in_code = False

@@ -11,6 +11,7 @@ from typing import Any
 
 from gavelkit.core.errors import InputError
 from gavelkit.task.judging import verdict as V
+from gavelkit.task.judging.blame import reference_diagnosis as reference_diagnosis
 
 SOLVABLE = 0.95
 SMALL_ORACLE = 30
@@ -215,37 +216,6 @@ def small_oracle(res: Any, score: dict[str, Any]) -> None:
                "exploratory, not QUALIFIED")
         res.add("TSK-J008", "error", msg)
         res.check("oracle-size", V.FAIL, msg, "filter")
-
-
-def reference_diagnosis(ref: dict[str, Any]) -> list[str]:
-    """Environment diagnosis first (seed Solvability step 1), then the oracle."""
-    counts: dict[str, dict[str, int]] = {}
-    signals: dict[str, str] = {}
-    for c in ref.get("cases", []) if isinstance(ref.get("cases"), list) else []:
-        if not isinstance(c, dict) or c.get("counted_as", c.get("outcome")) in (
-                "passed", "xfail", "xpass", "skipped"):
-            continue
-        cls = c.get("classification") if isinstance(c.get("classification"), dict) else {}
-        k = cls.get("class", "unclassified")
-        counts.setdefault(k, {})
-        counts[k][cls.get("rule", "?")] = counts[k].get(cls.get("rule", "?"), 0) + 1
-        signals.setdefault(f"{k}:{cls.get('rule', '?')}", cls.get("signal", ""))
-    out = []
-    # the scorer calls a non-environment failure "candidate"; in a reference run it is the
-    # reference that fails, so it is named as such
-    names = {"candidate": "reference behaviour"}
-    for k in ("environment", "infrastructure", "verifier", "candidate", "unclassified"):
-        for rule, n in sorted(counts.get(k, {}).items(), key=lambda x: -x[1]):
-            what = {"environment": "fix the environment and re-run",
-                    "infrastructure": "raise the resource limits / re-run",
-                    "verifier": "oracle defect: return to test-filter",
-                    "candidate": "the reference itself fails: the oracle expects other behaviour",
-                    "unclassified": "inspect"}[k]
-            out.append(f"{n} {names.get(k, k)} failure(s) [{rule}: "
-                       f"{signals.get(f'{k}:{rule}', '')}] -> {what}")
-    if not out:
-        out.append("the reference run scored nothing (0/0): environment or node-id drift")
-    return out
 
 
 def reference_failures(ref: dict[str, Any] | None) -> list[str]:

@@ -48,6 +48,7 @@ def wording_solution(reference: Path, dest: Path) -> Path:
 
 def steps(root: Path, Step: Any) -> list[Any]:
     from gavelkit.task.judging.judge import judge_run
+    from gavelkit.task.scoring.counts import count_line
     from gavelkit.task.scoring.options import RunOptions
     from gavelkit.task.scoring.runner import run_solution
 
@@ -59,7 +60,7 @@ def steps(root: Path, Step: Any) -> list[Any]:
     env = ref.score["gavel"]["environment"]
     out.append(Step("solvability: reference on the oracle (>= 95 %)",
                     (ref.pass_rate or 0) >= 0.95,
-                    f"{ref.summary['passed']}/{ref.summary['total']} passed; env "
+                    f"{count_line(ref.summary, ref.pass_rate)}; env "
                     f"{env.get('requirements_hash')} ({'reused' if env.get('reused') else 'built'});"
                     f" isolation {'bubblewrap' if iso['active'] else 'INACTIVE: ' + iso['why_inactive']}"))
     gate_b_task = root / "gate-b" / "task-semver"  # same folder name: Gate E checks it
@@ -69,8 +70,7 @@ def steps(root: Path, Step: Any) -> list[Any]:
     cls = cand.score["gavel"]["classification"]
     out.append(Step("run: broken candidate scored against the oracle",
                     cand.pass_rate is not None and cand.pass_rate < 1.0,
-                    f"{cand.summary['passed']}/{cand.summary['total']} passed "
-                    f"({cand.pass_rate:.1%}); failure classes "
+                    f"{count_line(cand.summary, cand.pass_rate)}; failure classes "
                     + ", ".join(f"{k} {n}" for k, n in sorted(cls.items()))))
     res = judge_run(task, run_dir, trajectories=[str(p) for p in
                                                   sorted(run_dir.glob("trajectory*.jsonl"))])

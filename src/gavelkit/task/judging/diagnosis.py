@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gavelkit.task.scoring.counts import count_line
+
 
 def _esc(x: Any) -> str:
     return str(x).replace("|", "\\|").replace("\n", " ")
@@ -64,9 +66,8 @@ def render_report(res: Any) -> str:
         out += ["No reference run found: solvability is not established.", ""]
     else:
         rs = res.reference.get("summary", {})
-        out += [f"Reference: `{res.reference_src}`: {rs.get('passed')}/{rs.get('total')} passed, "
-                f"pass rate {_pct(res.reference_rate)} (threshold 95 %; 100 % at "
-                "S3_REFERENCE_RUN).", ""]
+        out += [f"Reference: `{res.reference_src}`: {count_line(rs, res.reference_rate)} "
+                "(threshold 95 % of non-skipped; 100 % at S3_REFERENCE_RUN).", ""]
         env = ((res.reference.get("gavel") or {}).get("environment") or {})
         if env:
             out += [f"Environment: {env.get('kind')} at `{env.get('path')}`, requirements hash "
@@ -126,9 +127,7 @@ def render_report(res: Any) -> str:
         out += [withheld, ""]
     sm = s.get("summary", {}) if usable else {}
     if usable:
-        out += [f"Total: {sm.get('passed')}/{sm.get('total')} passed, pass rate "
-                f"{_pct(s.get('pass_rate_excluding_skips'))}"
-                f" (skipped and excluded: {sm.get('skipped', 0)}).", "",
+        out += [f"Total: {count_line(sm, s.get('pass_rate_excluding_skips'))}.", "",
                 "| layer | passed | total | rate |", "|---|---:|---:|---:|"]
         for layer, v in sorted((m.layers if m else {}).items()):
             out.append(f"| {layer} | {v['passed']} | {v['total']} | {_pct(v['rate'])} |")

@@ -52,6 +52,23 @@ def candidate_runs(task: Path) -> list[tuple[Path, Path | None]]:
     return out
 
 
+def clear_crash_litter(task: Path) -> list[str]:
+    """Temporary files of an atomic write that a killed attempt left (`.NAME.XXXX.tmp`).
+
+    A job can be killed mid-write (a Dask worker lost, a pool process killed); the
+    scheduler then runs it again elsewhere. The rename that finishes an atomic write never
+    happened, so the target is intact, but the temp file stays: remove it before the retry.
+    """
+    import re
+
+    out = []
+    for p in task.rglob(".*.tmp"):
+        if p.is_file() and re.fullmatch(r"\..+\.[A-Za-z0-9_]{6,}\.tmp", p.name):
+            p.unlink(missing_ok=True)
+            out.append(str(p.relative_to(task)))
+    return out
+
+
 def judge_one(task_dir: str, opts: FleetOptions) -> dict[str, Any]:
     """Everything one task needs; never raises (errors become the row's `error`)."""
     from gavelkit.core.errors import InputError, UsageError
@@ -63,6 +80,9 @@ def judge_one(task_dir: str, opts: FleetOptions) -> dict[str, Any]:
     task = Path(task_dir)
     row: dict[str, Any] = {"task": task.name, "path": str(task)}
     try:
+        litter = clear_crash_litter(task)
+        if litter:
+            row["cleared"] = litter
         ref_out = task / "judge" / "reference_run"
         ref_sol = task / "reference"
         if ref_sol.is_dir() and (opts.rescore or not (ref_out / "score_result.json").is_file()):
@@ -84,6 +104,7 @@ def judge_one(task_dir: str, opts: FleetOptions) -> dict[str, Any]:
         m = res.metrics
         row.update({"run": run.name, "verdict": res.verdict, "route": res.route,
                     "passed": s.get("passed"), "total": s.get("total"),
+                    "skipped": s.get("skipped", 0),
                     "pass_rate": (res.score or {}).get("pass_rate_excluding_skips"),
                     "reference_rate": res.reference_rate,
                     "rate_gap": m.integration_gap["rate_gap"] if m else None,
@@ -166,7 +187,8 @@ def _dask(tasks: list[str], opts: FleetOptions, progress: Any) -> list[dict[str,
 
 
 def render_table(rows: list[dict[str, Any]]) -> str:
-    head = ["task", "verdict", "score", "reference", "rate_gap", "roots", "anti-cheat", "s"]
+    head = ["task", "verdict", "score (rate of non-skipped)", "reference", "rate_gap", "roots",
+            "anti-cheat", "s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         if r.get("error"):
@@ -175,13 +197,14 @@ def render_table(rows: list[dict[str, Any]]) -> str:
             continue
         pr = r.get("pass_rate")
         rr = r.get("reference_rate")
+        sk = f" ({r['skipped']} skipped)" if r.get("skipped") else ""
         lines.append(f"| {r['task']} | {r['verdict']}"
                      + (f" ({r['route']})" if r.get("route") else "")
                      + (f" [{', '.join(r['blocking'])}]" if r.get("verdict") == "PENDING"
                         and r.get("blocking") else "")
-                     + f" | {r['passed']}/{r['total']}"
-                     + (f" {pr:.1%}" if pr is not None else "")
-                     + f" | {'' if rr is None else f'{rr:.1%}'} | {r.get('rate_gap')} | "
+                     + f" | {r['passed']}/{r['total']}{sk}"
+                     + (f" {100 * pr:.1f} %" if pr is not None else "")
+                     + f" | {'' if rr is None else f'{100 * rr:.1f} %'} | {r.get('rate_gap')} | "
                      f"{r.get('root_causes')} | {r.get('anti_cheat')} | {r.get('seconds')} |")
     n = len(rows)
     q = sum(1 for r in rows if r.get("verdict") == "QUALIFIED")

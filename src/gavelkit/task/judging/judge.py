@@ -39,6 +39,7 @@ from gavelkit.task.formats.load import Task, load_task
 from gavelkit.task.judging import checks as C
 from gavelkit.task.judging import records as R
 from gavelkit.task.judging import verdict as V
+from gavelkit.task.judging.blame import reference_diagnosis
 from gavelkit.task.judging.checks import SOLVABLE, TAMPER_CODES
 
 ROUTES = V.ROUTES
@@ -183,6 +184,14 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
         res.check("preflight", V.FAIL, res.preflight.reason, "env")
     else:
         res.check("preflight", V.PASS, res.preflight.reason)
+    prov = (meta.get("install") or {}).get("provenance") or {}
+    if prov and not prov.get("ok"):
+        why = f"import provenance of the installed solution failed at scoring time: {prov.get('why')}"
+        res.add("TSK-J001", "error", why)
+        res.check("preflight", V.FAIL, why, "env")
+    if meta.get("mismatch"):
+        res.add("TSK-J020", "error", f"run record mismatch: {meta['mismatch']}")
+        res.check("run-integrity", V.FAIL, f"run record mismatch: {meta['mismatch']}", "env")
     # ---- 2. anti-cheat
     res.scan = anticheat_api.scan(trajectories or [], str(task.dir), package, forbid or [])
     res.steps.append("anti-cheat")
@@ -240,7 +249,7 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
     else:
         res.reference_rate = _rate(res.reference)
         if res.reference_rate is None or res.reference_rate < SOLVABLE:
-            res.reference_diag = C.reference_diagnosis(res.reference)
+            res.reference_diag = reference_diagnosis(res.reference)
             rr = "0/0" if res.reference_rate is None else f"{res.reference_rate:.1%}"
             msg = f"reference pass rate {rr} is below {SOLVABLE:.0%}: " + "; ".join(
                 res.reference_diag[:3])
@@ -308,14 +317,9 @@ def _solution_dir(task: Task, explicit: str | Path | None, meta: dict[str, Any])
 
 def _read_meta(score_path: Path) -> dict[str, Any]:
     """Only the run's metadata (package, solution, environment): no score value."""
-    side = score_path.parent / "run_meta.json"
-    data = _read_json(side) if side.is_file() else None
-    if data is None:
-        raw = _read_json(score_path) or {}
-        g = raw.get("gavel") if isinstance(raw.get("gavel"), dict) else {}
-        data = {"package": g.get("package"), "solution_dir": raw.get("solution_dir"),
-                "environment": g.get("environment") or {}, "remove_paths": raw.get("remove_paths")}
-    data = {k: v for k, v in data.items()}
+    from gavelkit.task.judging.runmeta import read_run_meta
+
+    data = read_run_meta(score_path)
     if not isinstance(data.get("environment"), dict):
         data["environment"] = {}
     data["_run_dir"] = str(score_path.parent)

@@ -88,8 +88,10 @@ def _guard_ok(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tup
         if rate is None:
             return False, f"{refs[0].name} scored nothing (0/0)"
         if sr.passed != sr.total - sr.counts.get("skipped", 0) or rate < 1.0:
-            return False, (f"{refs[0].name} pass rate is {rate:.1%} "
-                           f"({sr.passed}/{sr.total - sr.counts.get('skipped', 0)})")
+            sk = sr.counts.get("skipped", 0)
+            return False, (f"{refs[0].name}: {sr.passed}/{sr.total} passed"
+                           + (f"; {sk} skipped" if sk else "")
+                           + f"; {rate:.1%} of {'non-skipped' if sk else 'all'}")
         return True, str(refs[0])
     if kind == "candidate_score":
         hits = find_globs(task_dir, cfg["state"]["candidate_score_globs"])

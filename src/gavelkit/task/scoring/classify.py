@@ -33,6 +33,7 @@ class Context:
     requirements: set[str] = field(default_factory=set)
     public_names: set[str] = field(default_factory=set)
     rules: list[dict[str, Any]] = field(default_factory=list)
+    role: str = "candidate"  # rules with `role = "reference"` apply to reference runs only
 
 
 def context_for(task: Any, opts: Any = None) -> Context:
@@ -47,7 +48,7 @@ def context_for(task: Any, opts: Any = None) -> Context:
         names = set(re.findall(r"`([A-Za-z_][\w.]*)`", body))
         names |= {n.rsplit(".", 1)[-1] for n in names}
     rules = list(for_task("failure_classes", task.dir)["rule"])
-    return Context(pkg, reqs, names, rules)
+    return Context(pkg, reqs, names, rules, str(getattr(opts, "role", None) or "candidate"))
 
 
 def _module_kind(text: str, ctx: Context) -> str | None:
@@ -76,22 +77,36 @@ def _module_kind(text: str, ctx: Context) -> str | None:
     return None
 
 
-def classify_text(outcome: str, phase: str, text: str, ctx: Context) -> dict[str, str]:
-    """First rule of the table that matches; `rule` and `signal` say which and why."""
-    mod_kind = _module_kind(text, ctx)
+def _line_of(text: str, m: re.Match[str]) -> str:
+    """The whole line a match sits on: the evidence a reader can act on."""
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    return text[start:end if end >= 0 else len(text)].strip()
+
+
+def classify_text(outcome: str, phase: str, text: str, ctx: Context,
+                  imports: bool = True) -> dict[str, str]:
+    """First rule of the table that matches; `rule` and `signal` say which and why.
+
+    `imports=False` when the failure is an assertion: a module name quoted in an assertion
+    message (a test checking an error text) is not a failed import."""
+    mod_kind = _module_kind(text, ctx) if imports else None
     for rule in ctx.rules:
         if "outcome" in rule and outcome not in rule["outcome"]:
             continue
         if "phase" in rule and phase not in rule["phase"]:
             continue
-        if "module" in rule and rule["module"] != mod_kind:
+        if "role" in rule and rule["role"] != ctx.role:
+            continue
+        if "module" in rule and mod_kind not in (
+                rule["module"] if isinstance(rule["module"], list) else [rule["module"]]):
             continue
         if "regex" in rule and not re.search(rule["regex"], text, re.I):
             continue
         evidence = ""
         if "regex" in rule:
             m = re.search(rule["regex"], text, re.I)
-            evidence = m.group(0) if m else ""
+            evidence = _line_of(text, m) if m else ""
         elif "module" in rule:
             m = _MNF.search(text) or _CANNOT.search(text) or _ATTR.search(text)
             evidence = m.group(0) if m else ""
@@ -113,4 +128,6 @@ def classify_case(case: dict[str, Any], detail: dict[str, Any], ctx: Context) ->
         return {"class": "candidate", "rule": "candidate-skip",
                 "signal": "skip the reference does not take (caused by the candidate)",
                 "evidence": crash[:200]}
-    return classify_text(outcome, str(detail.get("phase") or ""), text, ctx)
+    asserted = bool(re.match(r"\s*(AssertionError\b|assert\b)", crash))
+    return classify_text(outcome, str(detail.get("phase") or ""), text, ctx,
+                         imports=not asserted)

@@ -26,7 +26,7 @@ from typing import Any
 
 from gavelkit.core.textio import atomic_write, locked
 
-FORMAT = "gavel-env-2"
+FORMAT = "gavel-env-3"  # 3: bytecode compiled at install (the sandbox never writes .pyc)
 MARKER = "gavel-env.json"
 
 _LIST_PLUGINS = r"""
@@ -59,14 +59,18 @@ class Env:
     kind: str = "uv"
     reused: bool = False
     build_seconds: float = 0.0
+    # distributions besides the requirements whose pytest11 plugins load: the solution's own
+    # (an installed library that ships a pytest plugin the oracle uses, e.g. anyio)
+    plugin_dists: list[str] = field(default_factory=list)
 
     @property
     def digest(self) -> str:
         return hashlib.sha256("\n".join(self.freeze).encode()).hexdigest()
 
     def plugin_args(self) -> list[str]:
-        """`-p NAME` for each pytest11 plugin whose distribution the requirements name."""
-        wanted = {norm(r) for r in self.requirements}
+        """`-p NAME` for each pytest11 plugin whose distribution the requirements name (or
+        that is the solution's own distribution)."""
+        wanted = {norm(r) for r in [*self.requirements, *self.plugin_dists]}
         out: list[str] = []
         for p in self.plugins:
             if norm(p["dist"]) in wanted and p["name"] not in out:
@@ -77,6 +81,7 @@ class Env:
         return {"kind": self.kind, "path": str(self.path), "python": self.python,
                 "requirements_hash": self.key, "digest": self.digest,
                 "requirements": self.requirements, "plugins": self.plugin_args(),
+                "plugin_dists": self.plugin_dists,
                 "reused": self.reused, "build_seconds": round(self.build_seconds, 3),
                 "packages": self.freeze}
 
@@ -126,11 +131,21 @@ def find_uv() -> str | None:
 
 
 def _inspect(python: str) -> dict[str, Any]:
-    proc = subprocess.run([python, "-s", "-c", _LIST_PLUGINS], capture_output=True, text=True,
-                          check=False, env={**os.environ, "PYTHONNOUSERSITE": "1"})
+    """Plugins and installed distributions; an interpreter that never starts is an EnvError."""
+    try:
+        proc = subprocess.run([python, "-s", "-c", _LIST_PLUGINS], capture_output=True,
+                              text=True, check=False, timeout=120,
+                              env={**os.environ, "PYTHONNOUSERSITE": "1"})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise EnvError(f"the interpreter {python} cannot start: {exc}") from None
     if proc.returncode != 0:
-        raise EnvError(f"cannot inspect environment {python}: {proc.stderr.strip()[-500:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+        raise EnvError(f"the interpreter {python} cannot start or inspect its environment "
+                       f"(exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
+    try:
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise EnvError(f"the interpreter {python} did not report its environment: "
+                       f"{(proc.stdout + proc.stderr).strip()[-300:]}") from None
 
 
 def _bin(venv: Path) -> Path:
@@ -169,15 +184,17 @@ def build_env(requirements: Path | None, *, python: str | None = None, offline: 
                               capture_output=True, text=True, check=False, env=env)
         if proc.returncode != 0:
             raise EnvError(f"uv venv failed: {proc.stderr.strip()[-800:]}")
-        cmd = [uv, "pip", "install", "--quiet", "--python", str(_bin(venv)), *install]
+        cmd = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python",
+               str(_bin(venv)), *install]
         proc = subprocess.run([*cmd, "--offline"], capture_output=True, text=True, check=False,
                               env=env)
         if proc.returncode != 0 and not offline:
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
         if proc.returncode != 0:
             shutil.rmtree(venv, ignore_errors=True)
-            raise EnvError("installing the task requirements failed: "
-                           + proc.stderr.strip()[-1200:])
+            from gavelkit.task.scoring.uvmessages import install_failure
+
+            raise EnvError(install_failure("the task requirements", proc.stderr, offline))
         info = _inspect(str(_bin(venv)))
         meta = {"format": FORMAT, "requirements": reqs, "installed": install,
                 "plugins": info["plugins"], "freeze": info["freeze"], "python": info["python"]}
@@ -188,12 +205,13 @@ def build_env(requirements: Path | None, *, python: str | None = None, offline: 
 
 def given_env(python: str, requirements: Path | None) -> Env:
     """Score with an interpreter the user named (--python); recorded as such in the result."""
-    exe = shutil.which(python) or python
+    exe = shutil.which(python) if os.sep not in python else python
+    exe = str(Path(exe or python).absolute())  # the sandbox runs in another folder
     if not Path(exe).exists():
         raise EnvError(f"interpreter {python} not found")
     info = _inspect(exe)
     reqs = read_requirements(requirements)
     key = hashlib.sha256("\n".join(info["freeze"]).encode()).hexdigest()[:20]
     prefix = subprocess.run([exe, "-c", "import sys; print(sys.prefix)"], capture_output=True,
-                            text=True, check=False).stdout.strip()
+                            text=True, check=False).stdout.strip() or str(Path(exe).parent.parent)
     return Env(Path(prefix), exe, key, reqs, info["plugins"], info["freeze"], kind="given")

@@ -25,10 +25,14 @@ class RunOptions:
     fsize_mb: int = 512
     isolation: str = "auto"  # auto | bwrap | none
     repeat: int = 1
-    group: str = "file"  # file: one pytest process per test file | run: one for all files
+    # auto: all files in one pytest process, files it did not finish (crash, hang, kill)
+    # re-run alone | file: one process per test file | run: one process, no re-runs
+    group: str = "auto"
     reference_score: str | Path | None = None
     cache: str | Path | None = None
     progress: Any = None  # callable(str) or None
+    package_spec: str | None = None  # install this requirement as the solution (x==1.2)
+    install: str = "auto"  # auto: build + install project folders | never: copy as a folder
 
 
 @dataclass(slots=True)

@@ -1,15 +1,31 @@
-"""From per-test reports to score_result.json: the outcome of a node id, the expected ids (the task's, never the candidate's), and the assembled score."""
+"""Reading a run's results: per-node outcomes reconciled against the expected node ids.
+
+Every expected node gets exactly one outcome, decided from the authenticated reports of
+the process that ran its file (raw call result and final report, cross-checked), or, when
+it has none, from why not: the process was killed (timeout), the file did not collect
+(collection_error), the process died first (not_collected with its exit status and
+stderr), the environment could not be built, or pytest rejected the command line (then
+whose option it was decides the blame: gavel's own is infrastructure, never the
+environment). Extra ids, forged reports, exit-status disagreements and tampering become
+TSK-X findings; failing nodes are classified (`classify`).
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gavelkit.core.findings import Finding
 from gavelkit.task.formats.load import Task
 from gavelkit.task.formats.nodeids import base_nodeid, file_of
-from gavelkit.task.scoring.options import RunOptions
+from gavelkit.task.scoring.worktree import expected_ids
 
 PASSING = ("passed", "xfail", "xpass")
+__all__ = ["PASSING", "assemble", "expected_ids", "node_outcome", "usage_error"]
+_USAGE = re.compile(r"unrecognized arguments: (.+)|file or directory not found: (\S+)|"
+                    r"error: argument ([^:]+):|ERROR: usage:")
+
+
 def node_outcome(reports: list[dict[str, Any]]) -> tuple[str, dict[str, Any], bool]:
     """(outcome, the deciding phase report, forged?) from a node's phase reports."""
     by = {r["when"]: r for r in reports}
@@ -47,28 +63,31 @@ def node_outcome(reports: list[dict[str, Any]]) -> tuple[str, dict[str, Any], bo
     return out, call, forged
 
 
-def expected_ids(task: Task, reference: dict[str, Any] | None) -> tuple[list[str], str]:
-    if task.kept is not None and task.kept.ids:
-        return list(task.kept.ids), task.rel(task.paths["kept"])
-    if reference and isinstance(reference.get("cases"), list):
-        ids = [c["nodeid"] for c in reference["cases"] if isinstance(c, dict) and "nodeid" in c]
-        if ids:
-            return ids, "reference run"
-    from gavelkit.task.gates.gate_e import scoring_set
-
-    ids = scoring_set(task)
-    return ids, "spec_test_map.md / task.json taxonomy" if ids else "none"
-
-
 def _combined(d: dict[str, str]) -> str:
     from gavelkit.task.pipeline.digests import combined
 
     return combined(d)
 
 
+def usage_error(fr: Any, oracle_args: list[str]) -> str | None:
+    """When pytest rejected its command line: whose option it was ("gavel" or "oracle")."""
+    text = fr.stderr or ""
+    if fr.returncode != 4 and "ERROR: usage:" not in text:
+        return None
+    m = _USAGE.search(text)
+    if m is None:
+        return None
+    bad = " ".join(g for g in m.groups() if g).split()
+    if bad and any(tok in oracle_args or any(a.startswith(tok) for a in oracle_args)
+                   for tok in bad):
+        return "oracle"
+    return "gavel"
+
+
 def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[dict[str, Any]],
-             layer: Any, reference: dict[str, Any] | None, opts: RunOptions,
-             findings: list[Finding]) -> dict[str, Any]:
+             layer: Any, reference: dict[str, Any] | None, opts: Any,
+             findings: list[Finding], env_error: str = "",
+             oracle_args: list[str] | None = None, ctx: Any = None) -> dict[str, Any]:
     """Reconcile the plugin messages of every file (and round) against the expected ids."""
     from gavelkit.task.scoring.classify import classify_case, context_for
 
@@ -77,7 +96,7 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
         for c in reference["cases"]:
             if isinstance(c, dict) and isinstance(c.get("nodeid"), str):
                 ref_out[c["nodeid"]] = str(c.get("outcome", ""))
-    ctx = context_for(task, opts)
+    ctx = ctx or context_for(task, opts)
     outcomes_by_round: list[dict[str, tuple[str, dict[str, Any]]]] = []
     channel = {"forged_reports": [], "extra_ids": [], "bad_macs": 0, "tamper": [],
                "exit_status_mismatch": [], "no_end_message": []}
@@ -127,9 +146,15 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
                     detail = {"phase": dec.get("when"), "crash": dec.get("crash"),
                               "longrepr": dec.get("longrepr", ""), "duration": sum(
                                   r.get("duration", 0) for r in reps)}
+                elif usage_error(fr, oracle_args or []) == "gavel":
+                    out, detail = "error", {
+                        "phase": "process", "longrepr": "[gavel command line rejected by "
+                        "pytest] gavel built a command line pytest refused (a gavel defect, "
+                        "not the environment, the oracle or the solution): "
+                        + fr.stderr.strip()[-1200:]}
                 elif fr.killed:
-                    out, detail = "timeout", {"phase": "file", "longrepr":
-                                              f"test file killed after {opts.file_timeout:g} s"}
+                    out, detail = "timeout", {"phase": "file", "longrepr": "test process "
+                                              f"killed after {fr.seconds:.0f} s (wall limit)"}
                 elif collect_err is not None:
                     out, detail = "collection_error", {"phase": "collect",
                                                       "longrepr": collect_err.get("longrepr", "")}
@@ -146,7 +171,8 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
                 detail["returncode"] = fr.returncode
                 detail["stderr_tail"] = fr.stderr.strip()[-800:]
                 res[nid] = (out, detail)
-                any_fail = any_fail or out not in (*PASSING, "skipped")
+                # ids the file does not have are not failures pytest would count
+                any_fail = any_fail or out not in (*PASSING, "skipped", "not_collected")
             if ended is None and not fr.killed and first:
                 channel["no_end_message"].append(f)
             if fr.returncode == 0 and any_fail:
@@ -156,6 +182,9 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
                 channel["exit_status_mismatch"].append(f)
         outcomes_by_round.append(res)
     base = outcomes_by_round[0] if outcomes_by_round else {}
+    if env_error:  # nothing ran: each node says why, and it is the environment's failure
+        base = {nid: ("error", {"phase": "environment", "longrepr": "scoring environment "
+                                f"could not be built: {env_error}"}) for nid in expected}
     flaky = set()
     for nid in expected:
         seen = {r.get(nid, ("missing", {}))[0] in PASSING for r in outcomes_by_round}

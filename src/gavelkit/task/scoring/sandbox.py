@@ -1,6 +1,14 @@
-"""One pytest process per test file, isolated: bubblewrap when present, rlimits, a wall limit, an HMAC'd result pipe.
+"""One pytest invocation inside the run's sandbox, and its raw result.
 
-The result says plainly which of these were active."""
+The test process gets: the scoring interpreter (`-s`, no user site), plugin autoload off,
+no cache provider, gavel's own ini file and root folder, only the plugins the
+requirements name (minus those the oracle disables with `-p no:NAME`), our result plugin
+under a random module name reporting over an inherited pipe with an HMAC, rlimits, a
+per-test SIGALRM limit and a wall limit that kills the process group. With bubblewrap
+the network is gone and everything but a scratch folder is read-only, including the
+environment. `Sandbox.run` returns a `ProcessRun` with the authenticated messages; what
+they mean is decided in `reconcile`.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gavelkit.task.scoring.options import _BWRAP, RunOptions
+_BWRAP: dict[str, Any] = {}
 
 
 def bwrap_available() -> tuple[bool, str]:
@@ -50,17 +58,16 @@ def _rlimits(memory_mb: int, cpu: int, fsize_mb: int):  # type: ignore[no-untype
                          (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, fsize_mb * 1024 * 1024),
                          (resource.RLIMIT_CORE, 0)):
             try:
-                soft = val
                 hard = val + (5 if lim == resource.RLIMIT_CPU else 0)
-                resource.setrlimit(lim, (soft, hard))
+                resource.setrlimit(lim, (val, hard))
             except (ValueError, OSError):
                 pass
     return apply
 
 
-# ----------------------------------------------------------------- outcomes
 @dataclass(slots=True)
 class FileRun:
+    """One pytest process: which files it ran and what came back."""
     file: str
     returncode: int
     stdout: str
@@ -69,6 +76,8 @@ class FileRun:
     messages: list[dict[str, Any]]
     bad_macs: int
     killed: bool
+    files: tuple[str, ...] = ()
+    launch_error: str = ""
 
 
 def _read_pipe(fd: int, sink: list[bytes]) -> None:
@@ -80,11 +89,15 @@ def _read_pipe(fd: int, sink: list[bytes]) -> None:
             sink.append(chunk)
 
 
-class _Sandbox:
+def _safe(name: str) -> str:
+    return re.sub(r"[^\w.-]", "_", name)
+
+
+class Sandbox:
     """One run's private folders, interpreter, plugin copy and isolation settings."""
 
-    def __init__(self, run_dir: Path, env: Any, import_root: Path | None, opts: RunOptions,
-                 use_bwrap: bool) -> None:
+    def __init__(self, run_dir: Path, env: Any, import_root: Path | None, opts: Any,
+                 use_bwrap: bool, disabled_plugins: list[str] | None = None) -> None:
         self.run_dir = run_dir
         self.work = run_dir / "work"
         self.scratch = run_dir / "scratch"
@@ -92,21 +105,25 @@ class _Sandbox:
         self.import_root = import_root
         self.opts = opts
         self.bwrap = use_bwrap
+        self.disabled = set(disabled_plugins or [])
         self.plugdir = run_dir / "plugin"
         self.plugdir.mkdir(parents=True, exist_ok=True)
         self.modname = "gk_" + os.urandom(6).hex()
-        src = Path(__file__).with_name("result_plugin.py")
-        shutil.copyfile(src, self.plugdir / f"{self.modname}.py")
+        shutil.copyfile(Path(__file__).with_name("result_plugin.py"),
+                        self.plugdir / f"{self.modname}.py")
         self.ini = run_dir / "gavel-pytest.ini"
         self.hidden: list[Path] = []
 
+    def plugin_names(self) -> list[str]:
+        return [n for n in self.env.plugin_args() if n not in self.disabled]
+
     def command(self, test_files: list[str], extra_args: list[str]) -> list[str]:
+        """gavel's own options first; the oracle's vetted pytest_args; then the files."""
         cmd = [self.env.python, "-s", "-m", "pytest", "-p", self.modname,
                "-p", "no:cacheprovider", "-c", str(self.ini), "--rootdir", str(self.work),
                "--confcutdir", str(self.work), "-q", "--no-header", "-o", "addopts=",
-               "-o", "cache_dir=" + str(self.scratch / ".cache"),
                "--continue-on-collection-errors"]
-        for name in self.env.plugin_args():
+        for name in self.plugin_names():
             cmd += ["-p", name]
         cmd += [*extra_args, *test_files]
         if not self.bwrap:
@@ -123,7 +140,7 @@ class _Sandbox:
         return wrap + cmd
 
     def ro_paths(self) -> list[Path]:
-        out = [self.run_dir, self.env.path]
+        out = [self.run_dir, Path(self.env.path)]
         home = self._venv_home()
         if home is not None:
             out.append(home)
@@ -138,82 +155,108 @@ class _Sandbox:
                     return Path(v.strip()).parent
         return None
 
-    def run_file(self, test_file: str, expected: list[str], extra_args: list[str],
-                 files: list[str] | None = None) -> FileRun:
-        exp_path = self.run_dir / "expected" / (re.sub(r"[^\w.-]", "_", test_file) + ".json")
-        exp_path.parent.mkdir(parents=True, exist_ok=True)
-        exp_path.write_text(json.dumps(expected), "utf-8")
-        key = os.urandom(32)
-        rfd, wfd = os.pipe()
-        krfd, kwfd = os.pipe()
-        os.write(kwfd, key)
-        os.close(kwfd)
+    def _environ(self, wfd: int, krfd: int, exp_path: Path) -> dict[str, str]:
         home = self.scratch / "home"
         tmp = self.scratch / "tmp"
         home.mkdir(parents=True, exist_ok=True)
         tmp.mkdir(parents=True, exist_ok=True)
         pp = [str(self.plugdir)] + ([str(self.import_root)] if self.import_root else [])
-        env = {"PATH": os.pathsep.join([str(Path(self.env.python).parent), "/usr/bin", "/bin"]),
-               "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-               "PYTHONPATH": os.pathsep.join(pp), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-               "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
-               "GAVEL_RESULT_FD": str(wfd), "GAVEL_KEY_FD": str(krfd),
-               "GAVEL_EXPECTED": str(exp_path), "GAVEL_TEST_TIMEOUT": str(self.opts.test_timeout),
-               "NO_COLOR": "1"}
-        if not self.bwrap:
-            env["TMPDIR"] = str(tmp)
-        sink: list[bytes] = []
-        reader = threading.Thread(target=_read_pipe, args=(rfd, sink), daemon=True)
-        t0 = time.monotonic()
+        return {"PATH": os.pathsep.join([str(Path(self.env.python).parent), "/usr/bin", "/bin"]),
+                "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+                "PYTHONPATH": os.pathsep.join(pp), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+                "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
+                "GAVEL_RESULT_FD": str(wfd), "GAVEL_KEY_FD": str(krfd),
+                "GAVEL_EXPECTED": str(exp_path),
+                "GAVEL_TEST_TIMEOUT": str(self.opts.test_timeout), "NO_COLOR": "1"}
 
-        out_path = self.run_dir / "logs" / (re.sub(r"[^\w.-]", "_", test_file) + ".log")
-        out_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(out_path, "wb") as log, tempfile.TemporaryFile() as errf:
-            try:
-                proc = subprocess.Popen(self.command(files or [test_file], extra_args),
-                                        cwd=self.work,
-                                        env=env, stdout=log, stderr=errf, stdin=subprocess.DEVNULL,
-                                        pass_fds=(wfd, krfd), start_new_session=True,
-                                        preexec_fn=_rlimits(self.opts.memory_mb,
-                                                            self.opts.cpu_seconds,
-                                                            self.opts.fsize_mb))
-            finally:
-                os.close(wfd)
-                os.close(krfd)
-            reader.start()
-            fired = threading.Event()
+    def start(self, label: str, files: list[str], expected: list[str],
+              extra_args: list[str], timeout: float | None = None) -> Any:
+        """Launch one pytest process; `finish()` on the returned handle waits and reads."""
+        exp_path = self.run_dir / "expected" / (_safe(label) + ".json")
+        exp_path.parent.mkdir(parents=True, exist_ok=True)
+        exp_path.write_text(json.dumps(expected), "utf-8")
+        return _Launch(self, label, files, exp_path, extra_args,
+                       self.opts.file_timeout if timeout is None else timeout)
 
-            def kill() -> None:  # a timer, not wait(timeout=): wait() then blocks in waitpid
-                fired.set()
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-            timer = threading.Timer(self.opts.file_timeout, kill)
-            timer.daemon = True
-            timer.start()
-            try:
-                rc = proc.wait()
-            finally:
-                timer.cancel()
-            killed = fired.is_set()
-            reader.join(timeout=30)
-            errf.seek(0)
-            stderr = errf.read().decode("utf-8", "replace")
-        stdout = out_path.read_text("utf-8", "replace")
+    def run(self, label: str, files: list[str], expected: list[str], extra_args: list[str],
+            timeout: float | None = None) -> FileRun:
+        return self.start(label, files, expected, extra_args, timeout).finish()
+
+    def run_file(self, test_file: str, expected: list[str], extra_args: list[str],
+                 files: list[str] | None = None) -> FileRun:
+        """One process for `files` (default: just `test_file`); kept for callers of 0.1."""
+        return self.run(test_file, files or [test_file], expected, extra_args)
+
+
+class _Launch:
+    """A running pytest process with its result pipe, log file and kill timer."""
+
+    def __init__(self, box: Sandbox, label: str, files: list[str], exp_path: Path,
+                 extra_args: list[str], timeout: float) -> None:
+        self.box, self.label, self.files = box, label, files
+        self.key = os.urandom(32)
+        rfd, wfd = os.pipe()
+        krfd, kwfd = os.pipe()
+        os.write(kwfd, self.key)
+        os.close(kwfd)
+        self.sink: list[bytes] = []
+        self.reader = threading.Thread(target=_read_pipe, args=(rfd, self.sink), daemon=True)
+        self.t0 = time.monotonic()
+        self.log_path = box.run_dir / "logs" / (_safe(label) + ".log")
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in finish()
+        self.errf = tempfile.TemporaryFile()  # noqa: SIM115
+        self.launch_error = ""
+        self.fired = threading.Event()
+        self.proc: subprocess.Popen[bytes] | None = None
+        try:
+            self.proc = subprocess.Popen(
+                box.command(files, extra_args), cwd=box.work,
+                env=box._environ(wfd, krfd, exp_path), stdout=self.log, stderr=self.errf,
+                stdin=subprocess.DEVNULL, pass_fds=(wfd, krfd), start_new_session=True,
+                preexec_fn=_rlimits(box.opts.memory_mb, box.opts.cpu_seconds,
+                                    box.opts.fsize_mb))
+        except OSError as exc:  # the interpreter itself cannot be started
+            self.launch_error = f"the scoring interpreter cannot start: {exc}"
+        finally:
+            os.close(wfd)
+            os.close(krfd)
+        self.reader.start()
+        self.timer = threading.Timer(timeout, self._kill)
+        self.timer.daemon = True
+        if self.proc is not None:
+            self.timer.start()
+
+    def _kill(self) -> None:  # a timer, not wait(timeout=): wait() then blocks in waitpid
+        self.fired.set()
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def finish(self) -> FileRun:
+        try:
+            rc = self.proc.wait() if self.proc is not None else 127
+        finally:
+            self.timer.cancel()
+        self.reader.join(timeout=30)
+        self.log.close()
+        self.errf.seek(0)
+        stderr = self.errf.read().decode("utf-8", "replace") or self.launch_error
+        self.errf.close()
+        stdout = self.log_path.read_text("utf-8", "replace")
         messages, bad = [], 0
-        for line in b"".join(sink).decode("utf-8", "replace").splitlines():
+        for line in b"".join(self.sink).decode("utf-8", "replace").splitlines():
             try:
                 env_ = json.loads(line)
                 payload, mac = env_["p"], env_["m"]
             except (ValueError, KeyError, TypeError):
                 bad += 1
                 continue
-            want = hmac.new(key, payload.encode(), hashlib.sha256).hexdigest()
+            want = hmac.new(self.key, payload.encode(), hashlib.sha256).hexdigest()
             if not hmac.compare_digest(want, str(mac)):
                 bad += 1
                 continue
             messages.append(json.loads(payload))
-        return FileRun(test_file, rc, stdout[-20000:], stderr[-20000:],
-                       time.monotonic() - t0, messages, bad, killed)
-
-
-# ----------------------------------------------------------------- main entry
+        return FileRun(self.label, rc, stdout[-20000:], stderr[-20000:],
+                       time.monotonic() - self.t0, messages, bad, self.fired.is_set(),
+                       tuple(self.files), self.launch_error)

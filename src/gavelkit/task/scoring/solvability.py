@@ -10,8 +10,6 @@ the reference, so a task can be checked against upstream without a checkout.
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,9 +28,11 @@ class Solvability:
     findings: list[Finding] = field(default_factory=list)
 
     def text(self) -> str:
-        r = "0/0 (nothing scored)" if self.rate is None else f"{self.rate:.1%}"
-        head = (f"solvability: {'PASS' if self.passed else 'FAIL'} - reference {r}, "
-                f"threshold {self.threshold:.0%}")
+        from gavelkit.task.scoring.counts import count_line
+
+        head = (f"solvability: {'PASS' if self.passed else 'FAIL'} - reference "
+                f"{count_line(self.run.summary, self.rate)}; threshold {self.threshold:.0%} "
+                "of non-skipped")
         return "\n".join([head, *[f"  {d}" for d in self.diagnosis]])
 
     def to_dict(self) -> dict[str, Any]:
@@ -41,47 +41,33 @@ class Solvability:
                 "summary": self.run.summary}
 
 
-def install_reference(spec: str, dest: Path, offline: bool = False) -> Path:
-    """`uv pip install --target DEST --no-deps SPEC`: the published package as a reference."""
-    from gavelkit.task.scoring.envbuild import find_uv
-
-    uv = find_uv()
-    if uv is None:
-        raise InputError(spec, "uv is needed to install --reference-package (pip install uv)")
-    cmd = [uv, "pip", "install", "--quiet", "--no-deps", "--target", str(dest), spec]
-    proc = subprocess.run([*cmd, "--offline"], capture_output=True, text=True, check=False)
-    if proc.returncode != 0 and not offline:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise InputError(spec, "cannot install the reference package: "
-                         + proc.stderr.strip()[-600:])
-    return dest
-
-
 def check_solvability(task_dir: str | Path, reference: str | None, reference_package: str | None,
                       opts: Any, threshold: float | None = None) -> Solvability:
     from gavelkit.task.formats.load import load_task
-    from gavelkit.task.judging.checks import reference_diagnosis
+    from gavelkit.task.judging.blame import reference_diagnosis
     from gavelkit.task.scoring.runner import run_solution
 
     task = load_task(task_dir)
     thr = threshold if threshold is not None else (1.0 if task.state == "S3_REFERENCE_RUN"
                                                    else 0.95)
-    with tempfile.TemporaryDirectory(prefix="gavel-refpkg-") as tmp:
-        if reference_package:
-            opts.solution = str(install_reference(reference_package, Path(tmp) / "ref",
-                                                  opts.offline))
-        elif not reference or not Path(reference).is_dir():
-            raise InputError(str(reference), "reference folder not found")
-        opts.role = "reference"
-        run = run_solution(task_dir, opts)
+    if reference_package:
+        opts.package_spec = reference_package  # installed with its dependencies
+        opts.solution = ""
+    elif not reference or not Path(reference).is_dir():
+        raise InputError(str(reference), "reference folder not found")
+    opts.role = "reference"
+    run = run_solution(task_dir, opts)
     rate = run.pass_rate
     ok = rate is not None and rate >= thr
     res = Solvability(run, thr, rate, ok, findings=list(run.findings))
+    sm = run.summary
+    if not ok or sm.get("passed", 0) + sm.get("skipped", 0) < sm.get("total", 0):
+        res.diagnosis = reference_diagnosis(run.score)  # every reference failure is explained
     if not ok:
-        res.diagnosis = reference_diagnosis(run.score)
-        r = "0/0" if rate is None else f"{rate:.1%}"
-        res.findings.append(Finding("TSK-J005", "error", f"reference pass rate {r} is below "
+        from gavelkit.task.scoring.counts import count_line
+
+        r = count_line(run.summary, rate)
+        res.findings.append(Finding("TSK-J005", "error", f"reference {r}: below "
                                     f"{thr:.0%}: " + "; ".join(res.diagnosis[:3]),
                                     str(task.dir), 0, 0))
     return res

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from gavelkit.task.formats.load import Task
@@ -18,11 +19,11 @@ def target_package(task: Task, explicit: str | None = None) -> str | None:
         v = data.get(key) or oracle.get(key)
         if isinstance(v, str) and v:
             return v
-    iso = task.task_json.oracle.get("scorer_isolation") if task.task_json else None
-    if isinstance(iso, list):
-        for i, x in enumerate(iso):
-            if x == "--remove-path" and i + 1 < len(iso):
-                return str(iso[i + 1]).split("/")[0]
+    for path in task_remove_paths(task):
+        top = path.strip("/").split("/")
+        name = top[1] if top[0] == "src" and len(top) > 1 else top[0]
+        if name and re.fullmatch(r"[A-Za-z_]\w*", name):
+            return name
     ti = data.get("TARGET_IMPORTS") or data.get("target_imports")
     if isinstance(ti, list) and ti and isinstance(ti[0], str):
         return ti[0].split(".")[0]
@@ -30,12 +31,18 @@ def target_package(task: Task, explicit: str | None = None) -> str | None:
 
 
 def task_remove_paths(task: Task) -> list[str]:
+    """`--remove-path P` of task.json scorer_isolation (as list items or `"--remove-path P"`)."""
     out: list[str] = []
     iso = task.task_json.oracle.get("scorer_isolation") if task.task_json else None
+    if isinstance(iso, str):
+        iso = iso.split()
     if isinstance(iso, list):
-        for i, x in enumerate(iso):
-            if x == "--remove-path" and i + 1 < len(iso):
-                out.append(str(iso[i + 1]))
+        toks: list[str] = []
+        for x in iso:
+            toks += str(x).split()
+        for i, x in enumerate(toks):
+            if x == "--remove-path" and i + 1 < len(toks) and not toks[i + 1].startswith("-"):
+                out.append(toks[i + 1])
     rp = task.task_json.oracle.get("remove_paths") if task.task_json else None
     if isinstance(rp, list):
         out += [str(x) for x in rp]

@@ -1,15 +1,29 @@
-"""The private worktree a solution is scored in: oracle copied, target copies removed, planted conftest/sitecustomize/.pth neutralised with a finding."""
+"""What a run is made of: the expected node ids, the private oracle worktree, the solution copy.
+
+- the expected node ids come from the task (kept_nodeids.txt, the reference run, covered
+  map rows or the taxonomy), never from the candidate's process; taxonomy keys written
+  without the file path (`test_atomic::test_x`, as real Bmk-dev tasks do) are resolved
+  against `oracle.test_files`;
+- the oracle is copied to a private worktree with the remove-paths and any copy of the
+  target package deleted, so `sys.path[0]` cannot shadow the solution;
+- planted files (conftest.py, sitecustomize.py, .pth, pytest configuration) are removed
+  from the private solution copy with a finding, and candidate source that reaches into
+  the test machinery is flagged.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 from gavelkit.core.findings import Finding
 from gavelkit.task.formats.load import Task
+from gavelkit.task.formats.nodeids import file_of, func_key
 
 PLANTED_NAMES = {"conftest.py": "warning", "sitecustomize.py": "error",
                  "usercustomize.py": "error", "pytest.ini": "warning"}
@@ -17,12 +31,130 @@ SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", "nod
              ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 
 
+def inside(a: Path, b: Path) -> bool:
+    """Is a inside b (or equal)?"""
+    try:
+        a.relative_to(b)
+        return True
+    except ValueError:
+        return False
+
+
+def outside_links(root: Path) -> list[tuple[str, str]]:
+    """(relative path, target) of symlinks under root that resolve outside it."""
+    out = []
+    base = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS or
+                       os.path.islink(os.path.join(dirpath, d))]
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            if p.is_symlink():
+                target = p.resolve(strict=False)
+                if not inside(target, base):
+                    out.append((str(p.relative_to(root)), str(target)))
+    return sorted(out)
+
+
+def ignore_litter(_dir: str, names: list[str]) -> set[str]:
+    return {n for n in names if n in SKIP_DIRS}
+
+
+_ignore, _inside = ignore_litter, inside  # the names of the first split
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            out[str(p.relative_to(root))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+_tree_digest = tree_digest
+
+
+def layer_of(task: Task) -> Any:
+    from gavelkit.task.gates.gate_e import layer_index
+
+    idx = layer_index(task)
+
+    def layer(nodeid: str) -> str:
+        hit = idx.get(func_key(nodeid))
+        if hit:
+            return hit
+        stem = func_key(nodeid).split(".", 1)[0]
+        return "atomic" if stem == "test_atomic" else "unknown"
+    return layer
+
+
+def _taxonomy_keys(task: Task) -> list[str]:
+    """Keys of task.json `taxonomy` in either shape: {key: layer} or {"entries": [...]}."""
+    tx = task.task_json.data.get("taxonomy") if task.task_json else None
+    if not isinstance(tx, dict):
+        return []
+    entries = tx.get("entries")
+    if isinstance(entries, list):
+        return [str(e.get("taxonomy_key") or e.get("test_id")) for e in entries
+                if isinstance(e, dict) and (e.get("taxonomy_key") or e.get("test_id"))]
+    return [k for k, v in tx.items() if isinstance(v, str) and "::" in k]
+
+
+def resolve_ids(task: Task, ids: list[str]) -> list[str]:
+    """Node ids with a real file part: `test_atomic::t` -> `oracle/test_atomic.py::t`."""
+    files = task.task_json.test_files if task.task_json else []
+    by_stem = {Path(f).stem: f for f in files}
+    for p in sorted((task.dir / "oracle").glob("test_*.py")) if (task.dir / "oracle").is_dir() \
+            else []:
+        by_stem.setdefault(p.stem, str(p.relative_to(task.dir)))
+    out = []
+    for nid in ids:
+        f = file_of(nid)
+        if f and not (task.dir / f).is_file():
+            stem = Path(f).stem if f.endswith(".py") else f.replace("\\", "/").rsplit("/", 1)[-1]
+            if stem in by_stem:
+                nid = by_stem[stem] + nid[len(f):]
+        out.append(nid)
+    return list(dict.fromkeys(out))
+
+
+def expected_ids(task: Task, reference: dict[str, Any] | None) -> tuple[list[str], str]:
+    if task.kept is not None and task.kept.ids:
+        return resolve_ids(task, list(task.kept.ids)), task.rel(task.paths["kept"])
+    if reference and isinstance(reference.get("cases"), list):
+        ids = [c["nodeid"] for c in reference["cases"] if isinstance(c, dict) and "nodeid" in c]
+        if ids:
+            return ids, "reference run"
+    from gavelkit.task.gates.gate_e import scoring_set
+
+    ids = scoring_set(task) or _taxonomy_keys(task)
+    return (resolve_ids(task, ids), "spec_test_map.md / task.json taxonomy") if ids \
+        else ([], "none")
+
+
+def load_reference(task: Task, reference_score: str | Path | None) -> dict[str, Any] | None:
+    path = Path(reference_score) if reference_score else None
+    if path is None:
+        cand = task.dir / "judge" / "reference_run" / "score_result.json"
+        if cand.is_file():
+            path = cand
+        elif task.reference_score is not None:
+            return task.reference_score.raw
+    if path is None or not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text("utf-8-sig"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def prepare_worktree(task: Task, work: Path, files: list[str], remove: list[str],
                      package: str | None) -> list[str]:
     """Copy the oracle into a private worktree; return what was removed and why."""
     removed = []
     if (task.dir / "oracle").is_dir():
-        shutil.copytree(task.dir / "oracle", work / "oracle", ignore=_ignore)
+        shutil.copytree(task.dir / "oracle", work / "oracle", ignore=ignore_litter)
     for rel in files:
         src = task.dir / rel
         dst = work / rel
@@ -32,11 +164,10 @@ def prepare_worktree(task: Task, work: Path, files: list[str], remove: list[str]
             conf = src.parent / "conftest.py"
             if conf.is_file() and not (dst.parent / "conftest.py").exists():
                 shutil.copy2(conf, dst.parent / "conftest.py")
-    for ini in ("pytest.ini",):
-        for base in (task.dir / "oracle", task.dir):
-            if (base / ini).is_file():
-                shutil.copy2(base / ini, work / "gavel-oracle-pytest.ini")
-                break
+    for base in (task.dir / "oracle", task.dir):
+        if (base / "pytest.ini").is_file():
+            shutil.copy2(base / "pytest.ini", work / "gavel-oracle-pytest.ini")
+            break
     targets = list(remove)
     if package:
         targets += [package, f"{package}.py"]
@@ -99,41 +230,4 @@ def suspicious_source(sol: Path) -> list[Finding]:
                     out.append(Finding("TSK-X004", "warning",
                                        f"candidate code {e['what']}: {line.strip()[:120]}",
                                        rel, i, m.start() + 1, data={"pattern": e["id"]}))
-    return out
-
-
-def _inside(a: Path, b: Path) -> bool:
-    """Is a inside b (or equal)?"""
-    try:
-        a.relative_to(b)
-        return True
-    except ValueError:
-        return False
-
-
-def outside_links(root: Path) -> list[tuple[str, str]]:
-    """(relative path, target) of symlinks under root that resolve outside it."""
-    out = []
-    base = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS or
-                       os.path.islink(os.path.join(dirpath, d))]
-        for name in dirnames + filenames:
-            p = Path(dirpath) / name
-            if p.is_symlink():
-                target = p.resolve(strict=False)
-                if not _inside(target, base):
-                    out.append((str(p.relative_to(root)), str(target)))
-    return sorted(out)
-
-
-def _ignore(_dir: str, names: list[str]) -> set[str]:
-    return {n for n in names if n in SKIP_DIRS}
-
-
-def _tree_digest(root: Path) -> dict[str, str]:
-    out = {}
-    for p in sorted(root.rglob("*")):
-        if p.is_file() and "__pycache__" not in p.parts:
-            out[str(p.relative_to(root))] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out

@@ -1,0 +1,157 @@
+"""End-to-end `gavel task run` against bare pytest, measured in pairs (A B A B ...).
+
+    python3 benchmarks/judge/paired.py [--pairs 10] [--corpus DIR] [--label NAME]
+        -> benchmarks/judge/paired-<label>.json
+
+A is bare pytest in the task's warm environment on the same oracle files and solution:
+`python -m pytest -q -p no:cacheprovider FILES` with plugin autoload off, one process.
+B is the whole command a user types, as a subprocess: `gavel task run TASK --solution S
+--out O --role reference --quiet --format json` (CLI start-up, task loading, copies,
+hashing, sandbox, result plugin, re-runs, reconciliation, writing the score). Each pair
+runs A then B back to back so a load swing on the shared machine hits both; reported are
+the median of the per-pair ratios B/A and the ratio of the medians.
+
+Tasks: the bundled 295-test example (examples/task-semver, reference solution) and, when
+the corpus is present, the real Bmk-dev tasks whose reference installs from PyPI (their
+solvability run is done first to warm the derived environment; A then uses that
+environment's interpreter, B scores the same installed reference with
+`gavel task solvability --reference-package`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+CORPUS = Path("/work/shared/corpus/bmk-real")
+sys.path.insert(0, str(ROOT / "benchmarks" / "realtasks"))
+
+
+def gavel() -> list[str]:
+    exe = shutil.which("gavel")
+    return [exe] if exe else [sys.executable, "-m", "gavelkit"]
+
+
+def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess]:
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    return time.perf_counter() - t0, p
+
+
+def bare_cmd(python: str, files: list[str], task: Path) -> list[str]:
+    return [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", os.devnull,
+            "--rootdir", str(task), *files]
+
+
+def pairs(name: str, a: tuple, b: tuple, n: int) -> dict:
+    ta, tb, ratios = [], [], []
+    for _ in range(n):
+        da, pa = timed(*a)
+        db, pb = timed(*b)
+        if pb.returncode not in (0, 1):
+            return {"task": name, "error": (pb.stderr or pb.stdout)[-600:]}
+        ta.append(da)
+        tb.append(db)
+        ratios.append(db / da)
+    return {"task": name, "pairs": n, "bare_median_s": round(statistics.median(ta), 3),
+            "gavel_median_s": round(statistics.median(tb), 3),
+            "ratio_of_medians": round(statistics.median(tb) / statistics.median(ta), 3),
+            "median_pair_ratio": round(statistics.median(ratios), 3),
+            "min_pair_ratio": round(min(ratios), 3),
+            "bare_s": [round(x, 3) for x in ta], "gavel_s": [round(x, 3) for x in tb],
+            "bare_exit": pa.returncode, "gavel_exit": pb.returncode}
+
+
+def example(work: Path, n: int, extra: list[str]) -> dict:
+    task = work / "task-semver"
+    shutil.copytree(ROOT / "examples" / "task-semver", task)
+    out = work / "semver-out"
+    cmd = [*gavel(), "task", "run", str(task), "--solution", str(task / "reference"),
+           "--out", str(out), "--role", "reference", "--quiet", "--format", "json", *extra]
+    env = {**os.environ, "GAVEL_PROGRESS": "0"}
+    first = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    score = json.loads((out / "score_result.json").read_text())
+    python = score["gavel"]["environment"]["python"]
+    files = sorted({c["file"] for c in score["cases"]})
+    benv = {**os.environ, "PYTHONPATH": str(task / "reference"),
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    res = pairs("examples/task-semver (295 tests)", (bare_cmd(python, files, task), task, benv),
+                (cmd, work, env), n)
+    res["summary"] = score["summary"]
+    res["first_run_exit"] = first.returncode
+    return res
+
+
+def corpus_task(task_src: Path, spec: str, work: Path, n: int, extra: list[str]) -> dict:
+    task = work / task_src.name
+    shutil.copytree(task_src, task)
+    out = work / (task.name + "-out")
+    cmd = [*gavel(), "task", "solvability", str(task), "--reference-package", spec,
+           "--out", str(out), "--quiet", "--format", "json", *extra]
+    env = {**os.environ, "GAVEL_PROGRESS": "0"}
+    subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    sp = out / "score_result.json"
+    if not sp.is_file():
+        return {"task": task.name, "error": "no score written"}
+    score = json.loads(sp.read_text())
+    python = (score["gavel"].get("environment") or {}).get("python")
+    if not python:
+        return {"task": task.name, "error": "no environment"}
+    files = sorted({c["file"] for c in score["cases"]})
+    benv = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    plugins = []
+    for p in (score["gavel"].get("isolation") or {}).get("plugins") or []:
+        plugins += ["-p", p]
+    bare = [*bare_cmd(python, files, task)[:-len(files)], *plugins, *files]
+    res = pairs(f"{task.name} ({spec})", (bare, task, benv), (cmd, work, env), n)
+    res["summary"] = score["summary"]
+    return res
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pairs", type=int, default=10)
+    ap.add_argument("--corpus", default=str(CORPUS))
+    ap.add_argument("--corpus-pairs", type=int, default=5)
+    ap.add_argument("--only", nargs="*", help="corpus task names")
+    ap.add_argument("--no-corpus", action="store_true")
+    ap.add_argument("--label", default="after")
+    ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[])
+    a = ap.parse_args()
+    result = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
+                          "loadavg_start": os.getloadavg()}, "tasks": []}
+    with tempfile.TemporaryDirectory(prefix="gavel-paired-") as tmp:
+        work = Path(tmp)
+        result["tasks"].append(example(work, a.pairs, a.extra))
+        print(json.dumps({k: v for k, v in result["tasks"][-1].items()
+                          if not k.endswith("_s") or k.endswith("median_s")}), flush=True)
+        corpus = Path(a.corpus)
+        if corpus.is_dir() and not a.no_corpus:
+            from run import RELEASES  # benchmarks/realtasks/run.py
+
+            for t in sorted(p for p in corpus.iterdir() if (p / "oracle").is_dir()):
+                if (a.only and t.name not in a.only) or t.name not in RELEASES:
+                    continue
+                result["tasks"].append(corpus_task(t, RELEASES[t.name][0], work,
+                                                   a.corpus_pairs, a.extra))
+                print(json.dumps({k: v for k, v in result["tasks"][-1].items()
+                                  if not k.endswith("_s") or k.endswith("median_s")}),
+                      flush=True)
+    result["machine"]["loadavg_end"] = os.getloadavg()
+    (HERE / f"paired-{a.label}.json").write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

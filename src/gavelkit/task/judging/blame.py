@@ -1,0 +1,123 @@
+"""Who is to blame when the reference fails: environment, reference version, or the oracle.
+
+Solvability's diagnosis (seed "Solvability", step 1: the environment first). A judge that
+scores a correct library 0 % and then tells the user to fix the oracle is worse than none,
+so the order is strict:
+
+1. environment: the reference cannot import a third-party module it depends on (name the
+   distribution to install), finds no installed metadata or entry point (install it as a
+   project), the environment could not be built or the interpreter never started;
+2. reference version: the reference lacks a name of its own package that the oracle uses
+   (use the release or commit the task was made from);
+3. infrastructure: killed, out of memory, gavel's own command line rejected;
+4. the oracle: only failures of a reference that imports cleanly point there. While 1-3
+   are present, the remaining failures are reported as not conclusive.
+
+Each line carries its evidence: the message that decided it and one node id.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_MNF = re.compile(r"No module named '([\w.]+)'")
+_CANNOT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
+_ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
+# import name -> distribution name where they differ (the common cases)
+DIST_OF = {"yaml": "pyyaml", "dateutil": "python-dateutil", "bs4": "beautifulsoup4",
+           "PIL": "pillow", "sklearn": "scikit-learn", "attr": "attrs", "jwt": "pyjwt",
+           "dotenv": "python-dotenv", "google": "protobuf", "cv2": "opencv-python",
+           "OpenSSL": "pyopenssl", "Crypto": "pycryptodome", "magic": "python-magic",
+           "serial": "pyserial", "zmq": "pyzmq", "git": "gitpython", "hpack": "hpack",
+           "hyperframe": "hyperframe", "markupsafe": "markupsafe", "six": "six"}
+PASSING = ("passed", "xfail", "xpass", "skipped")
+BLOCKING = ("environment", "infrastructure")
+
+
+def distribution_of(module: str) -> str:
+    top = module.split(".")[0]
+    return DIST_OF.get(top, top.replace("_", "-"))
+
+
+def _evidence(case: dict[str, Any]) -> str:
+    """The line that decided the class, led by the exception message when that differs."""
+    call = case.get("call") or {}
+    crash = str((call.get("crash") or {}).get("message") or "").strip().splitlines()
+    head = crash[0] if crash else ""
+    ev = str((case.get("classification") or {}).get("evidence") or "")
+    if not ev:
+        lines = str(call.get("longrepr") or "").strip().splitlines()
+        ev = lines[-1] if lines else ""
+    if head and head not in ev:
+        ev = f"{head} ({ev})" if ev else head
+    return " ".join(ev.split())[:240]
+
+
+def _upstream(ref: dict[str, Any]) -> str:
+    up = ((ref.get("gavel") or {}).get("upstream") or {})
+    if up.get("repo_commit"):
+        return (f"{up.get('repo') or 'upstream'} at commit {up['repo_commit']} (task.json "
+                "repo_commit), or the release nearest it")
+    return "the release or commit the task was made from (task.json repo / repo_commit)"
+
+
+def _advice(klass: str, rule: str, evidence: str, ref: dict[str, Any], clean: bool) -> str:
+    if rule == "reference-dependency" or rule == "missing-requirement":
+        m = _MNF.search(evidence)
+        dist = distribution_of(m.group(1)) if m else "?"
+        return (f"environment: the distribution {dist!r} is not installed; install the "
+                "reference with its dependencies (a project folder or --reference-package "
+                "is installed with them)")
+    if rule == "reference-metadata":
+        return ("environment: the reference has no installed metadata (entry points, "
+                "importlib.metadata); install it as a package, not a copied folder")
+    if rule == "reference-version":
+        return f"reference version: it lacks names of its own package; use {_upstream(ref)}"
+    if rule == "environment-build":
+        return "environment: the scoring environment could not be built; fix it and re-run"
+    if rule == "gavel-command-line":
+        return "infrastructure: gavel's own pytest command line was rejected (a gavel defect)"
+    if klass == "environment":
+        return "environment: fix the environment and re-run"
+    if klass == "infrastructure":
+        return "infrastructure: raise the resource limits / re-run"
+    if klass == "verifier":
+        return "oracle defect: return to test-filter"
+    if not clean:
+        return ("not conclusive: the reference does not import cleanly in this run; fix the "
+                "failures above first and re-run")
+    return ("the reference imports cleanly and still fails: the oracle expects other "
+            "behaviour (oracle defect, or the wrong reference version: "
+            f"{_upstream(ref)})")
+
+
+def reference_diagnosis(ref: dict[str, Any]) -> list[str]:
+    """One line per (class, rule) of the reference's failures, blocking causes first."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for c in ref.get("cases", []):
+        if not isinstance(c, dict) or c.get("counted_as", c.get("outcome")) in PASSING:
+            continue
+        cls = c.get("classification") or {}
+        groups.setdefault((cls.get("class", "unclassified"), cls.get("rule", "?")), []).append(c)
+    clean = not any(k in BLOCKING or r == "reference-version" for k, r in groups)
+    order = {"environment": 0, "infrastructure": 1, "verifier": 2, "candidate": 3}
+    out = []
+    for (klass, rule), cases in sorted(groups.items(), key=lambda kv: (
+            0 if kv[0][1] == "reference-version" else 1, order.get(kv[0][0], 4), -len(kv[1]))):
+        first = cases[0]
+        ev = _evidence(first)
+        signal = (first.get("classification") or {}).get("signal", "")
+        # the scorer calls a non-environment failure "candidate"; in a reference run it is
+        # the reference that fails, so it is named as such
+        name = "reference behaviour" if klass == "candidate" else klass
+        out.append(f"{len(cases)} {name} failure(s) [{rule}: {signal}] -> "
+                   f"{_advice(klass, rule, ev, ref, clean)}; evidence: {ev!r} in "
+                   f"{first.get('nodeid')}")
+    inst = ((ref.get("gavel") or {}).get("install") or {})
+    if out and inst.get("kind") == "none" and any(k == "candidate" for k, _ in groups):
+        out.append("note: the reference ran as a plain folder without installed metadata; "
+                   "failures that look up entry points or importlib.metadata come from that")
+    if not out:
+        out.append("the reference run scored nothing (0/0): environment or node-id drift")
+    return out

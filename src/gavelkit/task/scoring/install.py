@@ -1,0 +1,291 @@
+"""Install a solution the way its users install it, and prove the tests ran its code.
+
+A solution folder that is a Python project (pyproject.toml, setup.py or setup.cfg at its
+root: a repository checkout, an unpacked sdist, a candidate's package) is built from a
+private copy and installed, non-editable and with its declared runtime dependencies, into
+an environment derived from the task's uv environment: the oracle requirements and the
+solution resolved together by uv. A `--reference-package NAME==VER` spec is installed the
+same way. Without that, entry points, `importlib.metadata` and src layouts fail and a
+correct library scores 0 %.
+
+The derived environment is cached like the task environment (`envs/<key>`, keyed by the
+task environment, the solution's file digests or the spec, and a format version), so the
+second run of the same solution installs nothing.
+
+Provenance (`verify_provenance`): the module the tests import must be the installed copy
+inside that environment, and every installed `.py` file of the target package that also
+exists in the solution's source must be byte-identical to it (files the build generates,
+such as `_version.py`, are listed as generated). For a spec, the module file must belong
+to the named distribution. A failure is an error finding; the score is not trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from gavelkit.core.textio import atomic_write, locked
+from gavelkit.task.scoring.uvmessages import install_failure, missing_requirements
+
+FORMAT = "gavel-solenv-1"
+PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+_SKIP = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", "node_modules",
+         ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", ".eggs"}
+
+def is_project(folder: Path) -> bool:
+    """Does the folder carry packaging metadata that says how to build and install it?"""
+    return any((folder / name).is_file() for name in PROJECT_FILES)
+
+
+def source_files(folder: Path) -> dict[str, str]:
+    """{relative path: sha256} of a solution tree, skipping VCS and build litter."""
+    out: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            if p.is_symlink() or not p.is_file():
+                continue
+            out[str(p.relative_to(folder))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def source_digest(folder: Path) -> str:
+    """One digest of a solution tree (names and bytes)."""
+    body = "\n".join(f"{k}\0{v}" for k, v in sorted(source_files(folder).items()))
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def project_name(folder: Path) -> str | None:
+    """The distribution name a project declares (pyproject [project], setup.cfg, setup.py)."""
+    import configparser
+    import tomllib
+
+    try:
+        data = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))
+        name = (data.get("project") or {}).get("name")
+        if isinstance(name, str) and name:
+            return name
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    cfg = configparser.ConfigParser(interpolation=None)
+    try:
+        cfg.read(folder / "setup.cfg", encoding="utf-8")
+        if cfg.get("metadata", "name", fallback=""):
+            return cfg.get("metadata", "name")
+    except (configparser.Error, UnicodeDecodeError):
+        pass
+    try:
+        m = re.search(r"""\bname\s*=\s*['"]([A-Za-z0-9][\w.\-]*)['"]""",
+                      (folder / "setup.py").read_text("utf-8", "replace"))
+        return m.group(1) if m else None
+    except OSError:
+        return None
+
+
+def copy_source(src: Path, dest: Path) -> Path:
+    """A private copy to build from (the build must not write into the user's folder)."""
+    shutil.copytree(src, dest, symlinks=False,
+                    ignore=lambda _d, names: {n for n in names if n in _SKIP})
+    return dest
+
+
+def _run(cmd: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+
+
+def solution_env(base: Any, *, source: Path | None = None, spec: str | None = None,
+                 offline: bool = False, cache: Path | None = None,
+                 base_python: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """(Env, install record): the task environment plus the solution, built once per key."""
+    from gavelkit.task.scoring.envbuild import (
+        MARKER,
+        Env,
+        EnvError,
+        _bin,
+        _inspect,
+        cache_root,
+        find_uv,
+        norm,
+    )
+
+    if (source is None) == (spec is None):
+        raise ValueError("exactly one of source and spec")
+    what = spec if spec else f"the solution project {source}"
+    ident = spec if spec else source_digest(source)  # type: ignore[arg-type]
+    key = hashlib.sha256(f"{FORMAT}\n{base.key}\n{ident}".encode()).hexdigest()[:20]
+    root = (cache or cache_root()) / "envs"
+    venv = root / f"sol-{key}"
+    marker = venv / MARKER
+    root.mkdir(parents=True, exist_ok=True)
+    record: dict[str, Any] = {"kind": "spec" if spec else "project", "spec": spec,
+                              "source_digest": None if spec else ident, "env_key": key}
+    with locked(str(venv), timeout=900):
+        if marker.is_file():
+            meta = json.loads(marker.read_text("utf-8"))
+            record.update(meta.get("install", {}), reused=True)
+            return (Env(venv, str(_bin(venv)), key, base.requirements, meta["plugins"],
+                        meta["freeze"], kind="uv+solution", reused=True), record)
+        uv = find_uv()
+        if uv is None:
+            raise EnvError("uv not found: install it (`pip install uv`) to install the solution")
+        if venv.exists():
+            shutil.rmtree(venv)
+        t0 = time.monotonic()
+        env = {**os.environ, "UV_NO_PROGRESS": "1"}
+        py = base_python or base.python
+        proc = _run([uv, "venv", "--quiet", "--python", py, str(venv)], env)
+        if proc.returncode != 0:
+            raise EnvError(f"uv venv failed: {proc.stderr.strip()[-800:]}")
+        build_dir = None
+        try:
+            if spec:
+                target = spec
+            else:
+                build_dir = venv.parent / f".build-{key}"
+                if build_dir.exists():
+                    shutil.rmtree(build_dir)
+                target = str(copy_source(source, build_dir))  # type: ignore[arg-type]
+            reqs = list(base.requirements)
+            if "pytest" not in {norm(r) for r in reqs}:
+                reqs.append("pytest")
+            cmd = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python",
+                   str(_bin(venv)), *reqs, target]
+            proc = _run([*cmd, "--offline"], env)
+            if proc.returncode != 0 and not offline:
+                proc = _run(cmd, env)
+            if proc.returncode != 0:
+                shutil.rmtree(venv, ignore_errors=True)
+                err = EnvError(install_failure(what, proc.stderr, offline))
+                err.missing = missing_requirements(proc.stderr)  # type: ignore[attr-defined]
+                raise err
+        finally:
+            if build_dir is not None:
+                shutil.rmtree(build_dir, ignore_errors=True)
+        info = _inspect(str(_bin(venv)))
+        record["seconds"] = round(time.monotonic() - t0, 3)
+        meta = {"format": FORMAT, "requirements": base.requirements, "plugins": info["plugins"],
+                "freeze": info["freeze"], "python": info["python"], "install": record}
+        atomic_write(marker, json.dumps(meta, indent=2) + "\n")
+        return (Env(venv, str(_bin(venv)), key, base.requirements, info["plugins"],
+                    info["freeze"], kind="uv+solution"), record)
+
+
+_PROBE = r"""
+import importlib, importlib.metadata as md, json, os, sys
+name = sys.argv[1]
+dist = sys.argv[2] if len(sys.argv) > 2 else ""
+out = {"file": None, "error": None, "dist_files": None}
+try:
+    mod = importlib.import_module(name)
+    out["file"] = getattr(mod, "__file__", None)
+    out["path"] = [str(p) for p in (getattr(mod, "__path__", None) or [])]
+    out["dists"] = md.packages_distributions().get(name.split(".")[0], [])
+except BaseException as exc:
+    out["error"] = f"{type(exc).__name__}: {exc}"
+if dist:
+    try:
+        d = md.distribution(dist)
+        out["dist_files"] = [str(d.locate_file(f)) for f in (d.files or [])]
+        out["dist_version"] = d.version
+    except BaseException as exc:
+        out["dist_error"] = f"{type(exc).__name__}: {exc}"
+site = [p for p in sys.path if p.endswith("site-packages")]
+out["site"] = site
+pth = []
+for s in site:
+    try:
+        pth += [os.path.join(s, n) for n in os.listdir(s) if n.endswith(".pth")
+                or n in ("sitecustomize.py", "usercustomize.py")]
+    except OSError:
+        pass
+out["startup_files"] = sorted(pth)
+print(json.dumps(out))
+"""
+
+
+def probe(python: str, package: str, dist: str = "") -> dict[str, Any]:
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONNOUSERSITE": "1",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.run([python, "-s", "-I", "-c", _PROBE, package, *([dist] if dist else [])],
+                          capture_output=True, text=True, check=False, env=env,
+                          cwd=os.path.dirname(python))
+    try:
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"error": f"probe failed (exit {proc.returncode}): {proc.stderr.strip()[-400:]}"}
+
+
+def _dist_name(spec: str) -> str:
+    return re.split(r"[\s<>=!~;\[@]", spec.strip(), maxsplit=1)[0]
+
+
+def verify_provenance(python: str, env_path: Path, package: str, *,
+                      source_root: Path | None = None, spec: str | None = None) -> dict[str, Any]:
+    """Did `import PACKAGE` in this environment load the solution's build? (see module doc)"""
+    top = package.split(".")[0]
+    got = probe(python, top, _dist_name(spec) if spec else "")
+    res: dict[str, Any] = {"package": top, "module_file": got.get("file"), "ok": False,
+                           "matched": 0, "generated": [], "differs": [],
+                           "distributions": got.get("dists") or []}
+    if got.get("error") or not got.get("file"):
+        res["why"] = f"`import {top}` failed in the solution environment: " \
+                     f"{got.get('error') or 'no __file__ (namespace package?)'}"
+        return res
+    mod = Path(got["file"]).resolve()
+    envp = env_path.resolve()
+    if not str(mod).startswith(str(envp) + os.sep):
+        res["why"] = f"{top} was imported from {mod}, outside the solution environment {envp}"
+        return res
+    installed_root = mod.parent if mod.name == "__init__.py" else mod
+    if spec:
+        files = {str(Path(f).resolve()) for f in (got.get("dist_files") or [])}
+        res["ok"] = str(mod) in files
+        res["distribution"] = f"{_dist_name(spec)} {got.get('dist_version', '?')}"
+        res["why"] = (f"{mod} belongs to the installed distribution {res['distribution']}"
+                      if res["ok"] else f"{mod} is not a file of the distribution "
+                      f"{_dist_name(spec)}: {got.get('dist_error', '')}")
+        return res
+    if source_root is None:
+        res["why"] = f"the package {top} was not found in the solution's source tree to compare"
+        return res
+    src_pkg = source_root / (top if installed_root.is_dir() else installed_root.name)
+    pairs: list[tuple[Path, Path]] = []
+    if installed_root.is_dir():
+        for p in sorted(installed_root.rglob("*.py")):
+            pairs.append((p, src_pkg / p.relative_to(installed_root)))
+    else:
+        pairs.append((installed_root, src_pkg))
+    for inst, src in pairs:
+        rel = str(inst.relative_to(installed_root.parent))
+        if not src.is_file():
+            res["generated"].append(rel)
+        elif src.read_bytes() == inst.read_bytes():
+            res["matched"] += 1
+        else:
+            res["differs"].append(rel)
+    first = pairs[0][1] if pairs else None
+    res["ok"] = res["matched"] > 0 and not res["differs"] and (
+        first is None or mod.name != "__init__.py" or (src_pkg / "__init__.py").is_file())
+    res["why"] = (f"{top} imported from the installed build {mod}; {res['matched']} file(s) "
+                  f"byte-identical to the solution source"
+                  + (f", {len(res['generated'])} generated by the build" if res["generated"]
+                     else "") if res["ok"] else
+                  f"installed {top} does not match the solution source: "
+                  + (f"{len(res['differs'])} file(s) differ ({', '.join(res['differs'][:3])})"
+                     if res["differs"] else "no file of it is in the source"))
+    return res
+
+
+def new_startup_files(base_files: list[str], sol_files: list[str], base_env: Path,
+                      sol_env: Path) -> list[str]:
+    """Interpreter-start files (.pth, sitecustomize) the solution's install added."""
+    norm = {f.replace(str(base_env), "<env>") for f in base_files}
+    return [f for f in sol_files if f.replace(str(sol_env), "<env>") not in norm]
