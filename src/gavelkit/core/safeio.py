@@ -97,7 +97,7 @@ def check_input(path: str | os.PathLike[str], root: str | os.PathLike[str] | Non
     name = str(path)
     if root is not None and not inside(root, path):
         raise InputError(name, f"a symbolic link leads outside {root}; refusing to follow it",
-                         code="GK-IO006")
+                         code="GK-IO010")
     try:
         st = os.stat(path)
     except FileNotFoundError:
