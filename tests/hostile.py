@@ -220,11 +220,11 @@ SLOTS: list[tuple[str, str, list[str]]] = [
     ("task scan --rules", "in/rules.toml", ["task", "scan", "--task", "{ws}/task", "--package",
                                             "tally", "--rules", "{ws}/in/rules.toml",
                                             "{ws}/traj/ok.jsonl"]),
-    ("task judge (score)", "task/candidate-runs/c/score_result.json",
-     ["task", "judge", "{ws}/task", "--run", "{ws}/task/candidate-runs/c", "--no-state",
+    ("task judge (score)", "task/candidate-runs/perfect/score_result.json",
+     ["task", "judge", "{ws}/task", "--run", "{ws}/task/candidate-runs/perfect", "--no-state",
       "--date", "2026-01-02"]),
     ("task judge --trajectory", "in/traj.jsonl",
-     ["task", "judge", "{ws}/task", "--run", "{ws}/task/candidate-runs/c", "--no-state",
+     ["task", "judge", "{ws}/task", "--run", "{ws}/task/candidate-runs/perfect", "--no-state",
       "--date", "2026-01-02", "--trajectory", "{ws}/in/traj.jsonl"]),
     ("task report", "task/task.json", ["task", "report", "{ws}/task", "-o", "{ws}/out/t.html"]),
     ("task report -o", "out/t.html", ["task", "report", "{ws}/task", "-o", "{ws}/out/t.html"]),
@@ -235,17 +235,18 @@ SLOTS: list[tuple[str, str, list[str]]] = [
 ]
 
 
-def build_workspace(ws: Path, repo: Path, judge_run: Path | None = None) -> None:
-    """Lay out the good inputs every slot starts from (each slot then spoils one)."""
+def build_workspace(ws: Path, repo: Path, judged_task: Path | None = None) -> None:
+    """Lay out the good inputs every slot starts from (each slot then spoils one).
+
+    `judged_task` is a tally task already scored (candidate-runs/perfect and
+    judge/reference_run), used instead of the bare task so the judge slots reach a verdict.
+    """
     import shutil
 
-    ex_run = repo / "examples" / "award-run" / "work"
-    src_run = ex_run / Path(RUN).name
+    src_run = repo / "examples" / "award-run" / "work" / Path(RUN).name
     shutil.copytree(src_run, ws / RUN, symlinks=False)
-    good = repo / "tests" / "data" / "taskpack" / "task_good"
-    shutil.copytree(good, ws / "task")
-    if judge_run is not None:
-        shutil.copytree(judge_run, ws / "task" / "candidate-runs" / "c")
+    good = judged_task or repo / "tests" / "data" / "taskpack" / "task_good"
+    shutil.copytree(good, ws / "task", symlinks=True)
     (ws / "pdf").mkdir()
     shutil.copy2(src_run / "paper" / "solution.pdf", ws / "pdf" / "good.pdf")
     for d in ("in", "out", "outside", "traj"):

@@ -32,26 +32,33 @@ sys.path.insert(0, str(REPO / "src"))
 from hostile import KINDS, SLOTS, build_workspace, plant, run_gavel, snapshot  # noqa: E402
 
 
-def scored_run(tmp: Path) -> Path | None:
+def judged_task(tmp: Path) -> Path | None:
     """Score the reference tally solution once so the judge slots have a run to judge."""
     try:
         from gavelkit.task.runner import RunOptions, run_solution
+        from gavelkit.task.state import init_state
     except ImportError:
         return None
-    sys.path.insert(0, str(REPO / "tests"))
     from judge_helpers import REFERENCE, make_task, solution
 
     task = make_task(tmp, "prep")
     ref = solution(tmp, "ref", {"tally/__init__.py": REFERENCE})
-    out = tmp / "prep-run"
     try:
-        run_solution(task, RunOptions(solution=ref, out=out, package="tally"))
+        run_solution(task, RunOptions(solution=ref, out=task / "candidate-runs" / "perfect",
+                                      package="tally"))
         run_solution(task, RunOptions(solution=ref, out=task / "judge" / "reference_run",
                                       role="reference", package="tally"))
     except Exception as exc:  # noqa: BLE001 - a benchmark reports and goes on
         print(f"note: could not score the tally task ({exc}); judge slots use no run")
         return None
-    return out if (out / "score_result.json").is_file() else None
+    data = json.loads((task / "task.json").read_text("utf-8-sig"))
+    data["package"] = "tally"
+    (task / "task.json").write_text(json.dumps(data, indent=2), "utf-8")
+    init_state(task, "tally_task", date="2026-01-01", force=True)
+    p = task / "PIPELINE_STATE.md"
+    p.write_text(p.read_text("utf-8").replace("state:       S1_SCREENING",
+                                              "state:       S4_DONE"), "utf-8")
+    return task
 
 
 def one_case(base: Path, slot: tuple[str, str, list[str]], kind: str, judge_run: Path | None,
@@ -59,9 +66,6 @@ def one_case(base: Path, slot: tuple[str, str, list[str]], kind: str, judge_run:
     name, rel, argv = slot
     ws = Path(tempfile.mkdtemp(prefix="case-", dir=base))
     build_workspace(ws, REPO, judge_run)
-    if judge_run is not None:
-        shutil.copytree(judge_run.parent / "prep" / "judge", ws / "task" / "judge",
-                        dirs_exist_ok=True)
     target = ws / rel
     try:
         plant(kind, target, ws / "outside")
@@ -106,7 +110,7 @@ def main() -> int:
     kinds = a.kinds.split(",") if a.kinds else KINDS
     slots = [s for s in SLOTS if not a.slots or a.slots in s[0]]
     base = Path(tempfile.mkdtemp(prefix="gavel-failclosed-"))
-    judge_run = scored_run(base) if any("judge" in s[0] for s in slots) else None
+    judge_run = judged_task(base) if any("judge" in s[0] for s in slots) else None
     cases = []
     t0 = time.monotonic()
     for slot in slots:
