@@ -212,11 +212,12 @@ def test_pdf_page_tree_loop(tmp_path: Path) -> None:
     pdf.write_bytes(pdf_bytes([b"<< /Type /Catalog /Pages 2 0 R >>",
                                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
                                b"<< /Type /Pages /Kids [2 0 R] /Count 1 /Parent 2 0 R >>"]))
-    for argv in (["award", "pdfqa", str(pdf)],
-                 ["award", "contact-sheet", str(pdf), "-o", str(tmp_path / "s.png")]):
-        rc, _, err = run_gavel(argv, cwd=tmp_path, timeout=60)
-        ok_contract(rc, err)
-        assert rc == 2 and "loop.pdf" in err
+    rc, _, err = run_gavel(["award", "pdfqa", str(pdf)], cwd=tmp_path, timeout=60)
+    ok_contract(rc, err)  # pdfqa copes: the unreadable page is a finding
+    rc, _, err = run_gavel(["award", "contact-sheet", str(pdf), "-o", str(tmp_path / "s.png")],
+                           cwd=tmp_path, timeout=60)
+    ok_contract(rc, err)
+    assert rc == 2 and "loop.pdf" in err
 
 
 def test_zero_page_pdf_is_not_corrupt(tmp_path: Path) -> None:
