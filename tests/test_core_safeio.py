@@ -173,3 +173,24 @@ def test_stale_temps_of_dead_writers_are_cleaned(tmp_path: Path) -> None:
     assert removed == [dead] and live.exists() and other.exists()
     atomic_write(target, "{}\n")
     assert target.read_text() == "{}\n"
+
+
+def test_rule_codes_fire_and_stay_quiet(tmp_path: Path) -> None:
+    from gk_testing import clean, fires
+
+    good = tmp_path / "good.json"
+    good.write_text('{"a": [1, 2]}')
+    assert safeio.load_json(good, root=tmp_path) == {"a": [1, 2]}
+    safeio.write_output(tmp_path / "o.txt", "x")
+    for code in ("GK-IO007", "GK-IO008", "GK-IO009", "GK-IO010"):
+        clean([], code)  # the good reads and the write above raised nothing
+    fifo = tmp_path / "p"
+    os.mkfifo(fifo)
+    fires([_err(safeio.read_input, fifo).to_finding()], "GK-IO007")
+    good.write_text("[" * 300 + "]" * 300)
+    fires([_err(safeio.load_json, good).to_finding()], "GK-IO008")
+    fires([_err(safeio.write_output, fifo, "x").to_finding()], "GK-IO009")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "l").symlink_to(tmp_path / "o.txt")
+    fires([_err(safeio.read_input, tmp_path / "sub" / "l", root=tmp_path / "sub").to_finding()],
+          "GK-IO010")

@@ -356,18 +356,28 @@ def test_stale_temp_files_are_cleaned_on_the_next_write(tmp_path: Path) -> None:
 def test_duplicate_spotcheck_rows_are_findings(tmp_path: Path) -> None:
     task = task_copy(tmp_path)
     table = tmp_path / "spot.md"
-    rc, _, err = run_gavel(["task", "spotcheck", str(task), "--out", str(table)], cwd=tmp_path)
+    rc, _, err = run_gavel(["task", "spotcheck", str(task), "--gate", "A", "--out", str(table)],
+                           cwd=tmp_path)
     assert rc == 0, err
-    lines = table.read_text().splitlines()
-    rows = [i for i, ln in enumerate(lines) if ln.startswith("| ") and "---" not in ln][1:]
+    lines = [ln.rstrip() for ln in table.read_text().splitlines()]
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("| nodeid"))
+    rows = [i for i in range(head + 2, len(lines)) if lines[i].startswith("|")]
     assert rows
-    filled = [ln.replace("|  |", "| PASS |") for ln in lines]
-    filled.insert(rows[0] + 1, filled[rows[0]])
-    table.write_text("\n".join(filled) + "\n")
-    rc, out, err = run_gavel(["task", "spotcheck", str(task), "--verify", str(table)],
-                             cwd=tmp_path)
+    for i in rows:
+        cells = lines[i].split("|")
+        cells[-2] = " derivable "
+        lines[i] = "|".join(cells)
+    ok = "\n".join(lines) + "\n"
+    table.write_text(ok)
+    rc, out, err = run_gavel(["task", "spotcheck", str(task), "--gate", "A", "--verify",
+                              str(table)], cwd=tmp_path)
+    assert rc == 0, (out, err)  # control: the filled table verifies
+    lines.insert(rows[0] + 1, lines[rows[0]])
+    table.write_text("\n".join(lines) + "\n")
+    rc, out, err = run_gavel(["task", "spotcheck", str(task), "--gate", "A", "--verify",
+                              str(table)], cwd=tmp_path)
     ok_contract(rc, err)
-    assert rc == 1 and "duplicate" in (out + err).lower()
+    assert rc == 1 and "duplicate" in (out + err).lower(), (out, err)
 
 
 def test_unreadable_variant_is_not_no_contest(tmp_path: Path) -> None:
