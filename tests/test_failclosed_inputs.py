@@ -64,7 +64,7 @@ def test_skills_install_refuses_links_out_of_the_source(tmp_path: Path) -> None:
     (skill / "SKILL.md").write_text("---\nname: demo-skill\n---\n")
     (skill / "scripts" / "leak.txt").symlink_to(secret)
     dest = tmp_path / "dest"
-    rc, out, err = run_gavel(["skills", "install", "--from", str(tmp_path / "skills"),
+    rc, _, err = run_gavel(["skills", "install", "--from", str(tmp_path / "skills"),
                               "--dest", str(dest)], cwd=tmp_path)
     ok_contract(rc, err)
     assert rc == 2 and "leak.txt" in err and "outside" in err

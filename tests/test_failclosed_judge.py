@@ -23,8 +23,9 @@ from judge_helpers import REFERENCE, make_task, solution
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tally task at S4_DONE with a reference run and a perfect candidate run."""
-    from gavelkit.task.runner import RunOptions, run_solution
-    from gavelkit.task.state import init_state
+    from gavelkit.task.pipeline.state import init_state
+    from gavelkit.task.scoring.options import RunOptions
+    from gavelkit.task.scoring.runner import run_solution
 
     base = tmp_path_factory.mktemp("fc-judge")
     task = make_task(base)

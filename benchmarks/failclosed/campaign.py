@@ -35,8 +35,9 @@ from hostile import KINDS, SLOTS, build_workspace, plant, run_gavel, snapshot  #
 def judged_task(tmp: Path) -> Path | None:
     """Score the reference tally solution once so the judge slots have a run to judge."""
     try:
-        from gavelkit.task.runner import RunOptions, run_solution
-        from gavelkit.task.state import init_state
+        from gavelkit.task.pipeline.state import init_state
+        from gavelkit.task.scoring.options import RunOptions
+        from gavelkit.task.scoring.runner import run_solution
     except ImportError:
         return None
     from judge_helpers import REFERENCE, make_task, solution
@@ -48,7 +49,7 @@ def judged_task(tmp: Path) -> Path | None:
                                       package="tally"))
         run_solution(task, RunOptions(solution=ref, out=task / "judge" / "reference_run",
                                       role="reference", package="tally"))
-    except Exception as exc:  # noqa: BLE001 - a benchmark reports and goes on
+    except Exception as exc:
         print(f"note: could not score the tally task ({exc}); judge slots use no run")
         return None
     data = json.loads((task / "task.json").read_text("utf-8-sig"))

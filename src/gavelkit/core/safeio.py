@@ -367,26 +367,34 @@ def temp_name_prefix(target: Path) -> str:
     return f".{target.name}.{os.getpid()}."
 
 
+def stale_pid(name: str, suffix: str = ".tmp") -> int | None:
+    """The dead writer's pid of one of our `.NAME.<pid>.<random><suffix>` leftovers, else None."""
+    if not (name.startswith(".") and name.endswith(suffix)):
+        return None
+    parts = name[1:-len(suffix)].rsplit(".", 2)
+    if len(parts) < 2:
+        return None
+    pid_text = parts[-2] if len(parts) == 3 else parts[-1]
+    if not pid_text.isdigit() or _alive(int(pid_text)):
+        return None
+    return int(pid_text)
+
+
 def clean_stale_temps(target: str | os.PathLike[str]) -> list[Path]:
-    """Remove `.NAME.<pid>.*.tmp` files left by writers that are no longer alive."""
+    """Remove temp files our killed writers left in `target`'s folder (live ones are kept)."""
     t = Path(target)
     removed: list[Path] = []
     try:
         entries = list(os.scandir(t.parent))
     except OSError:
         return removed
-    head = f".{t.name}."
     for e in entries:
-        n = e.name
-        if not (n.startswith(head) and n.endswith(".tmp")):
-            continue
-        middle = n[len(head):-4]
-        pid_text = middle.split(".", 1)[0]
-        if not pid_text.isdigit() or _alive(int(pid_text)):
+        if stale_pid(e.name) is None:
             continue
         with contextlib.suppress(OSError):
-            os.unlink(e.path)
-            removed.append(Path(e.path))
+            if e.is_file(follow_symlinks=False):
+                os.unlink(e.path)
+                removed.append(Path(e.path))
     return removed
 
 

@@ -20,10 +20,9 @@ DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 
 def max_bytes() -> int:
     """Size cap for text inputs; GAVEL_MAX_BYTES overrides it."""
-    raw = os.environ.get("GAVEL_MAX_BYTES")
-    if raw and raw.isdigit():
-        return int(raw)
-    return DEFAULT_MAX_BYTES
+    from gavelkit.core.safeio import max_bytes as cap
+
+    return cap()
 
 
 def _line_col(data: bytes, offset: int) -> tuple[int, int]:
@@ -33,31 +32,11 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def read_bytes(path: str | os.PathLike[str], limit: int | None = None,
-               allow_empty: bool = False) -> bytes:
-    p = Path(path)
-    name = str(path)
-    try:
-        st = p.stat()
-    except FileNotFoundError:
-        raise InputError(name, "no such file", code="GK-IO001") from None
-    except OSError as exc:
-        raise InputError(name, f"cannot read: {exc.strerror or exc}", code="GK-IO001") from None
-    if p.is_dir():
-        raise InputError(name, "is a directory, not a file", code="GK-IO001")
-    cap = max_bytes() if limit is None else limit
-    if st.st_size > cap:
-        raise InputError(name, f"file is {st.st_size} bytes, over the {cap}-byte limit "
-                         "(set GAVEL_MAX_BYTES to raise it)", code="GK-IO005")
-    try:
-        with p.open("rb") as fh:
-            data = fh.read(cap + 1)
-    except OSError as exc:
-        raise InputError(name, f"cannot read: {exc.strerror or exc}", code="GK-IO001") from None
-    if len(data) > cap:
-        raise InputError(name, f"file is over the {cap}-byte limit", code="GK-IO005")
-    if not data.strip() and not allow_empty:
-        raise InputError(name, "file is empty", code="GK-IO002")
-    return data
+               allow_empty: bool = False, root: str | os.PathLike[str] | None = None) -> bytes:
+    """Bytes of one regular file through core.safeio (no FIFO, device, link out of `root`)."""
+    from gavelkit.core.safeio import read_input
+
+    return read_input(path, limit, root=root, allow_empty=allow_empty)
 
 
 def decode_text(data: bytes, name: str) -> str:
@@ -79,22 +58,32 @@ def decode_text(data: bytes, name: str) -> str:
 
 
 def read_text(path: str | os.PathLike[str], limit: int | None = None,
-              allow_empty: bool = False) -> str:
+              allow_empty: bool = False, root: str | os.PathLike[str] | None = None) -> str:
     """Read a UTF-8 text file with CRLF/CR folded to LF and any BOM removed."""
-    text = decode_text(read_bytes(path, limit, allow_empty), str(path))
+    text = decode_text(read_bytes(path, limit, allow_empty, root), str(path))
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
 
 
 def atomic_write(path: str | os.PathLike[str], data: str | bytes, mode: int | None = None) -> None:
-    """Write via a temp file in the same folder, fsync, then rename over the target."""
+    """Write via a temp file in the same folder, fsync, then rename over the target.
+
+    Only a regular file (or nothing) is ever replaced (core.safeio.check_output);
+    the temp file carries our pid, so the next write removes the leftovers of a
+    writer that was killed (`.NAME.<pid>.xxxx.tmp`).
+    """
     import tempfile
 
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    from gavelkit.core.safeio import check_output, clean_stale_temps, os_reason, temp_name_prefix
+
+    target = check_output(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=temp_name_prefix(target), suffix=".tmp",
+                                   dir=target.parent)
+    except OSError as exc:
+        raise InputError(str(path), f"cannot write: {os_reason(exc)}", code="GK-IO009") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
@@ -102,14 +91,17 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, mode: int | No
             os.fsync(fh.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
-        elif target.exists():
+        elif target.is_file():
             os.chmod(tmp, target.stat().st_mode & 0o7777)
         else:
             os.chmod(tmp, 0o644)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise InputError(str(path), f"cannot write: {os_reason(exc)}",
+                             code="GK-IO009") from None
         raise
     with contextlib.suppress(OSError):
         dir_fd = os.open(target.parent, os.O_RDONLY)
@@ -117,6 +109,7 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, mode: int | No
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+    clean_stale_temps(target)
 
 
 @contextlib.contextmanager
