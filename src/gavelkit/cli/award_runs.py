@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from gavelkit.cli import argtypes as at
 from gavelkit.cli.common import add_format, emit, parser
 from gavelkit.core.errors import UsageError
 
@@ -96,7 +97,7 @@ def briefs_main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Write the three blind seat briefs, or --check briefs for leaks.")
     p.add_argument("paths", nargs="+", metavar="RUN_DIR|FILE")
     p.add_argument("--check", action="store_true", help="check the given brief files for leaks")
-    p.add_argument("--round", type=int, default=1)
+    p.add_argument("--round", type=at.positive_int, default=1)
     p.add_argument("--contest", help="contest name (default: the variant block's contest)")
     p.add_argument("--out", help="folder for the briefs (default: RUN_DIR/phase-logs/briefs)")
     add_format(p, sarif=True)
