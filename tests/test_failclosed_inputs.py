@@ -390,3 +390,20 @@ def test_unreadable_variant_is_not_no_contest(tmp_path: Path) -> None:
     assert "no contest name" not in out + err
     assert "phase0.md" in out + err and "UTF-8" in out + err
     assert json.dumps(rc) in ("1", "2")
+
+
+def test_manifest_rule_fires_and_not(tmp_path: Path) -> None:
+    from gk_testing import clean, fires
+
+    from gavelkit.award.runs.manifest import check_manifest, refused, write_manifest
+
+    run = run_copy(tmp_path)
+    write_manifest(run)
+    clean(refused(run) + check_manifest(run), "AWD-N005")
+    (tmp_path / "outside.csv").write_text("a,b\n")
+    (run / "outputs" / "tables" / "leak.csv").symlink_to(tmp_path / "outside.csv")
+    os.mkfifo(run / "outputs" / "data" / "pipe.csv")
+    got = refused(run)
+    fires(got, "AWD-N005")
+    assert {Path(f.path).name for f in got} == {"leak.csv", "pipe.csv"}
+    assert "AWD-N005" in {f.code for f in check_manifest(run)}

@@ -155,8 +155,10 @@ def manifest_main(argv: list[str], prog: str) -> int:
                     quiet=args.quiet)
     dest = manifest.write_manifest(run)
     n = len(manifest.inventory(run))
+    refused = manifest.refused(run)
     pdf_missing = not (run / "paper" / "solution.pdf").is_file()
     if pdf_missing:
         print(f"{prog}: warning: no rendered PDF at paper/solution.pdf yet", file=sys.stderr)
-    return emit([], args.format, "award manifest", {"manifest": str(dest), "files": n},
-                text=f"wrote {dest} ({n} files)")
+    return emit(refused, args.format, "award manifest", {"manifest": str(dest), "files": n},
+                text=f"wrote {dest} ({n} files" + (f", {len(refused)} refused" if refused
+                                                   else "") + ")")

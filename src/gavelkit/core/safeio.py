@@ -231,16 +231,18 @@ def json_depth(text: str) -> int:
     return best
 
 
-def iter_files(root: str | os.PathLike[str], *, follow_inside: bool = True
-               ) -> Iterator[tuple[Path, str | None]]:
+def iter_files(folder: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None,
+               follow_inside: bool = True) -> Iterator[tuple[Path, str | None]]:
     """Every file under `root`, sorted; (path, why-refused) where refused is not None.
 
-    Links are followed only when they stay inside `root`; a link out of it, a
-    loop, a FIFO or a device is yielded with the reason it is refused, so the
-    caller reports it instead of silently reading or skipping it.
+    Links are followed only when they stay inside `root` (default: `folder`);
+    a link out of it, a loop, a FIFO or a device is yielded with the reason it
+    is refused, so the caller reports it instead of silently reading or
+    skipping it.
     """
-    base = Path(root)
-    real_root = os.path.realpath(base)
+    base = Path(folder)
+    top = Path(root) if root is not None else base
+    real_root = os.path.realpath(top)
     seen: set[str] = set()
     stack = [base]
     while stack:
@@ -256,7 +258,7 @@ def iter_files(root: str | os.PathLike[str], *, follow_inside: bool = True
             try:
                 is_link = e.is_symlink()
                 if is_link and not inside(real_root, p):
-                    yield p, f"symbolic link leads outside {base}"
+                    yield p, f"symbolic link leads outside {top}"
                     continue
                 if is_link and not follow_inside:
                     yield p, "symbolic link"
