@@ -186,11 +186,10 @@ def run_script(script: str, args: list[str], *, annotate: str | None = None,
     """
     from gavelkit.core.errors import InputError
 
+    from gavelkit.core.safeio import check_input
+
     p = Path(script)
-    if not p.exists():
-        raise InputError(script, "no such file")
-    if p.is_dir():
-        raise InputError(script, "is a directory, not a script")
+    check_input(p)  # a regular file: a FIFO or /dev/zero would hang or fill memory
     with tempfile.TemporaryDirectory(prefix="gavel-figqa-") as tmp:
         out = os.path.join(tmp, "result.json")
         cmd = [sys.executable, str(RUNNER), "--out", out]

@@ -120,6 +120,9 @@ def locked(path: str | os.PathLike[str], timeout: float = 30.0) -> Iterator[None
 
     lock_path = Path(str(path) + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
+    from gavelkit.core.safeio import clean_stale_temps
+
+    clean_stale_temps(path)  # what a writer killed under this lock left behind
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         deadline = time.monotonic() + timeout
