@@ -408,3 +408,18 @@ def test_manifest_rule_fires_and_not(tmp_path: Path) -> None:
     fires(got, "AWD-N005")
     assert {Path(f.path).name for f in got} == {"leak.csv", "pipe.csv"}
     assert "AWD-N005" in {f.code for f in check_manifest(run)}
+
+
+def test_spotcheck_duplicate_rule_fires_and_not(tmp_path: Path) -> None:
+    from gk_testing import clean, fires
+
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.gates.spotcheck import verify
+
+    task = load_task(task_copy(tmp_path))
+    head = "| nodeid | assertion summary | spec_section | verdict |\n|---|---|---|---|\n"
+    row = "| `oracle/test_atomic.py::test_render_digits` | renders | ## Formatting | derivable |\n"
+    clean(verify(task, head + row, "t.md").findings, "TSK-A009")
+    res = verify(task, head + row + row, "t.md")
+    fires(res.findings, "TSK-A009")
+    assert len(res.rows) == 1
