@@ -151,7 +151,7 @@ def test_outputs_replace_regular_files_and_make_folders(tmp_path: Path) -> None:
     safeio.write_output(out, "one")
     safeio.write_output(out, "two")
     assert out.read_text() == "two"
-    assert "expected a folder" in _err(safeio.check_output_dir, out).message
+    assert "not a folder" in _err(safeio.check_output_dir, out).message
 
 
 def test_resolve_arg_is_absolute_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

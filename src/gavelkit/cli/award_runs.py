@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -12,9 +13,16 @@ from gavelkit.core.errors import UsageError
 
 
 def _run_dir(raw: str) -> Path:
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import check_input
+
     run = Path(raw)
-    if not run.is_dir():
-        raise UsageError(f"run folder {raw!r} does not exist")
+    try:
+        check_input(run, want="dir")
+    except InputError as exc:
+        if not os.path.lexists(run):
+            raise UsageError(f"run folder {raw!r} does not exist") from None
+        raise UsageError(f"run folder {raw!r}: {exc.message}") from None
     return run
 
 
@@ -131,6 +139,14 @@ def briefs_main(argv: list[str], prog: str) -> int:
         contest = next((b.body["contest"] for b in rf.variants
                         if isinstance(b.body.get("contest"), str)
                         and not is_placeholder(b.body["contest"])), None)
+        unread = [f for f in rf.findings if f.unusable]
+        if not contest and unread:  # the variant may sit in the file we could not read
+            from gavelkit.core.errors import InputError
+
+            f = unread[0]
+            raise InputError(f.path, f"{f.message} (no readable variant block gives the "
+                             "contest name; fix the file or pass --contest)", f.line, f.col,
+                             code=f.code)
         if not contest:
             raise UsageError("no contest name: pass --contest or fill the variant block")
     written = briefs.write_briefs(run, contest, args.round, Path(args.out) if args.out else None)

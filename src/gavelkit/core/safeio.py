@@ -109,7 +109,7 @@ def check_input(path: str | os.PathLike[str], root: str | os.PathLike[str] | Non
     mode = st.st_mode
     if want == "dir":
         if not stat.S_ISDIR(mode):
-            raise InputError(name, f"is a {kind_of(mode)}, expected a folder", code="GK-IO001")
+            raise InputError(name, f"is a {kind_of(mode)}, not a folder", code="GK-IO001")
         return st
     if stat.S_ISDIR(mode):
         raise InputError(name, "is a directory, not a file", code="GK-IO001")
@@ -342,7 +342,7 @@ def check_output_dir(path: str | os.PathLike[str]) -> Path:
     except OSError as exc:
         raise InputError(name, f"cannot use folder: {os_reason(exc)}", code="GK-IO009") from None
     if not stat.S_ISDIR(st.st_mode):
-        raise InputError(name, f"is a {kind_of(st.st_mode)}, expected a folder",
+        raise InputError(name, f"is a {kind_of(st.st_mode)}, not a folder",
                          code="GK-IO009")
     return target
 
