@@ -54,6 +54,10 @@ def init_main(argv: list[str], prog: str) -> int:
     if args.format == "json":
         print(json.dumps({"run": str(run), "run_id": run.name, "existed": existed,
                           "created": created}, indent=2))
+    elif existed and created:
+        print(f"{run} already existed but was incomplete; completed it:")
+        for c in created:
+            print(f"  + {c}")
     elif existed:
         print(f"{run} already exists; nothing changed")
     else:
