@@ -14,7 +14,7 @@ from typing import Any
 from gavelkit.core.errors import InputError
 
 CLEAN, CHEAT, UNVERIFIABLE = "CLEAN", "CHEAT_DETECTED", "UNVERIFIABLE"
-MAX_DOC = int(os.environ.get("GAVEL_SCAN_MAX_DOC", str(512 * 1024 * 1024)))
+MAX_DOC = int(os.environ.get("GAVEL_SCAN_MAX_DOC", str(64 * 1024 * 1024)))  # ~10x in memory
 TASK_ALLOW = ("spec.md", "spec_v*.md", "README*", "LICENSE*", ".*")
 LISTERS = {"ls", "find", "tree", "du", "stat", "file", "dir", "exa", "eza", "fd", "fdfind",
            "locate", "realpath", "readlink", "test", "[", "basename", "dirname", "lsattr", "ll"}
@@ -82,7 +82,23 @@ def _strs(spec: dict[str, Any], key: str, src: str) -> list[str]:
 
 
 def load_rules(extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[list[Place], list[CommandRule]]:
-    """Built-in rules, then each extra TOML file (same id replaces, new id adds)."""
+    """Built-in rules, then each extra TOML file (same id replaces, new id adds).
+
+    A value of the wrong type anywhere in an extra file (a table where a list
+    belongs, a number for a sequence) is an InputError naming the file, never a
+    crash and never a silently weaker rule set.
+    """
+    try:
+        return _load_rules(extra)
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        where = ", ".join(str(p) for p in extra) or "anticheat_rules.toml"
+        raise InputError(where, f"rule file has a value of the wrong type: {exc}",
+                         code="CHT-U005") from None
+
+
+def _load_rules(extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[list[Place], list[CommandRule]]:
     tables: list[tuple[str, dict[str, Any]]] = [(
         "anticheat_rules.toml",
         tomllib.loads(resources.files("gavelkit.data").joinpath("anticheat_rules.toml")
