@@ -184,7 +184,6 @@ def run_script(script: str, args: list[str], *, annotate: str | None = None,
 
     With quiet=False a terminal shows how long the script has been running.
     """
-    from gavelkit.core.errors import InputError
 
     from gavelkit.core.safeio import check_input
 

@@ -25,7 +25,7 @@ def _page_size(doc: Any, i: int, pdf: str) -> tuple[float, float]:
     """A page PDFium cannot even size (a page tree that loops) leaves no sheet to lay out."""
     try:
         return doc.get_page_size(i)
-    except Exception as exc:  # noqa: BLE001 - pypdfium2 raises its PdfiumError
+    except Exception as exc:
         from gavelkit.core.errors import InputError
 
         raise InputError(pdf, f"page {i + 1} cannot be read ({exc}); the page tree is damaged "

@@ -85,9 +85,12 @@ def _load_reference(task: Task, opts: RunOptions) -> dict[str, Any] | None:
             return task.reference_score.raw
     if path is None or not path.is_file():
         return None
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import load_json
+
     try:
-        data = json.loads(path.read_text("utf-8-sig"))
-    except (OSError, ValueError):
+        data = load_json(path)
+    except InputError:
         return None
     return data if isinstance(data, dict) else None
 
