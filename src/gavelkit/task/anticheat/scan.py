@@ -156,6 +156,14 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
     from gavelkit.task.anticheat import trajectory as traj
     from gavelkit.task.anticheat.trajectory.events import loads
 
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import check_input
+
+    try:
+        check_input(path)  # a FIFO or /dev/zero is not an empty transcript: say what it is
+    except InputError as exc:
+        findings.append(_finding("CHT-U001", "error", exc.message, path, unusable=True))
+        return
     size = os.path.getsize(path)
     info["bytes"] = size
     if size == 0 or not _has_content(path):
