@@ -152,12 +152,11 @@ def _emit(ev: Event, an: Analyzer, path: str, findings: list[Finding], info: dic
 
 def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict[str, Any],
                findings: list[Finding], tick: Callable[[int], None] | None = None) -> None:
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import check_input
     from gavelkit.task.anticheat import prefilter
     from gavelkit.task.anticheat import trajectory as traj
     from gavelkit.task.anticheat.trajectory.events import loads
-
-    from gavelkit.core.errors import InputError
-    from gavelkit.core.safeio import check_input
 
     try:
         check_input(path)  # a FIFO or /dev/zero is not an empty transcript: say what it is
