@@ -9,7 +9,6 @@ own name in the message (argparse adds it).
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import math
 import re
 from pathlib import Path
@@ -67,6 +66,8 @@ def iso_date(text: str) -> str:
     """YYYY-MM-DD and a real calendar day (the History table and renames rely on it)."""
     if not _DATE.match(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a date as YYYY-MM-DD")
+    import datetime as _dt
+
     try:
         _dt.date.fromisoformat(text)
     except ValueError:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import stat
 from collections.abc import Iterator
@@ -191,6 +190,8 @@ def parse_json(text: str, name: str, what: str = "JSON") -> Any:
     if depth > MAX_JSON_DEPTH:
         raise InputError(name, f"{what} nested {depth} levels deep (limit {MAX_JSON_DEPTH})",
                          code="GK-IO008")
+    import json  # off the lint start-up path (benchmarks/cold_start.py)
+
     try:
         return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
