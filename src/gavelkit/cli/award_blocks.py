@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import glob
 import os
-from pathlib import Path
 
-from gavelkit.cli.common import add_format, emit, parser
+from gavelkit.cli.common import emit
 from gavelkit.core.errors import UsageError
+
+KINDS = ("handoff", "gate", "scorecard", "memo", "variant")
 
 
 def expand(paths: list[str]) -> list[str]:
@@ -15,6 +15,8 @@ def expand(paths: list[str]) -> list[str]:
     out: list[str] = []
     for p in paths:
         if not os.path.exists(p) and any(ch in p for ch in "*?["):
+            import glob
+
             hits = sorted(glob.glob(p))
             if not hits:
                 raise UsageError(f"no file matches {p!r}")
@@ -24,22 +26,42 @@ def expand(paths: list[str]) -> list[str]:
     return out
 
 
-def lint_main(argv: list[str], prog: str) -> int:
+def lint_parser(prog: str):  # type: ignore[no-untyped-def]
+    from gavelkit.cli.common import add_format, parser
+
     p = parser(prog, "Lint run blocks (seed §1) in bare YAML files or fenced in Markdown.")
-    p.add_argument("kind", choices=["handoff", "gate", "scorecard", "memo", "variant"])
+    p.add_argument("kind", choices=KINDS)
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--agent", help="handoff only: also enforce this role's keys")
     p.add_argument("--run-dir", help="handoff only: the run folder work/<run-id>; artifacts must "
                    "exist there and no symlink may leave it")
     p.add_argument("--config", help="project config (default: gavel.toml found upward)")
     add_format(p, sarif=True)
-    args = p.parse_args(argv)
+    return p
+
+
+def _lint_spec():  # type: ignore[no-untyped-def]
+    from gavelkit.cli.fastargs import Spec
+
+    value = "value"
+    return Spec([("kind", KINDS, "1"), ("files", None, "+")],
+                {"--agent": ("agent", value, None), "--run-dir": ("run_dir", value, None),
+                 "--config": ("config", value, None),
+                 "--format": ("format", value, ("text", "json", "sarif")),
+                 "-q": ("quiet", "flag", None), "--quiet": ("quiet", "flag", None)},
+                {"format": "text"})
+
+
+def lint_main(argv: list[str], prog: str) -> int:
+    from gavelkit.cli.fastargs import parse
+
+    args = parse(argv, _lint_spec()) or lint_parser(prog).parse_args(argv)
     if args.agent is not None and args.kind != "handoff":
         raise UsageError("--agent applies to handoff blocks only")
     if args.run_dir is not None:
         if args.kind != "handoff":
             raise UsageError("--run-dir applies to handoff blocks only")
-        if not Path(args.run_dir).is_dir():
+        if not os.path.isdir(args.run_dir):
             raise UsageError(f"--run-dir {args.run_dir!r} is not a folder")
     from gavelkit.award.blocks.lint import lint_paths
     from gavelkit.award.tables import load_tables
@@ -86,6 +108,8 @@ PANEL_CONDITION_CODES = frozenset({"AWD-P005", "AWD-P006", "AWD-P007", "AWD-P008
 
 
 def aggregate_main(argv: list[str], prog: str) -> int:
+    from gavelkit.cli.common import add_format, parser
+
     p = parser(prog, "Apply the judge-panel rule (seed §3) to one round of seat scorecards.")
     p.add_argument("files", nargs="+", metavar="FILE", help="scorecard files (globs allowed)")
     p.add_argument("--target", required=True, help="outstanding|finalist|meritorious or an alias "
@@ -112,6 +136,8 @@ def aggregate_main(argv: list[str], prog: str) -> int:
 
 
 def schema_main(argv: list[str], prog: str) -> int:
+    from gavelkit.cli.common import parser
+
     p = parser(prog, "Print the JSON Schema of a run block, for editors that validate YAML.")
     p.add_argument("kind", choices=["handoff", "gate", "scorecard", "memo", "variant"])
     p.add_argument("--format", choices=["json", "text"], default="json",
@@ -129,6 +155,8 @@ def schema_main(argv: list[str], prog: str) -> int:
 
 
 def selftest_main(argv: list[str], prog: str) -> int:
+    from gavelkit.cli.common import parser
+
     p = parser(prog, "Run the block linter's built-in self-test.")
     p.add_argument("-q", "--quiet", action="store_true")
     p.add_argument("--format", choices=["text", "json"], default="text")

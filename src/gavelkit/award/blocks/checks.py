@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from gavelkit.core.findings import Finding, Severity
 from gavelkit.core.yamlload import Pos, PosDict, PosList
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Ctx:
