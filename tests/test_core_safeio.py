@@ -1,4 +1,4 @@
-"""core.safeio: the one way in (read_input) and the one way out (check_output/write_output)."""
+"""core.safeio: the one way in (read_input) and the one way out (check_output, used by textio.atomic_write)."""
 
 from __future__ import annotations
 
@@ -140,7 +140,7 @@ def test_outputs_only_replace_regular_files(tmp_path: Path, kind: str) -> None:
     else:
         (tmp_path / "f").write_text("x")
         out = tmp_path / "f" / "out.png"
-    e = _err(safeio.write_output, out, b"data")
+    e = _err(atomic_write, out, b"data")
     assert e.code == "GK-IO009" and str(out) == e.path
     if kind == "device":
         assert Path("/dev/null").is_char_device()
@@ -148,8 +148,8 @@ def test_outputs_only_replace_regular_files(tmp_path: Path, kind: str) -> None:
 
 def test_outputs_replace_regular_files_and_make_folders(tmp_path: Path) -> None:
     out = tmp_path / "a" / "b" / "o.txt"
-    safeio.write_output(out, "one")
-    safeio.write_output(out, "two")
+    atomic_write(out, "one")
+    atomic_write(out, "two")
     assert out.read_text() == "two"
     assert "not a folder" in _err(safeio.check_output_dir, out).message
 
@@ -181,7 +181,7 @@ def test_rule_codes_fire_and_stay_quiet(tmp_path: Path) -> None:
     good = tmp_path / "good.json"
     good.write_text('{"a": [1, 2]}')
     assert safeio.load_json(good, root=tmp_path) == {"a": [1, 2]}
-    safeio.write_output(tmp_path / "o.txt", "x")
+    atomic_write(tmp_path / "o.txt", "x")
     for code in ("GK-IO007", "GK-IO008", "GK-IO009", "GK-IO010"):
         clean([], code)  # the good reads and the write above raised nothing
     fifo = tmp_path / "p"
@@ -189,7 +189,7 @@ def test_rule_codes_fire_and_stay_quiet(tmp_path: Path) -> None:
     fires([_err(safeio.read_input, fifo).to_finding()], "GK-IO007")
     good.write_text("[" * 300 + "]" * 300)
     fires([_err(safeio.load_json, good).to_finding()], "GK-IO008")
-    fires([_err(safeio.write_output, fifo, "x").to_finding()], "GK-IO009")
+    fires([_err(atomic_write, fifo, "x").to_finding()], "GK-IO009")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "l").symlink_to(tmp_path / "o.txt")
     fires([_err(safeio.read_input, tmp_path / "sub" / "l", root=tmp_path / "sub").to_finding()],

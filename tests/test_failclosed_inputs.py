@@ -394,9 +394,9 @@ def test_unreadable_variant_is_not_no_contest(tmp_path: Path) -> None:
 
 
 def test_manifest_rule_fires_and_not(tmp_path: Path) -> None:
-    from gk_testing import clean, fires
-
     from gavelkit.award.runs.manifest import check_manifest, refused, write_manifest
+
+    from gk_testing import clean, fires
 
     run = run_copy(tmp_path)
     write_manifest(run)
@@ -411,10 +411,10 @@ def test_manifest_rule_fires_and_not(tmp_path: Path) -> None:
 
 
 def test_spotcheck_duplicate_rule_fires_and_not(tmp_path: Path) -> None:
-    from gk_testing import clean, fires
-
     from gavelkit.task.formats.load import load_task
     from gavelkit.task.gates.spotcheck import verify
+
+    from gk_testing import clean, fires
 
     task = load_task(task_copy(tmp_path))
     head = "| nodeid | assertion summary | spec_section | verdict |\n|---|---|---|---|\n"

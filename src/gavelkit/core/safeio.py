@@ -177,8 +177,6 @@ def load_json(path: str | os.PathLike[str], text: str | None = None, *,
     """Parse a JSON file (BOM allowed); bad, deep or huge JSON is an InputError, never a crash."""
     name = str(path)
     if text is None:
-        from gavelkit.core.textio import decode_text
-
         text = decode_text(read_input(path, limit, root=root), name)
     return parse_json(text, name, what)
 
@@ -282,6 +280,32 @@ def iter_files(folder: str | os.PathLike[str], *, root: str | os.PathLike[str] |
         stack.extend(reversed(subdirs))
 
 
+# ---- text ----------------------------------------------------------------------------------
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    line = data.count(b"\n", 0, offset) + 1
+    start = data.rfind(b"\n", 0, offset) + 1
+    return line, offset - start + 1
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """UTF-8 (BOM stripped) or InputError naming the first bad byte's place."""
+    nul = data.find(b"\x00")
+    if nul != -1:
+        line, col = _line_col(data, nul)
+        raise InputError(name, "binary file (NUL byte), expected UTF-8 text", line, col,
+                         code="GK-IO003")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = _line_col(data, exc.start)
+        raise InputError(name, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, col,
+                         code="GK-IO004") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
 # ---- outputs -------------------------------------------------------------------------------
 
 def check_output(path: str | os.PathLike[str], *, mkdir: bool = True) -> Path:
@@ -345,21 +369,6 @@ def check_output_dir(path: str | os.PathLike[str]) -> Path:
     if not stat.S_ISDIR(st.st_mode):
         raise InputError(name, f"is a {kind_of(st.st_mode)}, not a folder",
                          code="GK-IO009")
-    return target
-
-
-def write_output(path: str | os.PathLike[str], data: str | bytes,
-                 mode: int | None = None) -> Path:
-    """Check the output path, then write it atomically (temp file + rename)."""
-    from gavelkit.core.textio import atomic_write
-
-    target = check_output(path)
-    try:
-        atomic_write(target, data, mode=mode)
-    except InputError:
-        raise
-    except OSError as exc:
-        raise InputError(str(path), f"cannot write: {os_reason(exc)}", code="GK-IO009") from None
     return target
 
 

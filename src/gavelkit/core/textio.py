@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gavelkit.core.errors import InputError
+from gavelkit.core.safeio import _line_col, decode_text  # noqa: F401 - re-exported
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 
@@ -25,36 +26,12 @@ def max_bytes() -> int:
     return cap()
 
 
-def _line_col(data: bytes, offset: int) -> tuple[int, int]:
-    line = data.count(b"\n", 0, offset) + 1
-    start = data.rfind(b"\n", 0, offset) + 1
-    return line, offset - start + 1
-
-
 def read_bytes(path: str | os.PathLike[str], limit: int | None = None,
                allow_empty: bool = False, root: str | os.PathLike[str] | None = None) -> bytes:
     """Bytes of one regular file through core.safeio (no FIFO, device, link out of `root`)."""
     from gavelkit.core.safeio import read_input
 
     return read_input(path, limit, root=root, allow_empty=allow_empty)
-
-
-def decode_text(data: bytes, name: str) -> str:
-    """UTF-8 (BOM stripped) or InputError naming the first bad byte's place."""
-    nul = data.find(b"\x00")
-    if nul != -1:
-        line, col = _line_col(data, nul)
-        raise InputError(name, "binary file (NUL byte), expected UTF-8 text", line, col,
-                         code="GK-IO003")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line, col = _line_col(data, exc.start)
-        raise InputError(name, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, col,
-                         code="GK-IO004") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text
 
 
 def read_text(path: str | os.PathLike[str], limit: int | None = None,
