@@ -423,3 +423,28 @@ def test_spotcheck_duplicate_rule_fires_and_not(tmp_path: Path) -> None:
     res = verify(task, head + row + row, "t.md")
     fires(res.findings, "TSK-A009")
     assert len(res.rows) == 1
+
+
+@pytest.mark.parametrize("body", ["[award.tiers.outstanding]\nthreshold = nan\n",
+                                  "[award.rubrics.A]\ncriteria = 3\n",
+                                  "[award.tiers.finalist]\nrank = 'first'\n"])
+def test_award_config_wrong_types(tmp_path: Path, body: str) -> None:
+    cfg = tmp_path / "gavel.toml"
+    cfg.write_text(body)
+    cards = [str(EXAMPLE_RUN / "scorecards" / f"phase7-seat-{s}-round-1.yaml") for s in "ABC"]
+    rc, out, err = run_gavel(["award", "aggregate", *cards, "--target", "outstanding",
+                              "--config", str(cfg)], cwd=tmp_path)
+    ok_contract(rc, err)
+    assert rc == 2 and "gavel.toml" in err, (rc, out[-300:], err)
+
+
+@pytest.mark.parametrize("body", ["place = 3\n", '[[place]]\nid = "x"\nsequence = 3\n'])
+def test_scan_rules_wrong_types(tmp_path: Path, body: str) -> None:
+    rules = tmp_path / "rules.toml"
+    rules.write_text(body)
+    traj = tmp_path / "t.jsonl"
+    traj.write_text('{"type": "user"}\n')
+    rc, out, err = run_gavel(["task", "scan", "--package", "x", "--rules", str(rules),
+                              str(traj)], cwd=tmp_path)
+    ok_contract(rc, err)
+    assert rc == 2 and "rules.toml" in err
