@@ -444,7 +444,16 @@ def test_scan_rules_wrong_types(tmp_path: Path, body: str) -> None:
     rules.write_text(body)
     traj = tmp_path / "t.jsonl"
     traj.write_text('{"type": "user"}\n')
-    rc, out, err = run_gavel(["task", "scan", "--package", "x", "--rules", str(rules),
-                              str(traj)], cwd=tmp_path)
+    rc, _, err = run_gavel(["task", "scan", "--package", "x", "--rules", str(rules),
+                            str(traj)], cwd=tmp_path)
     ok_contract(rc, err)
     assert rc == 2 and "rules.toml" in err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-3"])
+def test_figqa_timeout_values(tmp_path: Path, value: str) -> None:
+    script = tmp_path / "plot.py"
+    script.write_text("print('no figure')\n")
+    rc, _, err = run_gavel(["award", "figqa", "run", "--timeout", value, str(script)],
+                           cwd=tmp_path)
+    assert rc == 2 and "--timeout" in err, err

@@ -96,6 +96,8 @@ def _split(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
             except ValueError:
                 raise UsageError(f"--{k.replace('_', '-')} needs a number, not {opts[k]!r}") \
                     from None
+            if not opts[k] == opts[k] or opts[k] in (float("inf"), float("-inf")):  # NaN, inf
+                raise UsageError(f"--{k.replace('_', '-')} must be a finite number")
             if opts[k] < 0 or (k == "timeout" and opts[k] == 0):
                 raise UsageError(f"--{k.replace('_', '-')} must be positive")
     if not rest:
