@@ -457,3 +457,19 @@ def test_figqa_timeout_values(tmp_path: Path, value: str) -> None:
     rc, _, err = run_gavel(["award", "figqa", "run", "--timeout", value, str(script)],
                            cwd=tmp_path)
     assert rc == 2 and "--timeout" in err, err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "loop"])
+def test_a_gate_file_never_vanishes_from_the_status(tmp_path: Path, kind: str) -> None:
+    run = run_copy(tmp_path)
+    gate = run / "gates" / "phase-2-loop-0.yaml"
+    gate.unlink()
+    if kind == "fifo":
+        os.mkfifo(gate)
+    elif kind == "directory":
+        gate.mkdir()
+    else:
+        gate.symlink_to(gate)
+    rc, out, err = run_gavel(["award", "status", str(run)], cwd=tmp_path)
+    ok_contract(rc, err)
+    assert rc == 1 and "phase-2-loop-0.yaml" in out and "does not match" not in out
