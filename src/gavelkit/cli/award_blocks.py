@@ -6,6 +6,11 @@ import os
 
 from gavelkit.cli.common import emit
 from gavelkit.core.errors import UsageError
+from gavelkit.core.findings import Finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing stays off the lint start-up path
+    from typing import Any
 
 KINDS = ("handoff", "gate", "scorecard", "memo", "variant")
 
@@ -81,9 +86,9 @@ def lint_main(argv: list[str], prog: str) -> int:
                 text=verdict, quiet=args.quiet)
 
 
-def _adjudications(memo_path: str | None) -> dict[str, str]:
+def _adjudications(memo_path: str | None) -> tuple[dict[str, str], list[Finding]]:
     if not memo_path:
-        return {}
+        return {}, []
     from gavelkit.award.blocks.load import select
     from gavelkit.core.errors import InputError
     from gavelkit.core.sources import load_source
@@ -92,19 +97,23 @@ def _adjudications(memo_path: str | None) -> dict[str, str]:
     if src.unusable:
         f = src.findings[0]
         raise InputError(f.path, f.message, f.line, f.col, f.code)
-    from gavelkit.award.blocks.memo import adjudications
+    from gavelkit.award.blocks.memo import adjudications, foreign_adjudications
 
     blocks, _ = select(src, "decision_memo")
     out = adjudications(blocks)
-    if not out:
+    findings = [Finding("AWD-P012", "error", f"the adjudications are recorded in a phase-"
+                        f"{b.body.get('phase')} decision_memo; evidence conflicts are adjudicated "
+                        "in the Phase 7 memo, so they are not read", b.path, b.line, b.col)
+                for b in foreign_adjudications(blocks)]
+    if not out and not findings:
         raise UsageError(f"{memo_path}: no decision_memo with adjudications "
                          "[{criterion, outcome}] found")
-    return out
+    return out, findings
 
 
 # Findings the panel text already lists under RESULT: FAIL (text output shows them once).
 PANEL_CONDITION_CODES = frozenset({"AWD-P005", "AWD-P006", "AWD-P007", "AWD-P008", "AWD-P009",
-                                   "AWD-P010"})
+                                   "AWD-P010", "AWD-P011", "AWD-P013"})
 
 
 def aggregate_main(argv: list[str], prog: str) -> int:
@@ -116,8 +125,12 @@ def aggregate_main(argv: list[str], prog: str) -> int:
                    "(国一, 国一边缘, 国二, 一等奖, 二等奖, ...)")
     p.add_argument("--adjudication-round", action="store_true",
                    help="the outlier seat was re-dispatched: one card is from the next round")
-    p.add_argument("--memo", help="decision_memo recording adjudication outcomes "
-                   "(adjudications: [{criterion, outcome}])")
+    p.add_argument("--memo", help="the Phase 7 decision_memo recording adjudication outcomes "
+                   "(adjudications: [{criterion, outcome}]); read only with --adjudication-round, "
+                   "after the outlier was re-dispatched")
+    p.add_argument("--previous", metavar="FILE", help="--adjudication-round: the re-dispatched "
+                   "seat's card of the round before (default: its phase7-seat-<S>-round-<r-1> "
+                   "file next to the new card)")
     p.add_argument("--config", help="project config (default: gavel.toml found upward)")
     add_format(p, sarif=True)
     args = p.parse_args(argv)
@@ -126,13 +139,34 @@ def aggregate_main(argv: list[str], prog: str) -> int:
 
     tables = load_tables(args.config)
     tables.target(args.target)  # usage error before any reading
+    if args.previous and not args.adjudication_round:
+        raise UsageError("--previous applies to --adjudication-round only")
+    adjudicated, memo_findings = _adjudications(args.memo)
     res = aggregate(expand(args.files), args.target, tables, args.adjudication_round,
-                    _adjudications(args.memo))
+                    adjudicated, args.previous)
+    res.findings.extend(memo_findings)
+    if memo_findings:
+        res.failed.append("the memo's adjudications are not in a Phase 7 memo (AWD-P012)")
     shown = res.findings if args.format != "text" else [
         f for f in res.findings if f.code not in PANEL_CONDITION_CODES]
-    code = emit(shown, args.format, "award aggregate", {"panel": res.to_dict()},
-                text=render_panel(res), quiet=args.quiet)
+    code = emit_keeping_code(shown, args.format, "award aggregate", {"panel": res.to_dict()},
+                             text=render_panel(res), quiet=args.quiet)
     return code if code == 2 else (0 if res.passed else 1)
+
+
+def emit_keeping_code(findings: list[Finding], fmt: str, command: str,
+                      extra: dict[str, Any] | None = None, text: str | None = None,
+                      quiet: bool = False) -> int:
+    """`emit`, but a reader that stops early (`| head -1`) does not change the exit code."""
+    from gavelkit.core.findings import exit_code
+
+    try:
+        return emit(findings, fmt, command, extra, text=text, quiet=quiet)
+    except BrokenPipeError:
+        from gavelkit.cli.main import _silence_stdout
+
+        _silence_stdout()
+        return exit_code(findings)
 
 
 def schema_main(argv: list[str], prog: str) -> int:

@@ -83,6 +83,20 @@ def fmt_num(x: float) -> str:
     return f"{x:.4f}".rstrip("0").rstrip(".")
 
 
+def fmt_vs(x: float, bar: float | None) -> str:
+    """`x` with enough digits to read on the right side of `bar`: a true 84.99999 is never
+    shown as 85 next to a threshold of 85 (the panel compares with a 1e-9 tolerance)."""
+    text = fmt_num(x)
+    if bar is None:
+        return text
+    passes = x >= bar - 1e-9
+    for digits in range(5, 13):
+        if (float(text) >= bar - 1e-9) == passes:
+            break
+        text = f"{x:.{digits}f}".rstrip("0").rstrip(".")
+    return text
+
+
 def require(ctx: Ctx, body: PosDict, required: list[str], code: str, kind: str) -> None:
     for key in required:
         if key not in body:
