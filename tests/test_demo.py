@@ -36,5 +36,7 @@ def test_example_run_lints_clean_with_run_dir(root: Path) -> None:
 def test_example_run_ships_the_figqa_gate(root: Path) -> None:
     run = next((root / "examples/award-run/work").iterdir())
     copy = run / "code" / "figqa.py"
-    assert copy.read_bytes() == (root / "src/gavelkit/award/figures/figqa.py").read_bytes()
+    assert not copy.is_symlink()  # a link would leave the run folder (issue 13)
+    assert copy.read_bytes() == (root / "src/gavelkit/award/figures/figqa.py").read_bytes(), (
+        "copy out of date; run: cp src/gavelkit/award/figures/figqa.py " + str(copy))
     assert "assert_no_overlap(fig)" in (run / "code" / "run_all.py").read_text()

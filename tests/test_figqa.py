@@ -535,9 +535,16 @@ def test_standalone_copy_runs_without_gavelkit(tmp_path):
     assert p.returncode == 2 and "usage" in p.stderr
 
 
+SYNC = ("cp src/gavelkit/award/figures/figqa.py skills/mathodology-award-gates/scripts/figqa.py"
+        " && cp src/gavelkit/award/figures/figqa.py "
+        "examples/award-run/work/20260130-0900-mcm26c/code/figqa.py")
+
+
 def test_skill_script_is_the_same_file(root):
+    """Real copies, not links (a link out of the skill folder is refused by `skills install`)."""
     skill = root / "skills" / "mathodology-award-gates" / "scripts" / "figqa.py"
-    assert skill.resolve() == FIGQA
+    assert not skill.is_symlink()
+    assert skill.read_bytes() == FIGQA.read_bytes(), f"copies out of date; run: {SYNC}"
     env = dict(os.environ, MPLBACKEND="Agg")
     p = subprocess.run([sys.executable, str(skill), "--self-test"], capture_output=True,
                        text=True, env=env, timeout=120)

@@ -175,7 +175,9 @@ def test_cheat_from_trajectory(task: Path, provenance, monkeypatch) -> None:  # 
             "CHT-R001", "error", "read oracle/test_atomic.py", "t.jsonl", 3, 1)], "1 finding")
     monkeypatch.setattr(anticheat_api, "scan", fake_scan)
     before = json.loads((task / "task.json").read_text("utf-8-sig"))
-    res = judge_run(task, task / "candidate-runs" / "bad", trajectories=["t.jsonl"])
+    traj = task / "t.jsonl"  # the judge refuses a trajectory it cannot read (issue 13)
+    traj.write_text('{"type": "user"}\n')
+    res = judge_run(task, task / "candidate-runs" / "bad", trajectories=[str(traj)])
     fires(res.findings, "TSK-J003")
     clean(res.findings, "TSK-J004")  # a trajectory was scanned
     assert res.verdict == "CHEAT_DETECTED" and res.route == "env"

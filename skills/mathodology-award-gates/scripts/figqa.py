@@ -1,1 +1,1555 @@
-../../../src/gavelkit/award/figures/figqa.py
+#!/usr/bin/env python3
+"""figqa: a geometry-exact overlap and clipping gate for matplotlib figures.
+
+Wire it into every figure factory and into ``run_all.py``::
+
+    from figqa import assert_no_overlap
+    assert_no_overlap(fig)          # raises AssertionError listing each collision
+
+or inspect the result yourself with ``find_collisions(fig)``.
+
+Why geometry and not boxes: a label next to a diagonal line is not touched by
+it, a line that leaves the axes is not drawn, a NaN gap has no ink, a step plot
+draws steps.  So every data artist is reduced to what the renderer really
+draws, in display pixels: line segments as drawn (draw style, NaN gaps, clipped
+to their clip box), markers at their real size, filled polygons (bars, patches,
+``fill_between``, contour fills, meshes), images.  Text-like artists (texts,
+annotations with their box padding, legends, titles, axis and tick labels,
+colorbar labels, figure texts) are rotated rectangles.  Collisions are exact
+intersections of those shapes beyond a tolerance given in *points*, so a gate
+passes or fails the same way at 100 and at 300 dpi.
+
+Deliberately allowed: a label from ``ax.text``/``ax.annotate``/``bar_label``
+that sits fully inside its *own* bar or filled region (its anchor point lies in
+that region); background spans (``axvspan``/``axhspan`` and patches covering the
+whole axes); invisible, empty or fully transparent artists; artists of axes
+that are hidden; segments clipped away.
+
+This file stands alone: it imports only matplotlib, numpy and the standard
+library, so a submission can carry a copy and rerun the gate without any other
+package.  ``python3 figqa.py --self-test`` proves the gate works.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+try:
+    import matplotlib
+    import numpy as np
+    from matplotlib.path import Path as _MplPath
+    from matplotlib.transforms import Bbox
+except ImportError as _exc:  # pragma: no cover - exercised only without prerequisites
+    if __name__ == "__main__":
+        sys.stderr.write(
+            f"figqa: missing prerequisite: {_exc}.\n"
+            "  install it with: python3 -m pip install matplotlib numpy\n"
+            "  or run once with: uv run --with matplotlib python3 figqa.py --self-test\n")
+        sys.exit(2)
+    raise
+
+__all__ = ["KINDS", "ArtistRef", "Collision", "FigqaError", "assert_no_overlap",
+           "find_collisions", "format_collisions", "self_test"]
+
+#: Collision kinds, in the order they are reported.
+KINDS = ("text-over-text", "text-over-line", "text-over-marker", "text-over-patch",
+         "text-over-image", "arrow-over-data", "arrow-over-text", "clipped-by-figure",
+         "clipped-by-axes", "missing-glyph")
+
+#: Default tolerances, in points (1/72 inch) so they do not depend on dpi.
+TOL_PT = 1.0        # shapes must overlap by more than this in every direction
+MIN_AREA_PT2 = 1.5  # ... and by more than this area
+_NO_LINE = ("None", "none", "", " ")
+
+
+class FigqaError(AssertionError):
+    """Raised by assert_no_overlap; `.collisions` holds what was found."""
+
+    def __init__(self, message: str, collisions: list[Collision]):
+        super().__init__(message)
+        self.collisions = collisions
+
+
+@dataclass(frozen=True)
+class ArtistRef:
+    """One side of a collision: which artist, in words a person recognises."""
+
+    type: str       # matplotlib class name: Text, Legend, Line2D, Rectangle, ...
+    role: str       # title, xlabel, ticklabel, legend, text, annotation, line, bar, ...
+    label: str      # the text, or the artist's label, or "" when it has none
+    axes: int       # index into the figure's axes (subfigures included), -1 = figure
+
+    def describe(self) -> str:
+        where = "figure" if self.axes < 0 else f"axes#{self.axes}"
+        t = self.type.lower()
+        name = self.role if t.startswith(self.role) else f"{self.role} {self.type}"
+        lab = f" {_short(self.label)!r}" if self.label else ""
+        return f"{name}{lab} ({where})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "role": self.role, "label": self.label, "axes": self.axes}
+
+
+@dataclass(frozen=True)
+class Collision:
+    """A visible defect: `a` (text-like or arrow) overlaps or is cut by `b`."""
+
+    kind: str
+    a: ArtistRef
+    b: ArtistRef
+    area_px: float                               # overlap (or cut-off) area, display px^2
+    where: tuple[float, float, float, float]     # x0, y0, x1, y1 display px, origin bottom-left
+    figsize_px: tuple[float, float] = (0.0, 0.0)
+    detail: str = ""
+    a_box: tuple[float, float, float, float] | None = None   # the whole of `a`, display px
+
+    def __str__(self) -> str:
+        x0, y0, x1, y1 = self.where
+        extra = f"; {self.detail}" if self.detail else ""
+        return (f"[{self.kind}] {self.a.describe()} x {self.b.describe()}: "
+                f"{self.area_px:.1f} px^2 at x={x0:.0f}..{x1:.0f}, y={y0:.0f}..{y1:.0f} px{extra}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "a": self.a.to_dict(), "b": self.b.to_dict(),
+                "area_px": round(self.area_px, 1), "where": [round(v, 1) for v in self.where],
+                "figsize_px": [round(v, 1) for v in self.figsize_px], "detail": self.detail,
+                "a_box": None if self.a_box is None else [round(v, 1) for v in self.a_box]}
+
+
+def _short(s: str, n: int = 40) -> str:
+    s = " ".join(str(s).split())
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+# --------------------------------------------------------------------------- geometry
+
+@dataclass
+class _Shape:
+    """A text-like obstacle: a rectangle of half sizes (hw, hh) rotated by theta."""
+
+    cx: float
+    cy: float
+    hw: float
+    hh: float
+    theta: float
+    ref: ArtistRef
+    artist: Any
+    axes: Any = None
+    anchors: list[tuple[float, float]] = field(default_factory=list)
+    own_ok: bool = False          # may sit inside its own bar/region (ax.text, annotate)
+    is3d: bool = False
+    parts: list[_Shape] = field(default_factory=list)   # one shape per line of a multi-line text
+
+    @property
+    def aabb(self) -> tuple[float, float, float, float]:
+        c, s = abs(math.cos(self.theta)), abs(math.sin(self.theta))
+        ex, ey = self.hw * c + self.hh * s, self.hw * s + self.hh * c
+        return (self.cx - ex, self.cy - ey, self.cx + ex, self.cy + ey)
+
+    def local(self, pts: np.ndarray) -> np.ndarray:
+        c, s = math.cos(self.theta), math.sin(self.theta)
+        d = pts - (self.cx, self.cy)
+        return np.column_stack([d[:, 0] * c + d[:, 1] * s, -d[:, 0] * s + d[:, 1] * c])
+
+    def world(self, pts: np.ndarray) -> np.ndarray:
+        c, s = math.cos(self.theta), math.sin(self.theta)
+        return np.column_stack([pts[:, 0] * c - pts[:, 1] * s + self.cx,
+                                pts[:, 0] * s + pts[:, 1] * c + self.cy])
+
+    def corners(self, shrink: float = 0.0) -> np.ndarray:
+        hw, hh = max(self.hw - shrink, 0.0), max(self.hh - shrink, 0.0)
+        return self.world(np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]))
+
+    @property
+    def area(self) -> float:
+        return 4.0 * self.hw * self.hh
+
+
+def _clip_halfplane(poly: np.ndarray, axis: int, sign: float, bound: float) -> np.ndarray:
+    """Sutherland-Hodgman step: keep sign*poly[:, axis] <= bound (vectorised)."""
+    if len(poly) == 0:
+        return poly
+    s = sign * poly[:, axis] - bound
+    q = np.roll(poly, -1, axis=0)
+    sq = np.roll(s, -1)
+    inside_q = sq <= 0
+    cross = (s <= 0) != inside_q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(cross, s / (s - sq), 0.0)
+    inter = poly + t[:, None] * (q - poly)
+    stacked = np.stack([inter, q], axis=1)
+    mask = np.stack([cross, inside_q], axis=1)
+    return stacked[mask]
+
+
+def _clip_to_box(poly: np.ndarray, hw: float, hh: float) -> np.ndarray:
+    for axis, bound in ((0, hw), (1, hh)):
+        poly = _clip_halfplane(poly, axis, 1.0, bound)
+        poly = _clip_halfplane(poly, axis, -1.0, bound)
+    return poly
+
+
+def _poly_area(poly: np.ndarray) -> float:
+    if len(poly) < 3:
+        return 0.0
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+def _liang_barsky(p: np.ndarray, q: np.ndarray, x0: float, y0: float, x1: float, y1: float
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Clip segments p->q to a box; return (mask, t_enter, t_exit) per segment."""
+    d = q - p
+    t0 = np.zeros(len(p))
+    t1 = np.ones(len(p))
+    ok = np.ones(len(p), dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for dd, pp, lo, hi in ((d[:, 0], p[:, 0], x0, x1), (d[:, 1], p[:, 1], y0, y1)):
+            zero = dd == 0
+            ok &= ~(zero & ((pp < lo) | (pp > hi)))
+            ta = (lo - pp) / dd
+            tb = (hi - pp) / dd
+            tmin = np.where(zero, -np.inf, np.minimum(ta, tb))
+            tmax = np.where(zero, np.inf, np.maximum(ta, tb))
+            t0 = np.maximum(t0, tmin)
+            t1 = np.minimum(t1, tmax)
+    ok &= t0 <= t1
+    return ok, t0, t1
+
+
+@dataclass
+class _Data:
+    """A data artist reduced to drawn geometry in display pixels."""
+
+    kind: str                       # line | marker | region | image
+    ref: ArtistRef
+    artist: Any
+    axes: Any
+    clip: tuple[float, float, float, float] | None
+    segs: np.ndarray | None = None  # (n, 2, 2) segments (line)
+    halfw: float = 0.0              # half stroke width px (line)
+    pts: np.ndarray | None = None   # (n, 2) centres (marker), sorted by x
+    rad: np.ndarray | None = None   # (n,) radii (marker)
+    polys: list[np.ndarray] = field(default_factory=list)   # region polygons
+    bbox: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    background: bool = False
+
+
+def _bbox_tuple(bb: Any) -> tuple[float, float, float, float]:
+    return (float(bb.x0), float(bb.y0), float(bb.x1), float(bb.y1))
+
+
+def _touch(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
+def _inter(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float, float, float] | None:
+    x0, y0 = max(a[0], b[0]), max(a[1], b[1])
+    x1, y1 = min(a[2], b[2]), min(a[3], b[3])
+    return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
+
+
+# --------------------------------------------------------------------------- collection
+
+def _alpha_of(color: Any) -> float:
+    from matplotlib.colors import to_rgba
+    try:
+        return float(to_rgba(color)[3])
+    except (ValueError, TypeError):
+        return 1.0
+
+
+def _visible(artist: Any) -> bool:
+    if artist is None or not artist.get_visible():
+        return False
+    alpha = artist.get_alpha()
+    return not (alpha is not None and np.ndim(alpha) == 0 and float(alpha) <= 0.0)
+
+
+def _clip_rect(artist: Any) -> tuple[float, float, float, float] | None:
+    if not artist.get_clip_on():
+        return None
+    rect = None
+    box = artist.get_clip_box()
+    if box is not None:
+        rect = _bbox_tuple(box)
+    cp = artist.get_clip_path()
+    if cp is not None:
+        try:
+            path, trans = cp.get_transformed_path_and_affine()
+            ext = _bbox_tuple(trans.transform_path(path).get_extents())
+            rect = ext if rect is None else (_inter(rect, ext) or (0.0, 0.0, 0.0, 0.0))
+        except Exception:
+            pass
+    return rect
+
+
+def _clip_shape(artist: Any) -> Any:
+    """The artist's clip path in display pixels (polar and other curved axes), or None."""
+    if not artist.get_clip_on() or artist.get_clip_path() is None:
+        return None
+    try:
+        path, trans = artist.get_clip_path().get_transformed_path_and_affine()
+        tp = trans.transform_path(path)
+        polys = tp.to_polygons()
+        return [_MplPath(pl) for pl in polys if len(pl) >= 3] or None
+    except Exception:
+        return None
+
+
+def _inside_clip(paths: Any, pts: np.ndarray) -> np.ndarray:
+    if paths is None or not len(pts):
+        return np.ones(len(pts), dtype=bool)
+    keep = np.zeros(len(pts), dtype=bool)
+    for p in paths:
+        keep |= p.contains_points(pts, radius=1.0) | p.contains_points(pts, radius=-1.0)
+    return keep
+
+
+def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool = False
+                ) -> _Shape | None:
+    """The drawn box of a Text (rotation and bbox padding included), or None."""
+    from matplotlib.text import Annotation, Text
+    if not _visible(t):
+        return None
+    s = t.get_text()
+    if not s or not s.strip():
+        return None
+    if _alpha_of(t.get_color()) <= 0:
+        return None
+    if isinstance(t, Annotation):
+        try:
+            if not t._check_xy(renderer):  # an annotation whose xy is clipped is not drawn
+                return None
+        except Exception:
+            pass
+    try:
+        bb = Text.get_window_extent(t, renderer)  # an Annotation's own extent adds its arrow
+    except Exception:
+        return None
+    if not (np.isfinite([bb.x0, bb.y0, bb.x1, bb.y1]).all() and bb.width > 0 and bb.height > 0):
+        return None
+    rot = float(t.get_rotation()) % 180.0
+    if abs(rot - 180.0) < 1e-6 or rot < 1e-6:
+        rot = 0.0
+    elif abs(rot - 90.0) < 1e-6:
+        rot = 90.0
+    patch = t.get_bbox_patch()
+    boxed = patch is not None and patch.get_visible()
+    pad = 0.0
+    if boxed:
+        try:
+            pb = patch.get_window_extent(renderer)
+            if rot in (0.0, 90.0):
+                bb = Bbox.union([bb, pb])
+            else:
+                fs = t.get_fontsize() * renderer.points_to_pixels(1.0)
+                pad = float(getattr(patch.get_boxstyle(), "pad", 0.3)) * fs
+        except Exception:
+            pass
+    cx, cy = (bb.x0 + bb.x1) / 2.0, (bb.y0 + bb.y1) / 2.0
+    if rot == 0.0:
+        shape = _Shape(cx, cy, bb.width / 2.0, bb.height / 2.0, 0.0, ref, t, axes)
+    elif rot == 90.0:
+        shape = _Shape(cx, cy, bb.height / 2.0, bb.width / 2.0, math.pi / 2, ref, t, axes)
+    else:
+        # the unrotated size: the axis-aligned extent of a rotated box shares its centre
+        orig = t._rotation
+        try:
+            t._rotation = 0.0
+            b0 = t.get_window_extent(renderer)
+        finally:
+            t._rotation = orig
+        shape = _Shape(cx, cy, b0.width / 2.0 + pad, b0.height / 2.0 + pad,
+                       math.radians(rot), ref, t, axes)
+    if not boxed:
+        if "\n" in t.get_text():
+            shape.parts = _line_shapes(shape, t, renderer)
+        else:
+            _tighten_to_ink(shape, t, renderer)
+    shape.own_ok = own_ok
+    # the point a label belongs to: what an annotation points at (bar_label uses
+    # the bar's end or centre), else the text's own position
+    anchors = []
+    try:
+        if isinstance(t, Annotation):
+            anchors.append(tuple(t._get_xy_transform(renderer, t.xycoords).transform(
+                (t.convert_xunits(t.xy[0]), t.convert_yunits(t.xy[1])))))
+        else:
+            anchors.append(tuple(t.get_transform().transform(t.get_unitless_position())))
+    except Exception:
+        pass
+    shape.anchors = [a for a in anchors if np.isfinite(a).all()]
+    for part in shape.parts:
+        part.own_ok, part.anchors = shape.own_ok, shape.anchors
+    return shape
+
+
+_INK: dict[tuple[str, Any], tuple[float, float, float, float] | None] = {}
+_LP_DESCENT: dict[tuple[Any, float], float] = {}
+
+
+def _ink(s: str, prop: Any) -> tuple[float, float, float, float] | None:
+    """Glyph ink extent of one line of plain text, in points from its origin."""
+    key = (s, prop)
+    if key not in _INK:
+        if len(_INK) > 50_000:  # a long test session: keep memory bounded
+            _INK.clear()
+        from matplotlib.textpath import TextPath
+
+        try:
+            ext = TextPath((0, 0), s, size=prop.get_size_in_points(), prop=prop).get_extents()
+            ok = np.isfinite([ext.x0, ext.y0, ext.x1, ext.y1]).all() and ext.width > 0
+            _INK[key] = (ext.x0, ext.y0, ext.x1, ext.y1) if ok else None
+        except Exception:
+            _INK[key] = None
+    return _INK[key]
+
+
+def _tighten_to_ink(shape: _Shape, t: Any, renderer: Any) -> None:
+    """Shrink a text box from its line box (ascent + descent) to the glyphs' ink height.
+
+    "0.50" has no descender and "ace" no ascender: the empty band of the line box
+    is not a visible part of the label, and counting it makes neighbours collide.
+    """
+    s = t.get_text()
+    if "\n" in s or t.get_usetex() or s.count("$") >= 2:
+        return
+    prop = t.get_fontproperties()
+    ink = _ink(s, prop)
+    if ink is None:
+        return
+    k = renderer.points_to_pixels(1.0)
+    key = (prop, k)
+    lp_d = _LP_DESCENT.get(key)
+    if lp_d is None:
+        try:
+            lp_d = _LP_DESCENT[key] = renderer.get_text_width_height_descent(
+                "lp", prop, ismath=False)[2]
+        except Exception:
+            return
+    base = -shape.hh + max(-min(ink[1], 0.0) * k, lp_d)  # the baseline in the line box
+    # along the baseline the layout box is kept: the renderer's hinted glyphs are a
+    # little wider than the outline, and side bearings are only a pixel or two
+    lx0, lx1 = -shape.hw, shape.hw
+    ly0 = max(-shape.hh, base + ink[1] * k)
+    ly1 = min(shape.hh, base + ink[3] * k)
+    if lx1 - lx0 < 1.0 or ly1 - ly0 < 1.0:
+        return
+    c = shape.world(np.array([[(lx0 + lx1) / 2.0, (ly0 + ly1) / 2.0]]))[0]
+    shape.cx, shape.cy = float(c[0]), float(c[1])
+    shape.hw, shape.hh = (lx1 - lx0) / 2.0, (ly1 - ly0) / 2.0
+
+
+def _line_shapes(shape: _Shape, t: Any, renderer: Any) -> list[_Shape]:
+    """A multi-line text as one ink-tight shape per line (empty if its layout is unknown).
+
+    The whole block's box covers the blank ends of short lines and the line gaps,
+    where nothing is drawn.
+    """
+    s = t.get_text()
+    if t.get_usetex() or s.count("$") >= 2:
+        return []
+    orig = t._rotation
+    try:
+        t._rotation = 0.0
+        bbox, info, _ = t._get_layout(renderer)
+    except Exception:
+        return []
+    finally:
+        t._rotation = orig
+    k = renderer.points_to_pixels(1.0)
+    cx0, cy0 = bbox.x0 + bbox.width / 2.0, bbox.y0 + bbox.height / 2.0
+    if abs(bbox.width / 2.0 - shape.hw) > 1.0 or abs(bbox.height / 2.0 - shape.hh) > 1.0:
+        return []
+    parts = []
+    try:
+        for item in info:
+            line, (w, *_), (x, y) = item[0], item[1], item[-1]
+            ink = _ink(line, t.get_fontproperties()) if line.strip() else None
+            if ink is None or w <= 0:
+                continue
+            lx0, lx1 = x - cx0, x + w - cx0
+            ly0, ly1 = y - cy0 + ink[1] * k, y - cy0 + ink[3] * k
+            c = shape.world(np.array([[(lx0 + lx1) / 2.0, (ly0 + ly1) / 2.0]]))[0]
+            parts.append(_Shape(float(c[0]), float(c[1]), (lx1 - lx0) / 2.0,
+                                (ly1 - ly0) / 2.0, shape.theta, shape.ref, t, shape.axes))
+    except (TypeError, ValueError):
+        return []
+    return parts
+
+
+def _box_shape(artist: Any, renderer: Any, ref: ArtistRef, axes: Any) -> _Shape | None:
+    if not _visible(artist):
+        return None
+    try:
+        bb = artist.get_window_extent(renderer)
+    except Exception:
+        return None
+    if not (np.isfinite([bb.x0, bb.y0, bb.x1, bb.y1]).all() and bb.width > 0 and bb.height > 0):
+        return None
+    return _Shape((bb.x0 + bb.x1) / 2, (bb.y0 + bb.y1) / 2, bb.width / 2, bb.height / 2, 0.0,
+                  ref, artist, axes)
+
+
+def _ticks_drawn(axis: Any) -> list[Any]:
+    try:
+        return list(axis._update_ticks())
+    except Exception:
+        return list(axis.get_major_ticks()) + list(axis.get_minor_ticks())
+
+
+def _axes_list(fig: Any) -> list[Any]:
+    out: list[Any] = list(fig.axes)
+    for sub in getattr(fig, "subfigs", []) or []:
+        out.extend(a for a in _axes_list(sub) if a not in out)
+    return out
+
+
+def _figures(fig: Any) -> list[Any]:
+    out = [fig]
+    for sub in getattr(fig, "subfigs", []) or []:
+        out.extend(_figures(sub))
+    return out
+
+
+def _collect_text(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Shape]:
+    from matplotlib.legend import Legend
+    from matplotlib.offsetbox import OffsetBox
+    from matplotlib.text import Annotation, Text
+
+    shapes: list[_Shape] = []
+
+    def add(sh: _Shape | None) -> None:
+        if sh is not None:
+            shapes.extend(sh.parts or [sh])
+
+    def name(t: Any) -> str:
+        return str(t.get_text()) if hasattr(t, "get_text") else ""
+
+    for i, ax in enumerate(axes_list):
+        if not ax.get_visible():
+            continue
+        is3d = getattr(ax, "name", "") == "3d"
+        n0 = len(shapes)
+        for t in ax.texts:
+            role = "annotation" if isinstance(t, Annotation) else "text"
+            add(_text_shape(t, renderer, ArtistRef(type(t).__name__, role, name(t), i), ax,
+                            own_ok=True))
+        for role, t in (("title", ax.title), ("title", getattr(ax, "_left_title", None)),
+                        ("title", getattr(ax, "_right_title", None))):
+            if t is not None:
+                add(_text_shape(t, renderer, ArtistRef("Text", role, name(t), i), ax))
+        if ax.axison:
+            axis_map = getattr(ax, "_axis_map", None) or {"x": ax.xaxis, "y": ax.yaxis}
+            for key, axis in axis_map.items():
+                if not axis.get_visible():
+                    continue
+                add(_text_shape(axis.label, renderer,
+                                ArtistRef("Text", f"{key}label", name(axis.label), i), ax))
+                add(_text_shape(axis.get_offset_text(), renderer,
+                                ArtistRef("Text", "offset text", name(axis.get_offset_text()), i),
+                                ax))
+                for tick in _ticks_drawn(axis):
+                    for lab in (tick.label1, tick.label2):
+                        add(_text_shape(lab, renderer,
+                                        ArtistRef("Text", f"{key}ticklabel", name(lab), i), ax))
+        legends = [c for c in ax.get_children() if isinstance(c, Legend)]
+        for leg in legends:
+            add(_box_shape(leg, renderer, ArtistRef("Legend", "legend", _legend_name(leg), i),
+                           ax))
+        for art in ax.artists:
+            if isinstance(art, OffsetBox) and not isinstance(art, Legend):
+                # anchored labels and scale bars are placed on the data on purpose, like
+                # ax.text: they may sit fully inside an image or region
+                sh = _box_shape(art, renderer, ArtistRef(type(art).__name__, "box",
+                                                         _offsetbox_text(art), i), ax)
+                if sh is not None:
+                    sh.own_ok = True
+                    sh.anchors = [(sh.cx, sh.cy)]
+                add(sh)
+        if is3d:
+            # 3-D texts and axis labels are projected only while drawing; their stored
+            # positions are not where they appear, so only 2-D overlays are measured
+            keep = [sh for sh in shapes[n0:] if sh.ref.role in ("title", "legend", "box")
+                    or (sh.ref.role in ("text", "annotation") and
+                        not type(sh.artist).__name__.endswith("3D"))]
+            del shapes[n0:]
+            shapes.extend(keep)
+        for sh in shapes[n0:]:
+            sh.is3d = is3d
+    for sub in _figures(fig):
+        for t in list(sub.texts):
+            add(_text_shape(t, renderer, ArtistRef(type(t).__name__, "figure text", name(t), -1),
+                            None))
+        for attr, role in (("_suptitle", "suptitle"), ("_supxlabel", "supxlabel"),
+                           ("_supylabel", "supylabel")):
+            t = getattr(sub, attr, None)
+            if isinstance(t, Text) and t not in sub.texts:
+                add(_text_shape(t, renderer, ArtistRef("Text", role, name(t), -1), None))
+        for leg in getattr(sub, "legends", []):
+            add(_box_shape(leg, renderer, ArtistRef("Legend", "figure legend",
+                                                    _legend_name(leg), -1), None))
+        for art in getattr(sub, "artists", []):
+            if isinstance(art, OffsetBox) and not isinstance(art, Legend):
+                add(_box_shape(art, renderer, ArtistRef(type(art).__name__, "box", "", -1), None))
+    return shapes
+
+
+def _offsetbox_text(box: Any) -> str:
+    from matplotlib.text import Text
+
+    try:
+        return " ".join(t.get_text() for t in box.findobj(Text) if t.get_text())[:60]
+    except Exception:
+        return ""
+
+
+def _legend_name(leg: Any) -> str:
+    try:
+        title = leg.get_title().get_text()
+        if title:
+            return title
+        return ", ".join(t.get_text() for t in leg.get_texts()[:3])
+    except Exception:
+        return ""
+
+
+def _polylines(tpath: Any) -> list[np.ndarray]:
+    try:
+        polys = tpath.to_polygons(closed_only=False)
+    except Exception:
+        return []
+    return [p for p in polys if len(p) >= 2 and np.isfinite(p).all()]
+
+
+def _segments(polys: list[np.ndarray]) -> np.ndarray:
+    parts = [np.stack([p[:-1], p[1:]], axis=1) for p in polys if len(p) >= 2]
+    return np.concatenate(parts) if parts else np.zeros((0, 2, 2))
+
+
+def _clip_segments(segs: np.ndarray, clip: tuple[float, float, float, float] | None
+                   ) -> np.ndarray:
+    if clip is None or len(segs) == 0:
+        return segs
+    p, q = segs[:, 0], segs[:, 1]
+    ok, t0, t1 = _liang_barsky(p, q, *clip)
+    d = q - p
+    a = p + t0[:, None] * d
+    b = p + t1[:, None] * d
+    return np.stack([a, b], axis=1)[ok]
+
+
+def _clip_segments_to_path(segs: np.ndarray, paths: Any) -> np.ndarray:
+    """Drop segments a curved clip path hides (both ends and middle outside it)."""
+    if paths is None or not len(segs):
+        return segs
+    keep = (_inside_clip(paths, segs[:, 0]) | _inside_clip(paths, segs[:, 1]) |
+            _inside_clip(paths, segs.mean(axis=1)))
+    return segs[keep]
+
+
+def _ptp(dpi: float) -> float:
+    return dpi / 72.0
+
+
+def _is_background(p: Any, ax: Any, polys: list[np.ndarray]) -> bool:
+    """axvspan/axhspan shading or a patch covering (nearly) the whole axes."""
+    try:
+        dt = p.get_data_transform()
+        if dt is ax.get_xaxis_transform(which="grid") or dt is ax.get_yaxis_transform(which="grid"):
+            return True
+        if dt is ax.transAxes:
+            return True
+    except Exception:
+        pass
+    ab = ax.bbox
+    area = sum(_poly_area(_clip_axis_aligned(pl, _bbox_tuple(ab))) for pl in polys)
+    return area >= 0.9 * ab.width * ab.height > 0
+
+
+def _clip_axis_aligned(poly: np.ndarray, rect: tuple[float, float, float, float]) -> np.ndarray:
+    cx, cy = (rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2
+    out = _clip_to_box(poly - (cx, cy), (rect[2] - rect[0]) / 2, (rect[3] - rect[1]) / 2)
+    return out + np.array([cx, cy]) if len(out) else out
+
+
+def _label_of(artist: Any) -> str:
+    lab = artist.get_label() if hasattr(artist, "get_label") else ""
+    lab = "" if lab is None else str(lab)
+    return "" if lab.startswith("_") else lab
+
+
+def _collect_data(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Data]:
+    from matplotlib.collections import Collection, PathCollection, QuadMesh
+    from matplotlib.image import AxesImage
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import FancyArrowPatch, Patch
+
+    px = _ptp(fig.dpi)
+    out: list[_Data] = []
+    for i, ax in enumerate(axes_list):
+        if not ax.get_visible():
+            continue
+        for art in ax.get_children():
+            if not _visible(art):
+                continue
+            try:
+                if isinstance(art, Line2D):
+                    out.extend(_line_data(art, i, ax, px))
+                elif isinstance(art, Collection):
+                    out.extend(_collection_data(art, i, ax, px, renderer,
+                                                PathCollection, QuadMesh))
+                elif isinstance(art, Patch) and art is not ax.patch and \
+                        not isinstance(art, FancyArrowPatch) and art not in ax.spines.values():
+                    d = _patch_data(art, i, ax, px)
+                    if d is not None:
+                        out.append(d)
+                elif isinstance(art, AxesImage):
+                    bb = art.get_window_extent(renderer)
+                    clip = _clip_rect(art)
+                    rect = _bbox_tuple(bb)
+                    if clip is not None:
+                        rect = _inter(rect, clip) or (0.0, 0.0, 0.0, 0.0)
+                    if rect[2] > rect[0] and rect[3] > rect[1]:
+                        poly = np.array([[rect[0], rect[1]], [rect[2], rect[1]],
+                                         [rect[2], rect[3]], [rect[0], rect[3]]])
+                        out.append(_Data("image", ArtistRef(type(art).__name__, "image",
+                                                            _label_of(art), i),
+                                         art, ax, None, polys=[poly], bbox=rect))
+            except Exception:
+                continue  # an artist we cannot measure is skipped, never fatal
+    return out
+
+
+def _line_data(line: Any, i: int, ax: Any, px: float) -> list[_Data]:
+    out = []
+    clip = _clip_rect(line)
+    label = _label_of(line)
+    if line.get_linestyle() not in _NO_LINE and line.get_linewidth() > 0 and \
+            _alpha_of(line.get_color()) > 0:
+        tpath = line.get_transform().transform_path(line.get_path())
+        segs = _clip_segments(_segments(_polylines(tpath)), clip)
+        segs = _clip_segments_to_path(segs, _clip_shape(line))
+        if len(segs):
+            out.append(_Data("line", ArtistRef("Line2D", "line", label, i), line, ax, clip,
+                             segs=segs, halfw=line.get_linewidth() * px / 2.0,
+                             bbox=_seg_bbox(segs)))
+    marker = line.get_marker()
+    if marker not in ("None", "none", "", " ", None) and line.get_markersize() > 0:
+        xy = np.asarray(line.get_xydata(), dtype=float)
+        me = line.get_markevery()
+        if isinstance(me, int) and me > 1:
+            xy = xy[::me]
+        elif isinstance(me, tuple) and len(me) == 2 and all(isinstance(v, int) for v in me):
+            xy = xy[me[0]::me[1]]
+        pts = line.get_transform().transform(xy) if len(xy) else np.zeros((0, 2))
+        pts = pts[np.isfinite(pts).all(axis=1)]
+        if clip is not None and len(pts):
+            keep = ((pts[:, 0] >= clip[0]) & (pts[:, 0] <= clip[2]) &
+                    (pts[:, 1] >= clip[1]) & (pts[:, 1] <= clip[3]))
+            pts = pts[keep]
+        pts = pts[_inside_clip(_clip_shape(line), pts)]
+        if len(pts):
+            r = (line.get_markersize() / 2.0 + line.get_markeredgewidth() / 2.0) * px
+            out.append(_marker_data(ArtistRef("Line2D", "marker", label, i), line, ax, clip,
+                                    pts, np.full(len(pts), r)))
+    return out
+
+
+def _marker_data(ref: ArtistRef, art: Any, ax: Any, clip: Any, pts: np.ndarray,
+                 rad: np.ndarray) -> _Data:
+    order = np.argsort(pts[:, 0], kind="stable")
+    pts, rad = pts[order], rad[order]
+    bbox = (float((pts[:, 0] - rad).min()), float((pts[:, 1] - rad).min()),
+            float((pts[:, 0] + rad).max()), float((pts[:, 1] + rad).max()))
+    return _Data("marker", ref, art, ax, clip, pts=pts, rad=rad, bbox=bbox)
+
+
+def _grow(b: tuple[float, float, float, float], r: float) -> tuple[float, float, float, float]:
+    return (b[0] - r, b[1] - r, b[2] + r, b[3] + r)
+
+
+def _seg_bbox(segs: np.ndarray) -> tuple[float, float, float, float]:
+    flat = segs.reshape(-1, 2)
+    return (float(flat[:, 0].min()), float(flat[:, 1].min()),
+            float(flat[:, 0].max()), float(flat[:, 1].max()))
+
+
+def _per_item(a: np.ndarray, n: int) -> np.ndarray:
+    """Cycle a per-item property to n items, as matplotlib does when drawing."""
+    if a.size == n:
+        return a
+    if a.size == 1:
+        return np.full(n, float(a.flat[0]))
+    return np.resize(a, n)
+
+
+def _facecolors_visible(coll: Any) -> bool:
+    fc = np.asarray(coll.get_facecolor())
+    return fc.size > 0 and bool((fc.reshape(-1, 4)[:, 3] > 0).any())
+
+
+def _edges_visible(coll: Any) -> bool:
+    ec = np.asarray(coll.get_edgecolor())
+    lw = np.atleast_1d(coll.get_linewidth())
+    return ec.size > 0 and bool((ec.reshape(-1, 4)[:, 3] > 0).any()) and bool((lw > 0).any())
+
+
+def _collection_data(coll: Any, i: int, ax: Any, px: float, renderer: Any,
+                     PathCollection: Any, QuadMesh: Any) -> list[_Data]:
+    clip = _clip_rect(coll)
+    label = _label_of(coll)
+    tname = type(coll).__name__
+    if isinstance(coll, QuadMesh):
+        coords = np.asarray(coll.get_coordinates(), dtype=float)
+        ring = np.concatenate([coords[0, :], coords[1:, -1], coords[-1, -2::-1],
+                               coords[-2:0:-1, 0]])
+        poly = coll.get_transform().transform(ring)
+        poly = poly[np.isfinite(poly).all(axis=1)]
+        if clip is not None:
+            poly = _clip_axis_aligned(poly, clip)
+        if len(poly) < 3:
+            return []
+        return [_Data("image", ArtistRef(tname, "mesh", label, i), coll, ax, None,
+                      polys=[poly], bbox=_seg_bbox(poly[None])) ]
+    offsets = np.asarray(coll.get_offsets(), dtype=float).reshape(-1, 2)
+    otrans = coll.get_offset_transform()
+    master = coll.get_transform()
+    phantom = len(offsets) == 1 and not offsets.any()
+    has_offsets = len(offsets) > 0 and not phantom
+    paths = coll.get_paths()
+    if not paths:
+        return []
+    few = not isinstance(coll, PathCollection) and len(offsets) <= 5000
+    if has_offsets and not few and ((master.is_affine and
+                                     np.allclose(master.get_matrix(), np.eye(3)))
+                                    or isinstance(coll, PathCollection)):
+        # marker-like: one small path per offset, sized in points
+        if not (_facecolors_visible(coll) or _edges_visible(coll)):
+            return []
+        centres = otrans.transform(offsets)
+        n = len(centres)
+        if isinstance(coll, PathCollection):
+            sizes = np.asarray(coll.get_sizes(), dtype=float)
+            if sizes.size == 0:
+                return []
+            scale = _per_item(np.sqrt(np.abs(sizes)) * px, n)
+            halves = []
+            for p in paths:
+                v = p.vertices
+                if len(v) == 0:
+                    halves.append(0.0)
+                    continue
+                halves.append(float(min(np.ptp(v[:, 0]), np.ptp(v[:, 1]))) / 2.0)
+            half = _per_item(np.array(halves), n)
+            rad = scale * half
+        else:
+            trs = coll.get_transforms()
+            halves = []
+            for k in range(max(len(trs), 1)):
+                p = paths[k % len(paths)]
+                v = p.vertices
+                if len(trs):
+                    v = v @ np.asarray(trs[k])[:2, :2].T
+                v = v @ np.asarray(master.get_matrix())[:2, :2].T if master.is_affine else v
+                halves.append(float(min(np.ptp(v[:, 0]), np.ptp(v[:, 1]))) / 2.0 if len(v) else 0)
+            rad = _per_item(np.array(halves), n)
+        lw = _per_item(np.atleast_1d(coll.get_linewidth()).astype(float), n) * px / 2.0
+        if _edges_visible(coll):
+            rad = rad + lw
+        ok = np.isfinite(centres).all(axis=1) & (rad > 0)
+        centres, rad = centres[ok], rad[ok]
+        if clip is not None and len(centres):
+            keep = ((centres[:, 0] >= clip[0]) & (centres[:, 0] <= clip[2]) &
+                    (centres[:, 1] >= clip[1]) & (centres[:, 1] <= clip[3]))
+            centres, rad = centres[keep], rad[keep]
+        keep = _inside_clip(_clip_shape(coll), centres)
+        centres, rad = centres[keep], rad[keep]
+        if not len(centres):
+            return []
+        return [_marker_data(ArtistRef(tname, "marker", label, i), coll, ax, clip, centres, rad)]
+    # data-space paths (LineCollection, fill_between, contours, Poly3D, ...)
+    polys: list[np.ndarray] = []
+    off_disp = otrans.transform(offsets) if has_offsets else None
+    trs = coll.get_transforms()
+    count = max(len(paths), len(off_disp) if off_disp is not None else 0)
+    for k in range(count):
+        p = paths[k % len(paths)]
+        t = master
+        if len(trs):
+            from matplotlib.transforms import Affine2D
+            t = Affine2D(np.asarray(trs[k % len(trs)])) + master
+        tp = t.transform_path(p)
+        pl = _polylines(tp)
+        if off_disp is not None:
+            pl = [q + off_disp[k % len(off_disp)] for q in pl]
+        polys.extend(pl)
+    if not polys:
+        return []
+    filled = _facecolors_visible(coll)
+    if filled:
+        closed = [pl for pl in polys if len(pl) >= 3]
+        if clip is not None:
+            closed = [c for c in (_clip_axis_aligned(pl, clip) for pl in closed) if len(c) >= 3]
+        if not closed:
+            return []
+        role = "fill" if tname in ("PolyCollection", "FillBetweenPolyCollection") else "region"
+        d = _Data("region", ArtistRef(tname, role, label, i), coll, ax, None, polys=closed,
+                  bbox=_seg_bbox(np.concatenate(closed)[None]))
+        return [d]
+    if not _edges_visible(coll):
+        return []
+    segs = _clip_segments_to_path(_clip_segments(_segments(polys), clip), _clip_shape(coll))
+    if not len(segs):
+        return []
+    lw = float(np.max(np.atleast_1d(coll.get_linewidth()))) * px / 2.0
+    return [_Data("line", ArtistRef(tname, "line", label, i), coll, ax, clip, segs=segs,
+                  halfw=lw, bbox=_seg_bbox(segs))]
+
+
+def _patch_data(p: Any, i: int, ax: Any, px: float) -> _Data | None:
+    clip = _clip_rect(p)
+    tpath = p.get_transform().transform_path(p.get_path())
+    polys = _polylines(tpath)
+    if not polys:
+        return None
+    tname = type(p).__name__
+    label = _label_of(p)
+    filled = p.get_fill() and _alpha_of(p.get_facecolor()) > 0
+    if filled:
+        closed = [pl for pl in polys if len(pl) >= 3]
+        if clip is not None:
+            closed = [c for c in (_clip_axis_aligned(pl, clip) for pl in closed) if len(c) >= 3]
+        if not closed:
+            return None
+        role = "bar" if tname == "Rectangle" else "patch"
+        d = _Data("region", ArtistRef(tname, role, label, i), p, ax, None, polys=closed,
+                  bbox=_seg_bbox(np.concatenate(closed)[None]))
+        d.background = _is_background(p, ax, closed)
+        return d
+    if p.get_linewidth() <= 0 or _alpha_of(p.get_edgecolor()) <= 0 or \
+            p.get_linestyle() in _NO_LINE:
+        return None
+    segs = _clip_segments(_segments(polys), clip)
+    if not len(segs):
+        return None
+    d = _Data("line", ArtistRef(tname, "outline", label, i), p, ax, clip, segs=segs,
+              halfw=p.get_linewidth() * px / 2.0, bbox=_seg_bbox(segs))
+    d.background = _is_background(p, ax, [pl for pl in polys if len(pl) >= 3])
+    return d
+
+
+# --------------------------------------------------------------------------- tests
+
+def _seg_hits(sh: _Shape, segs: np.ndarray, margin: float) -> tuple[float, np.ndarray] | None:
+    """Length of `segs` inside the shape shrunk by `margin`, and the hit points."""
+    hw, hh = sh.hw - margin, sh.hh - margin
+    if hw <= 0 or hh <= 0:
+        return None
+    x0, y0, x1, y1 = sh.aabb
+    bx0 = np.minimum(segs[:, 0, 0], segs[:, 1, 0])
+    bx1 = np.maximum(segs[:, 0, 0], segs[:, 1, 0])
+    by0 = np.minimum(segs[:, 0, 1], segs[:, 1, 1])
+    by1 = np.maximum(segs[:, 0, 1], segs[:, 1, 1])
+    cand = (bx1 >= x0) & (bx0 <= x1) & (by1 >= y0) & (by0 <= y1)
+    if not cand.any():
+        return None
+    s = segs[cand]
+    p = sh.local(s[:, 0])
+    q = sh.local(s[:, 1])
+    ok, t0, t1 = _liang_barsky(p, q, -hw, -hh, hw, hh)
+    if not ok.any():
+        return None
+    d = q - p
+    a = p[ok] + t0[ok, None] * d[ok]
+    b = p[ok] + t1[ok, None] * d[ok]
+    length = float(np.hypot(*(b - a).T).sum())
+    return length, sh.world(np.concatenate([a, b]))
+
+
+def _marker_hits(sh: _Shape, d: _Data, margin: float) -> tuple[float, np.ndarray] | None:
+    pts, rad = d.pts, d.rad
+    assert pts is not None and rad is not None
+    x0, y0, x1, y1 = sh.aabb
+    rmax = float(rad.max())
+    lo = np.searchsorted(pts[:, 0], x0 - rmax, side="left")
+    hi = np.searchsorted(pts[:, 0], x1 + rmax, side="right")
+    if hi <= lo:
+        return None
+    cp, cr = pts[lo:hi], rad[lo:hi]
+    keep = (cp[:, 1] >= y0 - cr) & (cp[:, 1] <= y1 + cr)
+    if not keep.any():
+        return None
+    cp, cr = cp[keep], cr[keep]
+    loc = sh.local(cp)
+    hw, hh = sh.hw - margin, sh.hh - margin
+    if hw <= 0 or hh <= 0:
+        return None
+    dx = np.maximum(np.abs(loc[:, 0]) - hw, 0.0)
+    dy = np.maximum(np.abs(loc[:, 1]) - hh, 0.0)
+    hit = (dx * dx + dy * dy) < cr * cr
+    hit &= ~((dx == 0) & (dy == 0) & (cr <= 0))
+    if not hit.any():
+        return None
+    hp, hr = cp[hit], cr[hit]
+    area = float(np.sum(np.minimum(hr * hr * math.pi, sh.area)))
+    box = np.concatenate([hp - hr[:, None], hp + hr[:, None]])
+    return area, box
+
+
+def _region_overlap(sh: _Shape, polys: list[np.ndarray], margin: float
+                    ) -> tuple[float, np.ndarray | None]:
+    hw, hh = sh.hw - margin, sh.hh - margin
+    if hw <= 0 or hh <= 0:
+        return 0.0, None
+    x0, y0, x1, y1 = sh.aabb
+    total = 0.0
+    pieces = []
+    for pl in polys:
+        if pl[:, 0].max() < x0 or pl[:, 0].min() > x1 or pl[:, 1].max() < y0 or \
+                pl[:, 1].min() > y1:
+            continue
+        cut = _clip_to_box(sh.local(pl), hw, hh)
+        a = _poly_area(cut)
+        if a > 0:
+            total += a
+            pieces.append(sh.world(cut))
+    return total, (np.concatenate(pieces) if pieces else None)
+
+
+def _contains(polys: list[np.ndarray], pt: tuple[float, float], radius: float) -> bool:
+    for pl in polys:
+        if _MplPath(pl).contains_point(pt, radius=radius) or \
+                _MplPath(pl).contains_point(pt, radius=-radius):
+            return True
+    return False
+
+
+def _where(pts: np.ndarray) -> tuple[float, float, float, float]:
+    return (float(pts[:, 0].min()), float(pts[:, 1].min()),
+            float(pts[:, 0].max()), float(pts[:, 1].max()))
+
+
+def _occluded(sh: _Shape, d: _Data, axes_list: list[Any]) -> bool:
+    """Text of an axes drawn over another axes' opaque background hides that data."""
+    if sh.axes is None or d.axes is sh.axes:
+        return False
+    try:
+        order = {id(a): n for n, a in enumerate(axes_list)}
+        if (sh.axes.get_zorder(), order.get(id(sh.axes), 0)) <= \
+                (d.axes.get_zorder(), order.get(id(d.axes), 0)):
+            return False  # the data's axes is drawn on top of the text's axes
+        if not sh.axes.patch.get_visible() or _alpha_of(sh.axes.patch.get_facecolor()) < 1:
+            return False
+        bb = _bbox_tuple(sh.axes.bbox)
+        x0, y0, x1, y1 = sh.aabb
+        return x0 >= bb[0] and y0 >= bb[1] and x1 <= bb[2] and y1 <= bb[3]
+    except Exception:
+        return False
+
+
+def _same_text(a: _Shape, b: _Shape) -> bool:
+    if a.ref.label != b.ref.label or not a.ref.label:
+        return False
+    return (abs(a.cx - b.cx) < 1.0 and abs(a.cy - b.cy) < 1.0 and abs(a.hw - b.hw) < 1.0
+            and abs(a.hh - b.hh) < 1.0)
+
+
+def _text_text(a: _Shape, b: _Shape, shrink: float) -> tuple[float, np.ndarray] | None:
+    ab, bb = a.aabb, b.aabb
+    if _inter(ab, bb) is None:
+        return None
+    pa = b.local(a.corners(shrink))
+    cut = _clip_to_box(pa, b.hw - shrink, b.hh - shrink)
+    area = _poly_area(cut)
+    if area <= 0:
+        return None
+    return area, b.world(cut)
+
+
+# --------------------------------------------------------------------------- main entry
+
+def _renderer(fig: Any) -> Any:
+    """Draw the figure with Agg (restoring a non-Agg canvas) and return the renderer.
+
+    A figure drawn on an Agg canvas and unchanged since (not stale) is not drawn
+    again: the gate then costs only the measuring.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    orig = fig.canvas
+    if isinstance(orig, FigureCanvasAgg):
+        prev = getattr(orig, "renderer", None)
+        renderer = orig.get_renderer()
+        if fig.stale or renderer is not prev:
+            orig.draw()
+            renderer = orig.get_renderer()
+        return renderer
+    canvas = FigureCanvasAgg(fig)
+    try:
+        canvas.draw()
+        return canvas.get_renderer()
+    finally:
+        fig.set_canvas(orig)
+
+
+def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA_PT2,
+                    tight: bool | None = None, ignore: Any = (),
+                    kinds: Any = None) -> list[Collision]:
+    """Every visible collision and clipped artist in `fig`.
+
+    tol       overlap in points below which shapes only "touch" (default 1 pt)
+    min_area  overlap area in points^2 below which nothing is reported
+    tight     the figure will be saved with bbox_inches="tight" (None: follow
+              rcParams["savefig.bbox"]); then only what a tight save cuts is clipped
+    ignore    artists to leave out (a deliberate exception stays visible in code)
+    kinds     report only these kinds (default: all of KINDS)
+    """
+    renderer = _renderer(fig)
+    px = _ptp(fig.dpi)
+    tol_px, area_px = tol * px, min_area * px * px
+    ignored = {id(a) for a in ignore}
+    want = set(KINDS if kinds is None else kinds)
+    axes_list = _axes_list(fig)
+    # clipping box: the canvas, or what a tight save keeps (computed first: measuring
+    # the tight box moves located axes back to their nominal positions)
+    W, H = float(fig.bbox.width), float(fig.bbox.height)
+    if tight is None:
+        tight = str(matplotlib.rcParams.get("savefig.bbox")) == "tight"
+    canvas = (0.0, 0.0, W, H)
+    if tight:
+        try:
+            tb = fig.get_tightbbox(renderer)
+            pad = float(matplotlib.rcParams.get("savefig.pad_inches", 0.1) or 0) * fig.dpi
+            canvas = (tb.x0 * fig.dpi - pad, tb.y0 * fig.dpi - pad,
+                      tb.x1 * fig.dpi + pad, tb.y1 * fig.dpi + pad)
+        except Exception:
+            pass
+    # axes placed by a locator (axes_grid1 dividers, inset locators) hold their drawn
+    # position only while drawing, and locating one may reset another: compute every
+    # position first, then apply them all
+    located = []
+    for ax in axes_list:
+        loc = ax.get_axes_locator()
+        if loc is not None:
+            with contextlib.suppress(Exception):
+                located.append((ax, loc(ax, renderer)))
+    for ax, pos in located:
+        with contextlib.suppress(Exception):
+            ax.apply_aspect(pos)
+    for ax, _ in located:  # labels and titles are placed from the tick labels at draw time
+        try:
+            for axis in (getattr(ax, "_axis_map", None) or {"x": ax.xaxis, "y": ax.yaxis}).values():
+                axis._update_label_position(renderer)
+            ax._update_title_position(renderer)
+        except Exception:
+            pass
+    texts = [s for s in _collect_text(fig, renderer, axes_list) if id(s.artist) not in ignored]
+    data = [d for d in _collect_data(fig, renderer, axes_list) if id(d.artist) not in ignored]
+    out: list[Collision] = []
+
+    seen: set[tuple[str, int, int]] = set()
+
+    def hit(kind: str, a: ArtistRef, b: ArtistRef, area: float, pts: Any, detail: str = "",
+            box: Any = None, ids: tuple[int, int] | None = None) -> None:
+        if ids is not None:  # the lines of one multi-line text report a pair once
+            key = (kind, *ids)
+            if key in seen:
+                return
+            seen.add(key)
+        if kind in want:
+            pts = np.asarray(pts, dtype=float).reshape(-1, 2)
+            a_box = None if box is None else tuple(float(v) for v in box)
+            out.append(Collision(kind, a, b, float(area), _where(pts), (W, H), detail, a_box))
+
+    # text (and legends, boxes) against drawn data
+    for sh in texts:
+        for d in data:
+            if d.background or not _touch(sh.aabb, _grow(d.bbox, d.halfw)):
+                continue
+            if sh.is3d and sh.ref.role.endswith(("label", "ticklabel")):
+                continue  # 3-D axis labels sit on the panes by design
+            if _occluded(sh, d, axes_list):
+                continue
+            if d.kind == "line":
+                assert d.segs is not None
+                r = _seg_hits(sh, d.segs, tol_px - d.halfw)
+                if r is not None and r[0] * max(2 * d.halfw, 1.0) > area_px:
+                    hit("text-over-line", sh.ref, d.ref, r[0] * max(2 * d.halfw, 1.0), r[1],
+                        box=sh.aabb, ids=(id(sh.artist), id(d.artist)))
+            elif d.kind == "marker":
+                r = _marker_hits(sh, d, tol_px)
+                if r is not None and r[0] > area_px:
+                    hit("text-over-marker", sh.ref, d.ref, r[0], r[1], box=sh.aabb,
+                        ids=(id(sh.artist), id(d.artist)))
+            else:
+                area, pts = _region_overlap(sh, d.polys, tol_px / 2.0)
+                if area <= area_px or pts is None:
+                    continue
+                if np.ptp(pts[:, 0]) <= tol_px or np.ptp(pts[:, 1]) <= tol_px:
+                    continue  # a sliver along an edge: the shapes touch
+                if sh.own_ok and area >= _region_overlap(sh, [sh.corners()], tol_px / 2.0)[0] \
+                        - max(area_px, 0.02 * sh.area) and \
+                        any(_contains(d.polys, a, tol_px) for a in sh.anchors):
+                    continue  # a label inside its own bar / region
+                kind = "text-over-image" if d.kind == "image" else "text-over-patch"
+                hit(kind, sh.ref, d.ref, area, pts, box=sh.aabb,
+                    ids=(id(sh.artist), id(d.artist)))
+
+    # text against text, anywhere in the figure
+    shrink = tol_px / 2.0
+    boxes = np.array([s.aabb for s in texts]) if texts else np.zeros((0, 4))
+    for ia in range(len(texts)):
+        a = texts[ia]
+        if len(boxes) <= ia + 1:
+            break
+        rest = boxes[ia + 1:]
+        cand = np.nonzero((rest[:, 0] < a.aabb[2]) & (rest[:, 2] > a.aabb[0]) &
+                          (rest[:, 1] < a.aabb[3]) & (rest[:, 3] > a.aabb[1]))[0]
+        for j in cand:
+            b = texts[ia + 1 + j]
+            if b.artist is a.artist or (a.is3d and b.is3d and a.axes is b.axes):
+                continue
+            if a.ref.role == "box" and b.ref.role == "box":
+                continue  # two anchored boxes: their frames are mostly empty padding
+            if _same_text(a, b):
+                continue  # the same words drawn twice in one place read as one
+            r = _text_text(a, b, shrink)
+            if r is not None and r[0] > area_px:
+                hit("text-over-text", a.ref, b.ref, r[0], r[1], box=a.aabb,
+                    ids=(min(id(a.artist), id(b.artist)), max(id(a.artist), id(b.artist))))
+
+    # annotation arrows crossing drawn lines or other texts
+    _arrows(fig, renderer, axes_list, texts, data, tol_px, area_px, hit, ignored)
+
+    # clipping: the canvas (or the tight box a tight save keeps) and clip boxes
+    fig_ref = ArtistRef("Figure", "figure edge", "", -1)
+    for sh in texts:
+        x0, y0, x1, y1 = sh.aabb
+        inside = _inter(sh.aabb, canvas)
+        full = (x1 - x0) * (y1 - y0)
+        kept = 0.0 if inside is None else (inside[2] - inside[0]) * (inside[3] - inside[1])
+        if (x0 < canvas[0] - tol_px or y0 < canvas[1] - tol_px or x1 > canvas[2] + tol_px or
+                y1 > canvas[3] + tol_px) and full - kept > area_px:
+            if inside is None and sh.ref.role.endswith("ticklabel"):
+                continue  # ticks of an axes that fills the canvas: not drawn, not cut
+            detail = "entirely outside the canvas" if inside is None else "cut by the edge"
+            hit("clipped-by-figure", sh.ref, fig_ref, full - kept, [[x0, y0], [x1, y1]], detail,
+                ids=(id(sh.artist), 0))
+            continue
+        clip = _clip_rect(sh.artist) if hasattr(sh.artist, "get_clip_on") else None
+        if clip is not None and sh.ref.role in ("text", "annotation", "figure text"):
+            inside = _inter(sh.aabb, clip)
+            kept = 0.0 if inside is None else (inside[2] - inside[0]) * (inside[3] - inside[1])
+            if (x0 < clip[0] - tol_px or y0 < clip[1] - tol_px or x1 > clip[2] + tol_px or
+                    y1 > clip[3] + tol_px) and full - kept > area_px:
+                hit("clipped-by-axes", sh.ref, ArtistRef("Bbox", "clip box", "", sh.ref.axes),
+                    full - kept, [[x0, y0], [x1, y1]], ids=(id(sh.artist), 0))
+
+    for sh, fonts, missing in _missing_glyphs(texts):
+        x0, y0, x1, y1 = sh.aabb
+        hit("missing-glyph", sh.ref, ArtistRef("Font", "font", fonts, sh.ref.axes), sh.area,
+            [[x0, y0], [x1, y1]], f"no glyph for {missing!r}; drawn as empty boxes",
+            ids=(id(sh.artist), 1))
+    order = {k: n for n, k in enumerate(KINDS)}
+    out.sort(key=lambda c: (order.get(c.kind, 99), c.a.axes, -c.area_px))
+    return out
+
+
+_CHARMAPS: dict[str, frozenset[int]] = {}
+
+
+def _missing_glyphs(texts: list[_Shape]) -> list[tuple[_Shape, str, str]]:
+    """Texts with characters that no font in their fallback list can draw."""
+    from matplotlib import font_manager
+    from matplotlib.text import Text
+
+    out = []
+    for sh in texts:
+        t = sh.artist
+        if not isinstance(t, Text):
+            continue
+        s = t.get_text()
+        if not s or s.isascii() or (t.get_usetex() or s.count("$") >= 2):
+            continue
+        try:
+            paths = font_manager.fontManager._find_fonts_by_props(t.get_fontproperties())
+        except Exception:
+            try:
+                paths = [font_manager.findfont(t.get_fontproperties())]
+            except Exception:
+                continue
+        have: set[int] = set()
+        for p in paths:
+            cm = _CHARMAPS.get(p)
+            if cm is None:
+                try:
+                    cm = frozenset(font_manager.get_font(p).get_charmap())
+                except Exception:
+                    cm = frozenset()
+                _CHARMAPS[p] = cm
+            have |= cm
+        missing = "".join(dict.fromkeys(c for c in s if not c.isspace() and ord(c) >= 32 and
+                                        ord(c) not in have))
+        if missing:
+            names = ", ".join(dict.fromkeys(str(p).rsplit("/", 1)[-1] for p in paths))
+            out.append((sh, names, missing[:20]))
+    return out
+
+
+def _arrows(fig: Any, renderer: Any, axes_list: list[Any], texts: list[_Shape],
+            data: list[_Data], tol_px: float, area_px: float, hit: Any, ignored: set[int]
+            ) -> None:
+    from matplotlib.text import Annotation
+
+    px = _ptp(fig.dpi)
+    anns = [(i, t) for i, ax in enumerate(axes_list) if ax.get_visible()
+            for t in ax.texts if isinstance(t, Annotation)]
+    anns += [(-1, t) for sub in _figures(fig) for t in sub.texts if isinstance(t, Annotation)]
+    for i, ann in anns:
+        ap = ann.arrow_patch
+        if ap is None or not _visible(ann) or not _visible(ap) or id(ann) in ignored:
+            continue
+        try:
+            if not ann._check_xy(renderer):
+                continue
+            tpath = ap.get_transform().transform_path(ap.get_path())
+            polys = _polylines(tpath)
+            tip = np.asarray(ann._get_xy_transform(renderer, ann.xycoords).transform(ann.xy),
+                             dtype=float)
+        except Exception:
+            continue
+        segs = _segments(polys)
+        if not len(segs) or not np.isfinite(tip).all():
+            continue
+        ref = ArtistRef("FancyArrowPatch", "arrow", str(ann.get_text()), i)
+        # the last stretch near the tip touches its target by design
+        length = float(np.hypot(*(segs[:, 1] - segs[:, 0]).T).sum())
+        keep_out = max(12.0 * px, 0.15 * length)
+        mid = segs.mean(axis=1)
+        segs = segs[np.hypot(*(mid - tip).T) > keep_out]
+        if not len(segs):
+            continue
+        shaft = _Shape(0, 0, 0, 0, 0.0, ref, ap)
+        own = next((s for s in texts if s.artist is ann), None)
+        for sh in texts:
+            if sh.artist is ann or (own is not None and _inter(own.aabb, sh.aabb)):
+                continue
+            r = _seg_hits(sh, segs, tol_px)
+            if r is not None and r[0] * 1.0 > tol_px:
+                hit("arrow-over-text", ref, sh.ref, r[0], r[1], ids=(id(ann), id(sh.artist)))
+        abox = _seg_bbox(segs)
+        for d in data:
+            if d.kind != "line" or d.background or not _touch(abox, _grow(d.bbox, d.halfw)):
+                continue
+            assert d.segs is not None
+            pts = _seg_cross(segs, d.segs)
+            if pts is not None:
+                hit("arrow-over-data", ref, d.ref, float(len(pts)), pts,
+                    f"the arrow crosses it {len(pts)} time(s)")
+        del shaft
+
+
+def _seg_cross(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """Proper crossing points between two segment sets (vectorised, AABB-pruned)."""
+    ax0 = np.minimum(a[:, 0, 0], a[:, 1, 0]).min()
+    ax1 = np.maximum(a[:, 0, 0], a[:, 1, 0]).max()
+    ay0 = np.minimum(a[:, 0, 1], a[:, 1, 1]).min()
+    ay1 = np.maximum(a[:, 0, 1], a[:, 1, 1]).max()
+    bx0 = np.minimum(b[:, 0, 0], b[:, 1, 0])
+    bx1 = np.maximum(b[:, 0, 0], b[:, 1, 0])
+    by0 = np.minimum(b[:, 0, 1], b[:, 1, 1])
+    by1 = np.maximum(b[:, 0, 1], b[:, 1, 1])
+    b = b[(bx1 >= ax0) & (bx0 <= ax1) & (by1 >= ay0) & (by0 <= ay1)]
+    if not len(b) or not len(a):
+        return None
+    p, r = a[:, None, 0], (a[:, 1] - a[:, 0])[:, None]
+    q, s = b[None, :, 0], (b[:, 1] - b[:, 0])[None]
+    den = r[..., 0] * s[..., 1] - r[..., 1] * s[..., 0]
+    qp = q - p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (qp[..., 0] * s[..., 1] - qp[..., 1] * s[..., 0]) / den
+        u = (qp[..., 0] * r[..., 1] - qp[..., 1] * r[..., 0]) / den
+    ok = (den != 0) & (t > 0) & (t < 1) & (u > 0) & (u < 1)
+    if not ok.any():
+        return None
+    ii, jj = np.nonzero(ok)
+    return p[ii, 0] + t[ii, jj][:, None] * r[ii, 0]
+
+
+def format_collisions(collisions: list[Collision]) -> str:
+    lines = [f"figqa: {len(collisions)} figure collision(s) detected:"]
+    lines += [f"  - {c}" for c in collisions]
+    return "\n".join(lines)
+
+
+def assert_no_overlap(fig: Any, **tolerances: Any) -> None:
+    """Raise FigqaError (an AssertionError) listing every collision; silent when clean."""
+    found = find_collisions(fig, **tolerances)
+    if found:
+        raise FigqaError(format_collisions(found), found)
+
+
+# --------------------------------------------------------------------------- self-test
+
+def _new_fig(w: float = 6.4, h: float = 4.8, dpi: float = 100) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(w, h), dpi=dpi)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _self_test_cases() -> list[tuple[str, Any, str | None]]:
+    """(name, builder, expected kind or None for "no collision")."""
+
+    def axvline_through_label() -> Any:
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.set_xlim(0, 10)
+        ax.set_ylim(0, 10)
+        ax.axvline(5)
+        ax.text(5, 5, "threshold", ha="center", va="center")
+        return fig
+
+    def diagonal_near_label() -> Any:
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.set_xlim(0, 10)
+        ax.set_ylim(0, 10)
+        ax.plot([0, 10], [0, 10])
+        ax.text(1, 8, "upper-left label")
+        return fig
+
+    def marker_only_between() -> Any:
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.set_xlim(0, 10)
+        ax.set_ylim(0, 10)
+        ax.plot([1, 9], [1, 9], "o", linestyle="None")
+        ax.text(5, 5, "between", ha="center", va="center")
+        return fig
+
+    def marker_under_label() -> Any:
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.set_xlim(0, 10)
+        ax.set_ylim(0, 10)
+        ax.plot([5], [5], "o", markersize=8)
+        ax.text(5, 5, "covered", ha="center", va="center")
+        return fig
+
+    def nan_gap() -> Any:
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.set_xlim(0, 10)
+        ax.set_ylim(-1, 1)
+        ax.plot([0, 3, float("nan"), 7, 10], [0, 0, float("nan"), 0, 0])
+        ax.text(5, 0, "gap", ha="center", va="center")
+        return fig
+
+    def own_bar() -> Any:
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        bars = ax.bar([0, 1, 2], [5, 7, 9], color="0.8")
+        ax.set_ylim(0, 11)
+        ax.bar_label(bars, label_type="center")
+        return fig
+
+    def foreign_bar() -> Any:
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.bar([0, 1], [9, 9], width=0.9, color="0.8")
+        ax.set_ylim(0, 11)
+        ax.annotate("A=9", xy=(0, 9), xytext=(1, 5), ha="center", va="center")
+        return fig
+
+    def legend_over_title() -> Any:
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 0], label="series")
+        ax.set_title("A title")
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 0.99))
+        return fig
+
+    def clipped_text() -> Any:
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        ax.text(0.98, 0.5, "falls off the right edge", transform=fig.transFigure)
+        return fig
+
+    def clean() -> Any:
+        fig = _new_fig()
+        ax = fig.add_subplot()
+        bars = ax.bar([0, 1, 2], [4, 6, 8], label="values")
+        ax.set_ylim(0, 11)
+        ax.bar_label(bars, label_type="center")
+        ax.legend(loc="upper left")
+        ax.set_title("Clean")
+        ax.set_xlabel("x")
+        return fig
+
+    return [
+        ("axvline through a label", axvline_through_label, "text-over-line"),
+        ("diagonal line near but not through a label", diagonal_near_label, None),
+        ("marker-only series with a label between markers", marker_only_between, None),
+        ("marker under a label", marker_under_label, "text-over-marker"),
+        ("label in a NaN gap", nan_gap, None),
+        ("labels inside their own bars", own_bar, None),
+        ("label on a foreign bar", foreign_bar, "text-over-patch"),
+        ("legend over the title", legend_over_title, "text-over-text"),
+        ("text cut by the figure edge", clipped_text, "clipped-by-figure"),
+        ("clean figure", clean, None),
+    ]
+
+
+def self_test(stream: Any = None) -> bool:
+    """Run the built-in cases; print one line per case; True when all pass."""
+    stream = sys.stdout if stream is None else stream
+    ok_all = True
+    for name, build, expect in _self_test_cases():
+        try:
+            got = find_collisions(build())
+        except Exception as exc:  # report, do not crash the self-test
+            stream.write(f"FAIL  {name}: {type(exc).__name__}: {exc}\n")
+            ok_all = False
+            continue
+        kinds = sorted({c.kind for c in got})
+        ok = (not got) if expect is None else (expect in kinds)
+        ok_all &= ok
+        want = "no collision" if expect is None else expect
+        stream.write(f"{'ok  ' if ok else 'FAIL'}  {name}: expected {want}, got "
+                     f"{', '.join(kinds) or 'none'}\n")
+    stream.write(f"figqa self-test: {'passed' if ok_all else 'FAILED'}\n")
+    return ok_all
+
+
+_USAGE = """usage: figqa.py --self-test
+
+Import-only by design: call assert_no_overlap(fig) from your figure factory and
+run_all.py (from figqa import assert_no_overlap).  --self-test proves the gate
+works (exit 0 pass, 1 fail).  To gate whole scripts use `gavel award figqa run`.
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if "--self-test" in args:
+        return 0 if self_test() else 1  # Figure + Agg canvas: no GUI backend involved
+    if any(a in ("-h", "--help") for a in args):
+        sys.stdout.write(_USAGE)
+        return 0
+    if args:
+        sys.stderr.write(f"figqa: unknown argument(s): {' '.join(args)}\n{_USAGE}")
+        return 2
+    sys.stderr.write(_USAGE)
+    return 2  # a bare call must not read as a pass in `&&` chains
+
+
+if __name__ == "__main__":
+    sys.exit(main())

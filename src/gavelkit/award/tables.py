@@ -111,12 +111,30 @@ def _read(name: str) -> dict[str, Any]:
         return yaml.load(fh, Loader=loader)
 
 
+def _check(cfg: dict[str, Any], key: str, defaults: dict[str, Any],
+           config_path: str | None) -> None:
+    """An override table must hold what the defaults hold (no text threshold, no NaN)."""
+    from gavelkit.core.config import find_config
+    from gavelkit.core.typecheck import check_like
+
+    over = cfg.get(key)
+    if over is None:
+        return
+    where = str(config_path or find_config() or "gavel.toml")
+    template = next(iter(defaults.values()), {})
+    if not isinstance(over, dict):
+        check_like({}, over, where, f"award.{key}")
+    for name, table in over.items():
+        check_like(defaults.get(name, template), table, where, f"award.{key}.{name}")
+
+
 @functools.cache
 def load_tables(config_path: str | None = None) -> Tables:
     from gavelkit.core.config import load_config, section
 
     cfg = section(load_config(config_path), "award")
     tiers_raw = _read("tiers.yaml")["tiers"]
+    _check(cfg, "tiers", tiers_raw, config_path)
     for name, override in section(cfg, "tiers").items():
         tiers_raw.setdefault(name, {}).update(override)
     tiers = {
@@ -128,6 +146,7 @@ def load_tables(config_path: str | None = None) -> Tables:
     }
     rub = _read("rubrics.yaml")
     seats_raw = rub["seats"]
+    _check(cfg, "rubrics", seats_raw, config_path)
     for name, override in section(cfg, "rubrics").items():
         seats_raw.setdefault(name, {}).update(override)
     seats = {name: Seat(name, str(s.get("role", "")), {k: float(v) for k, v in s["criteria"].items()})

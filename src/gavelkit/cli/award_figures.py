@@ -96,6 +96,8 @@ def _split(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
             except ValueError:
                 raise UsageError(f"--{k.replace('_', '-')} needs a number, not {opts[k]!r}") \
                     from None
+            if not opts[k] == opts[k] or opts[k] in (float("inf"), float("-inf")):  # NaN, inf
+                raise UsageError(f"--{k.replace('_', '-')} must be a finite number")
             if opts[k] < 0 or (k == "timeout" and opts[k] == 0):
                 raise UsageError(f"--{k.replace('_', '-')} must be positive")
     if not rest:
@@ -184,13 +186,11 @@ def run_script(script: str, args: list[str], *, annotate: str | None = None,
 
     With quiet=False a terminal shows how long the script has been running.
     """
-    from gavelkit.core.errors import InputError
+
+    from gavelkit.core.safeio import check_input
 
     p = Path(script)
-    if not p.exists():
-        raise InputError(script, "no such file")
-    if p.is_dir():
-        raise InputError(script, "is a directory, not a script")
+    check_input(p)  # a regular file: a FIFO or /dev/zero would hang or fill memory
     with tempfile.TemporaryDirectory(prefix="gavel-figqa-") as tmp:
         out = os.path.join(tmp, "result.json")
         cmd = [sys.executable, str(RUNNER), "--out", out]

@@ -199,7 +199,14 @@ def contact_sheet_main(argv: list[str], prog: str) -> int:
                           max_pages=max_pages, summary_sheet=summary, progress=bar.update)
     except InputError as exc:
         bar.close()
-        return _unusable(exc, args.format, command, prog)
+        if exc.code != "GK-IO009":  # the PDF is unusable; GK-IO009: the output path is
+            return _unusable(exc, args.format, command, prog)
+        f = Finding("PDF-K001", "error", f"cannot write the contact sheet: {exc.message}",
+                    args.output, unusable=True)
+        print(f"{prog}: error: {args.output}: {f.message}", file=sys.stderr)
+        if args.format != "text":
+            emit([f], args.format, command)
+        return 2
     except OSError as exc:
         bar.close()
         f = Finding("PDF-K001", "error", f"cannot write the contact sheet: "

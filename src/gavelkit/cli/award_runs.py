@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
+from gavelkit.cli import argtypes as at
 from gavelkit.cli.common import add_format, emit, parser
 from gavelkit.core.errors import UsageError
 
 
 def _run_dir(raw: str) -> Path:
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import check_input
+
     run = Path(raw)
-    if not run.is_dir():
-        raise UsageError(f"run folder {raw!r} does not exist")
+    try:
+        check_input(run, want="dir")
+    except InputError as exc:
+        if not os.path.lexists(run):
+            raise UsageError(f"run folder {raw!r} does not exist") from None
+        raise UsageError(f"run folder {raw!r}: {exc.message}") from None
     return run
 
 
@@ -46,6 +55,10 @@ def init_main(argv: list[str], prog: str) -> int:
     if args.format == "json":
         print(json.dumps({"run": str(run), "run_id": run.name, "existed": existed,
                           "created": created}, indent=2))
+    elif existed and created:
+        print(f"{run} already existed but was incomplete; completed it:")
+        for c in created:
+            print(f"  + {c}")
     elif existed:
         print(f"{run} already exists; nothing changed")
     else:
@@ -109,7 +122,7 @@ def briefs_main(argv: list[str], prog: str) -> int:
                "nothing of the other seats.")
     p.add_argument("paths", nargs="+", metavar="RUN_DIR|FILE")
     p.add_argument("--check", action="store_true", help="check the given brief files for leaks")
-    p.add_argument("--round", type=int, default=1)
+    p.add_argument("--round", type=at.positive_int, default=1)
     p.add_argument("--seat", choices=["A", "B", "C"],
                    help="adjudication round: the re-dispatched seat (must be the outlier)")
     p.add_argument("--question", help="adjudication round: the evidence question for the "
@@ -147,6 +160,14 @@ def briefs_main(argv: list[str], prog: str) -> int:
         contest = next((b.body["contest"] for b in rf.variants
                         if isinstance(b.body.get("contest"), str)
                         and not is_placeholder(b.body["contest"])), None)
+        unread = [f for f in rf.findings if f.unusable]
+        if not contest and unread:  # the variant may sit in the file we could not read
+            from gavelkit.core.errors import InputError
+
+            f = unread[0]
+            raise InputError(f.path, f"{f.message} (no readable variant block gives the "
+                             "contest name; fix the file or pass --contest)", f.line, f.col,
+                             code=f.code)
         if not contest:
             raise UsageError("no contest name: pass --contest or fill the variant block")
     seats, question, criterion = _round_seats(run, args)
@@ -204,8 +225,10 @@ def manifest_main(argv: list[str], prog: str) -> int:
                     quiet=args.quiet)
     dest = manifest.write_manifest(run)
     n = len(manifest.inventory(run))
+    refused = manifest.refused(run)
     pdf_missing = not (run / "paper" / "solution.pdf").is_file()
     if pdf_missing:
         print(f"{prog}: warning: no rendered PDF at paper/solution.pdf yet", file=sys.stderr)
-    return emit([], args.format, "award manifest", {"manifest": str(dest), "files": n},
-                text=f"wrote {dest} ({n} files)")
+    return emit(refused, args.format, "award manifest", {"manifest": str(dest), "files": n},
+                text=f"wrote {dest} ({n} files" + (f", {len(refused)} refused" if refused
+                                                   else "") + ")")

@@ -286,7 +286,7 @@ def main(argv: list[str], prog: str) -> int:
     dest = scratch / "examples"
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(src, dest, symlinks=False)  # figqa.py copies are links in git
+    shutil.copytree(src, dest, symlinks=False)  # examples hold no link (test_examples_links)
     results: list[tuple[str, list[Step]]] = [(name, fn(dest)) for name, fn in DEMOS]
     ok = all(s.ok for _, steps in results for s in steps)
     if args.format == "json":

@@ -168,6 +168,14 @@ def guarded(func, argv: list[str], prog: str) -> int:  # type: ignore[no-untyped
     except BrokenPipeError:
         _silence_stdout()
         return 0
+    except OSError as exc:  # the file system refused: a path the user gave us, not a bug
+        if os.environ.get("GAVEL_DEBUG"):
+            raise
+        from gavelkit.core.safeio import os_reason
+
+        where = exc.filename or "(file system)"
+        print(f"{prog}: error: {where}: {os_reason(exc)}", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug of ours, not the user's input
         if os.environ.get("GAVEL_DEBUG"):
             raise

@@ -34,31 +34,50 @@ def _sha(data: bytes) -> str:
 
 
 def plan(src: Path, dest: Path, names: list[str]) -> list[tuple[Path, Path, bytes]]:
+    """Every file to install; a link out of the skill folder, a FIFO or a device is refused
+    (exit 2, naming it): installing it would copy whatever it points at, world-readable."""
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import iter_files, read_input
+
     out = []
     for name in names:
         root = src / name
         if not (root / "SKILL.md").is_file():
             raise UsageError(f"no skill {name!r} in {src}")
-        for f in sorted(root.rglob("*")):
-            if f.is_file() and "__pycache__" not in f.parts:
-                out.append((f, dest / name / f.relative_to(root), f.read_bytes()))
+        for f, why in iter_files(root):
+            if "__pycache__" in f.relative_to(root).parts:
+                continue
+            if why is not None:
+                raise InputError(str(f), f"refusing to install it: {why}", code="GK-IO010")
+            out.append((f, dest / name / f.relative_to(root),
+                        read_input(f, root=root, allow_empty=True)))
     return out
 
 
 def install(src: Path, dest: Path, names: list[str], force: bool = False,
             dry_run: bool = False) -> dict[str, list[str]]:
+    import os
+
+    from gavelkit.core.safeio import load_json
+
     record_path = dest / RECORD
-    try:
-        record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.is_file() else {}
-    except (OSError, ValueError):
-        record = {}
+    record = load_json(record_path, what="install record") if os.path.lexists(record_path) \
+        else {}
+    if not isinstance(record, dict) or not all(isinstance(v, str) for v in record.values()):
+        from gavelkit.core.errors import InputError
+
+        raise InputError(str(record_path), "install record is not an object of path -> sha256; "
+                         "remove it to start over (files it listed are then treated as yours)")
     result: dict[str, list[str]] = {"installed": [], "updated": [], "unchanged": [],
                                     "refused": []}
     todo = plan(src, dest, names)
     for srcfile, target, data in todo:
         key = target.relative_to(dest).as_posix()
         if target.is_file():
-            current = target.read_bytes()
+            from gavelkit.core.safeio import read_input
+
+            current = read_input(target, limit=max(len(data), 1) * 4 + (1 << 20),
+                                 allow_empty=True)
             if current == data:
                 result["unchanged"].append(key)
                 record[key] = _sha(data)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from gavelkit.cli import argtypes as at
 from gavelkit.cli.common import add_format, emit, parser
 
 
@@ -18,15 +19,15 @@ def preflight_main(argv: list[str], prog: str) -> int:
                      "and check that it resolves inside the candidate folder. Prints the "
                      "literal 'Preflight output' block for the diagnosis report.")
     p.add_argument("--package", required=True, help="import name of the target package")
-    p.add_argument("--candidate", required=True, help="the candidate solution folder")
+    p.add_argument("--candidate", required=True, type=at.abs_path, help="the candidate solution folder")
     p.add_argument("--python", help="scoring interpreter (default: this Python)")
-    p.add_argument("--cwd", help="run from this folder (the scorer's working directory) "
+    p.add_argument("--cwd", type=at.abs_path, help="run from this folder (the scorer's working directory) "
                                  "instead of an empty temporary one")
     p.add_argument("--remove-path", action="append", default=[], metavar="P",
                    help="entry of --cwd the scorer deletes before running (repeatable)")
     p.add_argument("--no-pythonpath", action="store_true",
                    help="do not put the candidate on PYTHONPATH (it must be importable as is)")
-    p.add_argument("--timeout", type=float, default=60.0)
+    p.add_argument("--timeout", type=at.positive_float, default=60.0)
     add_format(p)
     args = p.parse_args(argv)
     from gavelkit.task.anticheat.preflight import run_preflight

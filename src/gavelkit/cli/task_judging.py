@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from gavelkit.cli import argtypes as at
 from gavelkit.cli.common import add_format, emit, parser
 from gavelkit.core.errors import UsageError
 from gavelkit.core.findings import Finding
@@ -43,17 +44,17 @@ def _run_args(p: argparse.ArgumentParser) -> None:
                         "built and installed with its dependencies (default); never: put the "
                         "folder on sys.path as it is")
     p.add_argument("--offline", action="store_true", help="never reach the package index")
-    p.add_argument("--timeout", type=float, default=60.0, help="per-test limit in s (default 60)")
-    p.add_argument("--file-timeout", type=float, default=900.0,
+    p.add_argument("--timeout", type=at.positive_float, default=60.0, help="per-test limit in s (default 60)")
+    p.add_argument("--file-timeout", type=at.positive_float, default=900.0,
                    help="per-file wall limit in s (default 900)")
-    p.add_argument("--memory-mb", type=int, default=4096, help="address-space limit (default 4096)")
+    p.add_argument("--memory-mb", type=at.positive_int, default=4096, help="address-space limit (default 4096)")
     p.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto",
                    help="auto: bubblewrap when it works here (default); bwrap: require it")
     p.add_argument("--group", choices=["auto", "file", "run"], default="auto",
                    help="auto: all files in one pytest process, and each file that process "
                         "did not finish (crash, hang) re-run alone (default); file: one process "
                         "per test file; run: one process, no re-runs")
-    p.add_argument("--repeat", type=int, default=1, metavar="K",
+    p.add_argument("--repeat", type=at.positive_int, default=1, metavar="K",
                    help="run K times and mark nodes whose outcome changes as flaky")
 
 
@@ -113,13 +114,13 @@ def run_main(argv: list[str], prog: str) -> int:
                      "writes OUT/score_result.json.")
     p.add_argument("task", help="task folder")
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--solution", help="solution folder (reference or candidate); a folder "
+    src.add_argument("--solution", type=at.abs_path, help="solution folder (reference or candidate); a folder "
                                         "with pyproject.toml / setup.py / setup.cfg is built "
                                         "and installed with its dependencies")
     src.add_argument("--solution-package", metavar="SPEC",
                      help="install SPEC (e.g. semver==3.0.2) with its dependencies as the "
                           "solution")
-    p.add_argument("--out", required=True, help="run folder to write score_result.json into")
+    p.add_argument("--out", required=True, type=at.abs_path, help="run folder to write score_result.json into")
     p.add_argument("--role", choices=["candidate", "reference"], default="candidate")
     p.add_argument("--reference-run", help="reference score_result.json (skips it takes are "
                                            "not counted against the candidate)")
@@ -145,11 +146,11 @@ def solvability_main(argv: list[str], prog: str) -> int:
                      "(100 % at S3_REFERENCE_RUN), with an environment diagnosis when below.")
     p.add_argument("task", help="task folder")
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--reference", help="reference solution folder")
+    g.add_argument("--reference", type=at.abs_path, help="reference solution folder")
     g.add_argument("--reference-package", metavar="SPEC",
                    help="install SPEC (e.g. semver==3.0.2) from the index as the reference")
-    p.add_argument("--out", help="run folder (default: TASK/judge/reference_run)")
-    p.add_argument("--threshold", type=float, help="pass rate needed (default 0.95, 1.0 at "
+    p.add_argument("--out", type=at.abs_path, help="run folder (default: TASK/judge/reference_run)")
+    p.add_argument("--threshold", type=at.unit_float, help="pass rate needed (default 0.95, 1.0 at "
                                                     "S3_REFERENCE_RUN)")
     _run_args(p)
     add_format(p)
@@ -172,13 +173,13 @@ def judge_main(argv: list[str], prog: str) -> int:
                      "then scores; writes judge/diagnosis_report.md, updates task.json and "
                      "moves the state.")
     p.add_argument("task", help="task folder")
-    p.add_argument("--run", required=True, help="candidate run folder (with score_result.json)")
+    p.add_argument("--run", required=True, type=at.abs_path, help="candidate run folder (with score_result.json)")
     p.add_argument("--trajectory", nargs="+", default=[], metavar="FILE",
                    help="agent trajectory files for the anti-cheat scan")
     p.add_argument("--reference-run", help="reference run folder or score file "
                                            "(default: TASK/judge/reference_run, then the task's "
                                            "reference_score.json)")
-    p.add_argument("--solution", help="candidate solution folder (default: from the run)")
+    p.add_argument("--solution", type=at.abs_path, help="candidate solution folder (default: from the run)")
     p.add_argument("--forbid", action="append", default=[], help="extra forbidden path")
     p.add_argument("--spotcheck", metavar="FILE", help="the filled Gate A/C table (default: "
                                                       "TASK/judge/spotcheck.md)")
@@ -188,7 +189,7 @@ def judge_main(argv: list[str], prog: str) -> int:
     p.add_argument("--no-state", action="store_true",
                    help="do not move the pipeline state (nor task.json's status and record)")
     p.add_argument("--dry-run", action="store_true", help="write nothing")
-    p.add_argument("--date", help="date to record (default: today)")
+    p.add_argument("--date", type=at.iso_date, help="date to record (default: today)")
     add_format(p)
     a = p.parse_args(argv)
     if a.rescore:
@@ -244,7 +245,7 @@ def judge_all_main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Score (where needed) and judge every task under a folder, in parallel "
                      "processes or on a Dask cluster.")
     p.add_argument("tasks", help="folder holding task folders")
-    p.add_argument("--jobs", "-j", type=int, default=1, help="parallel tasks (default 1)")
+    p.add_argument("--jobs", "-j", type=at.positive_int, default=1, help="parallel tasks (default 1)")
     p.add_argument("--executor", choices=["process", "dask"], default="process")
     p.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: "
                                        "a local cluster with --jobs workers")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from gavelkit.cli import argtypes as at
 from gavelkit.cli.common import add_format, emit, parser
 from gavelkit.core.errors import UsageError
 from gavelkit.core.findings import Finding
@@ -23,7 +24,7 @@ def init_main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Create PIPELINE_STATE.md for a task in S1_SCREENING.")
     p.add_argument("task")
     p.add_argument("--id", help="task id for the title (default: folder name)")
-    p.add_argument("--date", help="date to record (default: today)")
+    p.add_argument("--date", type=at.iso_date, help="date to record (default: today)")
     p.add_argument("--force", action="store_true", help="overwrite an existing state file")
     add_format(p)
     a = p.parse_args(argv)
@@ -45,7 +46,7 @@ def state_main(argv: list[str], prog: str) -> int:
     _common(p)
     p.add_argument("--to", metavar="STATE", help="target state")
     p.add_argument("--note", default="", help="History note for the transition")
-    p.add_argument("--date", help="date to record (default: today)")
+    p.add_argument("--date", type=at.iso_date, help="date to record (default: today)")
     p.add_argument("--dry-run", action="store_true", help="check the transition, write nothing")
     a = p.parse_args(argv)
     from pathlib import Path
@@ -99,7 +100,7 @@ def check_oracle_main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Detect a changed oracle after QUALIFIED and carry out REOPENED_S3.")
     _common(p)
     p.add_argument("--ledger", help="CANDIDATES.md (default: task folder or its two parents)")
-    p.add_argument("--date", help="date for renames and History (default: today)")
+    p.add_argument("--date", type=at.iso_date, help="date for renames and History (default: today)")
     p.add_argument("--dry-run", action="store_true", help="report what would be done")
     p.add_argument("--record", action="store_true",
                    help="no digests yet: record the current oracle as the baseline")
@@ -192,7 +193,7 @@ def spotcheck_main(argv: list[str], prog: str) -> int:
 
     p = parser(prog, "Gates A/C: write a reproducible spot-check table, or --verify a filled one.")
     _common(p)
-    p.add_argument("--sample", type=int, default=10, help="rows to sample (default 10)")
+    p.add_argument("--sample", type=at.positive_int, default=10, help="rows to sample (default 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--gate", choices=["A", "C", "auto"], default="auto",
                    help="A (map spot-check), C (generated-only oracle), auto: C when "

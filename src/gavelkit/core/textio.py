@@ -14,87 +14,53 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gavelkit.core.errors import InputError
+from gavelkit.core.safeio import _line_col, decode_text  # noqa: F401 - re-exported
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 
 
 def max_bytes() -> int:
     """Size cap for text inputs; GAVEL_MAX_BYTES overrides it."""
-    raw = os.environ.get("GAVEL_MAX_BYTES")
-    if raw and raw.isdigit():
-        return int(raw)
-    return DEFAULT_MAX_BYTES
+    from gavelkit.core.safeio import max_bytes as cap
 
-
-def _line_col(data: bytes, offset: int) -> tuple[int, int]:
-    line = data.count(b"\n", 0, offset) + 1
-    start = data.rfind(b"\n", 0, offset) + 1
-    return line, offset - start + 1
+    return cap()
 
 
 def read_bytes(path: str | os.PathLike[str], limit: int | None = None,
-               allow_empty: bool = False) -> bytes:
-    p = Path(path)
-    name = str(path)
-    try:
-        st = p.stat()
-    except FileNotFoundError:
-        raise InputError(name, "no such file", code="GK-IO001") from None
-    except OSError as exc:
-        raise InputError(name, f"cannot read: {exc.strerror or exc}", code="GK-IO001") from None
-    if p.is_dir():
-        raise InputError(name, "is a directory, not a file", code="GK-IO001")
-    cap = max_bytes() if limit is None else limit
-    if st.st_size > cap:
-        raise InputError(name, f"file is {st.st_size} bytes, over the {cap}-byte limit "
-                         "(set GAVEL_MAX_BYTES to raise it)", code="GK-IO005")
-    try:
-        with p.open("rb") as fh:
-            data = fh.read(cap + 1)
-    except OSError as exc:
-        raise InputError(name, f"cannot read: {exc.strerror or exc}", code="GK-IO001") from None
-    if len(data) > cap:
-        raise InputError(name, f"file is over the {cap}-byte limit", code="GK-IO005")
-    if not data.strip() and not allow_empty:
-        raise InputError(name, "file is empty", code="GK-IO002")
-    return data
+               allow_empty: bool = False, root: str | os.PathLike[str] | None = None) -> bytes:
+    """Bytes of one regular file through core.safeio (no FIFO, device, link out of `root`)."""
+    from gavelkit.core.safeio import read_input
 
-
-def decode_text(data: bytes, name: str) -> str:
-    """UTF-8 (BOM stripped) or InputError naming the first bad byte's place."""
-    nul = data.find(b"\x00")
-    if nul != -1:
-        line, col = _line_col(data, nul)
-        raise InputError(name, "binary file (NUL byte), expected UTF-8 text", line, col,
-                         code="GK-IO003")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line, col = _line_col(data, exc.start)
-        raise InputError(name, f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", line, col,
-                         code="GK-IO004") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text
+    return read_input(path, limit, root=root, allow_empty=allow_empty)
 
 
 def read_text(path: str | os.PathLike[str], limit: int | None = None,
-              allow_empty: bool = False) -> str:
+              allow_empty: bool = False, root: str | os.PathLike[str] | None = None) -> str:
     """Read a UTF-8 text file with CRLF/CR folded to LF and any BOM removed."""
-    text = decode_text(read_bytes(path, limit, allow_empty), str(path))
+    text = decode_text(read_bytes(path, limit, allow_empty, root), str(path))
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
 
 
 def atomic_write(path: str | os.PathLike[str], data: str | bytes, mode: int | None = None) -> None:
-    """Write via a temp file in the same folder, fsync, then rename over the target."""
+    """Write via a temp file in the same folder, fsync, then rename over the target.
+
+    Only a regular file (or nothing) is ever replaced (core.safeio.check_output);
+    the temp file carries our pid, so the next write removes the leftovers of a
+    writer that was killed (`.NAME.<pid>.xxxx.tmp`).
+    """
     import tempfile
 
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    from gavelkit.core.safeio import check_output, clean_stale_temps, os_reason, temp_name_prefix
+
+    target = check_output(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=temp_name_prefix(target), suffix=".tmp",
+                                   dir=target.parent)
+    except OSError as exc:
+        raise InputError(str(path), f"cannot write: {os_reason(exc)}", code="GK-IO009") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
@@ -102,14 +68,17 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, mode: int | No
             os.fsync(fh.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
-        elif target.exists():
+        elif target.is_file():
             os.chmod(tmp, target.stat().st_mode & 0o7777)
         else:
             os.chmod(tmp, 0o644)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise InputError(str(path), f"cannot write: {os_reason(exc)}",
+                             code="GK-IO009") from None
         raise
     with contextlib.suppress(OSError):
         dir_fd = os.open(target.parent, os.O_RDONLY)
@@ -117,6 +86,7 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, mode: int | No
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+    clean_stale_temps(target)
 
 
 @contextlib.contextmanager
@@ -133,6 +103,9 @@ def locked(path: str | os.PathLike[str], timeout: float = 30.0) -> Iterator[None
 
     lock_path = Path(str(path) + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
+    from gavelkit.core.safeio import clean_stale_temps
+
+    clean_stale_temps(path)  # what a writer killed under this lock left behind
     deadline = time.monotonic() + timeout
     while True:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)

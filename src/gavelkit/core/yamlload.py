@@ -127,6 +127,22 @@ _Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_positioned_se
 
 def _expanded_size(root: yaml.Node) -> int:
     """Node count after alias expansion; raises ValueError on cycles or excess depth."""
+    shared = [False]
+    try:
+        return _expanded(root, shared)
+    except _TooBig:
+        if shared[0]:
+            raise ValueError(f"expands to more than {MAX_EXPANDED_NODES} nodes through aliases "
+                             "(alias bomb?)") from None
+        raise ValueError(f"has more than {MAX_EXPANDED_NODES} values (limit; split the "
+                         "document)") from None
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _expanded(root: yaml.Node, shared: list[bool]) -> int:
     size: dict[int, int] = {}
     on_path: set[int] = set()
     stack: list[tuple[yaml.Node, int, bool]] = [(root, 0, False)]
@@ -142,11 +158,10 @@ def _expanded_size(root: yaml.Node) -> int:
                     break
             size[nid] = total
             if total > MAX_EXPANDED_NODES:
-                raise ValueError(
-                    f"expands to more than {MAX_EXPANDED_NODES} nodes through aliases "
-                    "(alias bomb?)")
+                raise _TooBig
             continue
         if nid in size:
+            shared[0] = True
             continue
         if nid in on_path:
             raise ValueError("recursive alias (a node that contains itself)")
@@ -160,6 +175,8 @@ def _expanded_size(root: yaml.Node) -> int:
                 raise ValueError("recursive alias (a node that contains itself)")
             if cid not in size:
                 stack.append((child, depth + 1, False))
+            else:
+                shared[0] = True
     return size[id(root)]
 
 
@@ -203,7 +220,12 @@ def load_documents(text: str, path: str, line0: int = 0, col0: int = 0) -> list[
                 raise InputError(path, f"YAML document {exc}", line, col,
                                  code="GK-Y002") from None
             before = len(loader.duplicates)
-            data = loader.construct_document(node)
+            try:
+                data = loader.construct_document(node)
+            except ValueError as exc:  # int("9" * 5000): over Python's 4300-digit limit
+                line, col = loader._mark(node)
+                raise InputError(path, f"YAML value cannot be converted: {exc}", line, col,
+                                 code="GK-Y002") from None
             dups = loader.duplicates[before:]
             if data is None:
                 continue

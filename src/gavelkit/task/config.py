@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -43,11 +44,16 @@ def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def _load_file(path: Path) -> dict[str, Any]:
+    """An override file, each value of the kind its default has (else exit 2, naming it)."""
+    from gavelkit.core.typecheck import check_like
+
     text = read_text(path, allow_empty=True)
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(str(path), f"config is not valid TOML: {exc}", code="GK-IO001") from None
+    check_like(_defaults(), data, str(path))
+    return data
 
 
 def load_config(task_dir: str | Path | None = None, config: str | Path | None = None) -> dict[str, Any]:
@@ -55,7 +61,7 @@ def load_config(task_dir: str | Path | None = None, config: str | Path | None = 
     cfg = _defaults()
     if task_dir is not None:
         local = Path(task_dir) / TASK_CONFIG_NAME
-        if local.is_file():
+        if os.path.lexists(local):
             cfg = merge(cfg, _load_file(local))
     if config is not None:
         cfg = merge(cfg, _load_file(Path(config)))

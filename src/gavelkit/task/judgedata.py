@@ -29,10 +29,13 @@ def for_task(name: str, task_dir: str | Path | None) -> dict[str, Any]:
     if not local.is_file():
         return base
     from gavelkit.core.errors import InputError
+    from gavelkit.core.textio import read_text
     from gavelkit.task.config import merge
 
     try:
-        over = tomllib.loads(local.read_text("utf-8")).get(name, {})
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        over = tomllib.loads(read_text(local, allow_empty=True)).get(name, {})
+    except tomllib.TOMLDecodeError as exc:
         raise InputError(str(local), f"not valid TOML: {exc}") from None
+    if not isinstance(over, dict):
+        raise InputError(str(local), f"[{name}] should be a table, not {type(over).__name__}")
     return merge(base, over)

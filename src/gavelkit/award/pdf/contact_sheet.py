@@ -133,7 +133,10 @@ def _render_chunk(path: str, indices: list[int], scale: float, want_text: bool) 
                     page.close()
             except Exception as exc:  # a damaged page: show an empty tile, report it
                 error = str(exc) or type(exc).__name__
-                w, h = doc.get_page_size(i) if i < len(doc) else (612, 792)
+                try:  # a page that cannot be loaded has no size either (page-tree loop)
+                    w, h = doc.get_page_size(i) if i < len(doc) else (612, 792)
+                except Exception:
+                    w, h = 612, 792
                 img = Image.new("RGB", (max(1, round(w * scale)), max(1, round(h * scale))),
                                 (255, 255, 255))
             ink, blank = ink_of(img)

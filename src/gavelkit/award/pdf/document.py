@@ -111,6 +111,10 @@ def open_pdf(path: str, data: bytes | None = None) -> Any:
             raise InputError(path, "PDF is encrypted with a user password and cannot be "
                              "opened; check the file you will submit, unencrypted",
                              code="PDF-F002") from None
+        if "Success" in msg and re.search(rb"/Count\s+0\b", data):
+            # PDFium refuses an empty page tree without an error code: the file is fine
+            raise InputError(path, "PDF has no pages (its page tree is empty)",
+                             code="PDF-F001") from None
         raise InputError(path, f"corrupt or truncated PDF: PDFium cannot open it ({msg})",
                          code="PDF-F001") from None
     if len(doc) == 0:

@@ -22,15 +22,29 @@ class FramedSheet:
     flags: dict[int, set[str]] = field(default_factory=dict)
 
 
+def _page_size(doc: Any, i: int, pdf: str) -> tuple[float, float]:
+    """A page PDFium cannot even size (a page tree that loops) leaves no sheet to lay out."""
+    try:
+        return doc.get_page_size(i)
+    except Exception as exc:
+        from gavelkit.core.errors import InputError
+
+        raise InputError(pdf, f"page {i + 1} cannot be read ({exc}); the page tree is damaged "
+                         "(a loop?): re-export the PDF", code="PDF-F001") from None
+
+
 def framed_sheet(pdf: str, output: str, *, dpi: float = 60, cols: int | None = None,
                  jobs: int | None = None, qa: bool = True, anonymous: bool = True,
                  max_pages: int | None = None, summary_sheet: bool = False,
                  progress: Callable[[int, int], None] | None = None) -> FramedSheet:
     """Write the sheet to `output`; raises InputError for an unusable PDF, OSError on write."""
+    from gavelkit.core.safeio import check_output
+
+    check_output(output)  # before any rendering: a device, FIFO or folder is refused
     data = pdfqa.read_pdf_bytes(pdf)
     doc0 = pdfqa.open_pdf(pdf, data)
     try:
-        sizes = [doc0.get_page_size(i) for i in range(len(doc0))]
+        sizes = [_page_size(doc0, i, pdf) for i in range(len(doc0))]
         meta = pdfqa.read_meta(doc0, data, pdf)
         extras = read_extras(doc0)
     finally:

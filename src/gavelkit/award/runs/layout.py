@@ -49,8 +49,17 @@ def variant_template(contest: str = "<contest name, e.g. MCM 2026 Problem C>") -
 def init_run(root: Path, run_id: str | None = None, variant: str | None = None) -> tuple[Path, list[str], bool]:
     """Create the run tree; returns (run dir, what was created, existed before).
 
-    An existing run is left untouched: nothing is created or overwritten.
+    The tree is built in a hidden `.RUNID.<pid>.partial` folder and renamed into
+    place, so a killed init never leaves a half-made run (the next init removes
+    the dead writer's partial folder). A run that exists but lacks part of the
+    layout (made by hand, or by an older version that was killed) is completed:
+    missing folders and a missing variant.yaml are created, nothing is overwritten.
     """
+    import os
+    import shutil
+
+    from gavelkit.core.safeio import check_input, check_output_dir, stale_pid
+
     rid = run_id or mint_run_id()
     if not RUN_ID.match(rid):
         from gavelkit.core.errors import UsageError
@@ -58,21 +67,42 @@ def init_run(root: Path, run_id: str | None = None, variant: str | None = None) 
         raise UsageError(f"run id {rid!r} must be letters, digits, '.', '_' or '-' "
                          "(no slashes), at most 80 characters")
     run = run_dir_for(root, rid)
-    if run.exists():
-        return run, [], True
+    work = check_output_dir(root / "work")
+    for entry in os.scandir(work):
+        if entry.is_dir(follow_symlinks=False) and stale_pid(entry.name, ".partial"):
+            shutil.rmtree(entry.path, ignore_errors=True)
     created: list[str] = []
-    work = root / "work"
     ignore = work / ".gitignore"
-    if not ignore.exists():
+    if not os.path.lexists(ignore):
         atomic_write(ignore, "# Run trees are working state, never committed (seed §5).\n*\n")
         created.append(str(ignore))
+    if os.path.lexists(run):
+        check_input(run, want="dir")
+        return run, created + _complete(run, run, variant), True
+    tmp = work / f".{rid}.{os.getpid()}.partial"
+    shutil.rmtree(tmp, ignore_errors=True)
+    made = _complete(tmp, run, variant)
+    try:
+        os.rename(tmp, run)
+    except OSError:  # another init won the race: theirs stands, ours goes
+        shutil.rmtree(tmp, ignore_errors=True)
+        check_input(run, want="dir")
+        return run, created + _complete(run, run, variant), True
+    return run, created + made, False
+
+
+def _complete(where: Path, run: Path, variant: str | None) -> list[str]:
+    """Create what the layout lacks under `where`; names are reported as under `run`."""
+    made = []
     for folder in layout()["folders"]:
-        (run / folder).mkdir(parents=True, exist_ok=True)
-        created.append(str(run / folder) + "/")
-    target = run / "phase-logs" / "variant.yaml"
-    atomic_write(target, variant if variant is not None else variant_template())
-    created.append(str(target))
-    return run, created, False
+        if not (where / folder).is_dir():
+            (where / folder).mkdir(parents=True, exist_ok=True)
+            made.append(str(run / folder) + "/")
+    target = where / "phase-logs" / "variant.yaml"
+    if not target.exists():
+        atomic_write(target, variant if variant is not None else variant_template())
+        made.append(str(run / "phase-logs" / "variant.yaml"))
+    return made
 
 
 def check_layout(run: Path) -> list[Finding]:

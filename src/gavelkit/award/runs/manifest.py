@@ -23,23 +23,50 @@ SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".git"}
 
 
 def _sha(p: Path) -> str:
+    import os
+
     h = hashlib.sha256()
-    with p.open("rb") as fh:
+    with open(os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
 
 
-def _files(folder: Path) -> list[Path]:
+def _walk(folder: Path, run: Path) -> list[tuple[Path, str | None]]:
+    from gavelkit.core.safeio import iter_files
+
     if not folder.is_dir():
         return []
     out = []
-    for p in sorted(folder.rglob("*")):
+    for p, why in iter_files(folder, root=run):
         rel = p.relative_to(folder)
         if any(part in SKIP_DIRS or part.startswith(".") for part in rel.parts):
             continue
-        if p.is_file():
-            out.append(p)
+        out.append((p, why))
+    return out
+
+
+def _files(folder: Path, run: Path | None = None) -> list[Path]:
+    return [p for p, why in _walk(folder, run or folder) if why is None]
+
+
+def refused(run: Path) -> list[Finding]:
+    """Entries of the inventoried folders that are never listed: links out of the run,
+    FIFOs, devices, loops. Listing them would publish (size, sha256) of what lies
+    outside the run, or hang on a pipe."""
+    out = []
+    pdf = run / layout()["paper"]
+    from gavelkit.core.safeio import inside
+
+    if pdf.is_symlink() and not inside(run, pdf):
+        out.append(Finding("AWD-N005", "error", f"{layout()['paper']}: symbolic link leads "
+                           "outside the run; not listed", str(pdf)))
+    for _, sub in SECTIONS:
+        for p, why in _walk(run / sub, run):
+            if why is not None:
+                out.append(Finding("AWD-N005", "error",
+                                   f"{p.relative_to(run).as_posix()}: {why}; not listed",
+                                   str(p)))
     return out
 
 
@@ -48,10 +75,12 @@ def inventory(run: Path) -> dict[str, tuple[int, str]]:
     prefix = f"work/{run.name}/"
     out: dict[str, tuple[int, str]] = {}
     pdf = run / layout()["paper"]
-    if pdf.is_file():
+    from gavelkit.core.safeio import inside
+
+    if pdf.is_file() and inside(run, pdf):
         out[prefix + layout()["paper"]] = (pdf.stat().st_size, _sha(pdf))
     for _, sub in SECTIONS:
-        for p in _files(run / sub):
+        for p in _files(run / sub, run):
             out[prefix + p.relative_to(run).as_posix()] = (p.stat().st_size, _sha(p))
     return out
 
@@ -103,7 +132,7 @@ def check_manifest(run: Path, manifest: Path | None = None) -> list[Finding]:
         return [Finding("AWD-N004", "error", "the manifest lists no files (no `| path | bytes | "
                         "sha256 |` rows)", str(path), 1, 1)]
     actual = inventory(run)
-    out: list[Finding] = []
+    out: list[Finding] = refused(run)
     for key, (size, sha, line) in listed.items():
         if key not in actual:
             out.append(Finding("AWD-N001", "error", f"{key} is listed but no longer exists",

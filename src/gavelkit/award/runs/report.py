@@ -173,7 +173,9 @@ def pdf_qa(run: Path, sheet: bool = True, dpi: int = 30) -> dict[str, Any]:
         except OSError as exc:
             return {"ran": False, "reason": f"contact sheet failed: {exc.strerror or exc}"}
         if sheet and png.is_file():
-            out["sheet"] = hr.png_data_uri(png.read_bytes())
+            from gavelkit.core.safeio import read_input
+
+            out["sheet"] = hr.png_data_uri(read_input(png, limit=64 << 20))
     out["findings"] = [f.to_dict() for f in fs.qa.findings] if fs.qa else []
     out["summary"] = {"pages": fs.sheet.pages,
                       "framed": {str(k): sorted(v) for k, v in sorted(fs.flags.items())}}

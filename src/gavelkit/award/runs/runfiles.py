@@ -72,13 +72,16 @@ def _one_block(findings: list[Finding], path: Path, kind: str) -> Block | None:
 
 
 def _named(rf: RunFiles, folder: Path, rx: re.Pattern[str], pattern: str) -> list[tuple[Path, re.Match[str]]]:
-    """Files of `folder` whose names match `rx`; others are reported as strays."""
+    """Files of `folder` whose names match `rx`; others are reported as strays.
+
+    A matching name that is not a regular file (a FIFO, a folder, a link loop) is kept:
+    its reader reports it as unusable, so a gate can never vanish from the status."""
     out = []
     for p in sorted(folder.iterdir()) if folder.is_dir() else []:
         if p.name.startswith("."):
             continue
         m = rx.match(p.name)
-        if not m or not p.is_file():
+        if not m:
             rf.findings.append(Finding("AWD-T004", "warning", f"{p.name} in {folder.name}/ does "
                                        f"not match {pattern} and is ignored", str(p)))
             continue
@@ -122,8 +125,8 @@ def read_run(run: Path, tables: Tables) -> RunFiles:
         rf.cards.append(CardFile(str(p), seat, rnd, block, card, ok))
     ldir = run / "phase-logs"
     for p in sorted(ldir.rglob("*")) if ldir.is_dir() else []:
-        if not p.is_file() or p.suffix.lower() not in (".md", ".yaml", ".yml", ".markdown"):
-            continue
+        if p.suffix.lower() not in (".md", ".yaml", ".yml", ".markdown") or p.is_dir():
+            continue  # a FIFO or broken link with a log's name is read, and reported
         src = load_source(p)
         if src.unusable:
             rf.findings.extend(f for f in src.findings if f.unusable)

@@ -253,8 +253,12 @@ def _load_signatures(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
     """Oracle node ids: seeing several of them in an output means oracle content leaked."""
     files = sorted(tdir.glob("kept_nodeids*.txt"))
     for f in files[:4]:
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            for ln in f.read_text(encoding="utf-8-sig").splitlines()[:20000]:
+        from gavelkit.core.errors import InputError
+        from gavelkit.core.safeio import read_input
+
+        with contextlib.suppress(OSError, UnicodeDecodeError, InputError):
+            raw = read_input(f, allow_empty=True)  # a FIFO here must not hang the scan
+            for ln in raw.decode("utf-8-sig").splitlines()[:20000]:
                 ln = ln.strip()
                 if "::" in ln:
                     file_part, _, name = ln.partition("::")

@@ -179,8 +179,7 @@ def run_preflight(package: str, candidate: str | os.PathLike[str], python: str |
             prefix += f"PYTHONPATH={shlex.quote(run_env['PYTHONPATH'])} "
         command = prefix + f"{shlex.quote(exe)} -c {shlex.quote(code)}"
         try:
-            proc = subprocess.run([exe, "-c", code], cwd=run_dir, env=run_env,
-                                  capture_output=True, text=True, timeout=timeout)
+            proc = _run_capped([exe, "-c", code], run_dir, run_env, timeout)
             probe = subprocess.run([exe, "-c", _PROBE, package], cwd=run_dir, env=run_env,
                                    capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -198,6 +197,61 @@ def run_preflight(package: str, candidate: str | os.PathLike[str], python: str |
         run_dir_real = os.path.realpath(run_dir)
     return _decide(package, top, cand_real, command, output, proc.returncode, info,
                    run_dir_real, str(cwd) if cwd is not None else None)
+
+
+OUTPUT_CAP = 32 * 1024  # bytes kept from each end of what the import prints
+
+
+class _Capped:
+    __slots__ = ("returncode", "stderr", "stdout")
+
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def _run_capped(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> _Capped:
+    """Run the import keeping only the head and tail of its output: a candidate that prints
+    300 MB on import must not be copied whole into memory and the preflight block."""
+    import threading
+
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    kept: dict[str, str] = {}
+
+    def drain(name: str, stream: Any) -> None:
+        head = bytearray()
+        tail = bytearray()
+        total = 0
+        for chunk in iter(lambda: stream.read(1 << 16), b""):
+            total += len(chunk)
+            if len(head) < OUTPUT_CAP:
+                take = OUTPUT_CAP - len(head)
+                head += chunk[:take]
+                chunk = chunk[take:]
+            tail += chunk
+            if len(tail) > OUTPUT_CAP:
+                del tail[:len(tail) - OUTPUT_CAP]
+        cut = total - len(head) - len(tail)
+        text = head.decode("utf-8", "replace")
+        if cut > 0:
+            text += f"\n[... {cut} bytes of output cut by gavel (kept the first and last " \
+                    f"{OUTPUT_CAP // 1024} KiB) ...]\n"
+        kept[name] = text + tail.decode("utf-8", "replace")
+
+    threads = [threading.Thread(target=drain, args=(n, s), daemon=True)
+               for n, s in (("out", proc.stdout), ("err", proc.stderr))]
+    for t in threads:
+        t.start()
+    try:
+        rc = proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        for t in threads:
+            t.join(5)
+    return _Capped(rc, kept.get("out", ""), kept.get("err", ""))
 
 
 def _decide(package: str, top: str, cand: str, command: str, output: str, rc: int,

@@ -40,7 +40,7 @@ __all__ = ["CHEAT", "CLEAN", "UNVERIFIABLE", "CommandRule", "Context", "Place", 
            "scan_trajectories"]
 
 CLEAN, CHEAT, UNVERIFIABLE = "CLEAN", "CHEAT_DETECTED", "UNVERIFIABLE"
-MAX_DOC = int(os.environ.get("GAVEL_SCAN_MAX_DOC", str(512 * 1024 * 1024)))
+MAX_DOC = int(os.environ.get("GAVEL_SCAN_MAX_DOC", str(64 * 1024 * 1024)))  # ~10x in memory
 WHOLE_READ = 16 * 1024 * 1024
 FORMAT_NAMES = ("Claude Code JSONL, Codex rollout JSONL, OpenHands events/output.jsonl "
                 "(also a flat `history` of run actions, or records wrapped in a JSON array), "
@@ -197,8 +197,15 @@ def _out_matcher(ctx: Context, engine: str) -> Any:
 
 def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict[str, Any],
                findings: list[Finding], tick: Callable[[int], None] | None = None) -> None:
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import check_input
     from gavelkit.task.anticheat import trajectory as traj
 
+    try:
+        check_input(path)  # a FIFO or /dev/zero is not an empty transcript: say what it is
+    except InputError as exc:
+        findings.append(_finding("CHT-U001", "error", exc.message, path, unusable=True))
+        return
     size = os.path.getsize(path)
     info["bytes"] = size
     raw: bytes | None = None

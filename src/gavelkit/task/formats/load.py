@@ -19,7 +19,7 @@ Library use (issue 8 builds on it)::
 from __future__ import annotations
 
 import glob
-import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -114,9 +114,11 @@ class Task:
 
 
 def _first(base: Path, names: tuple[str, ...]) -> Path | None:
+    """The first of `names` present in any form: a folder, FIFO or broken link there is
+    handed to the reader, which reports it (exit 2) instead of the task looking file-less."""
     for n in names:
         p = base / n
-        if p.is_file():
+        if os.path.lexists(p):
             return p
     return None
 
@@ -145,9 +147,13 @@ def find_globs(task_dir: Path, patterns: list[str]) -> list[Path]:
 def load_task(task_dir: str | Path, config: str | Path | None = None,
               ledger: str | Path | None = None) -> Task:
     """Parse every known file of a task folder. Raises InputError if it is not a folder."""
+    from gavelkit.core.safeio import check_input
+
     d = Path(task_dir)
-    if not d.is_dir():
-        raise InputError(str(task_dir), "not a task folder (no such directory)")
+    try:
+        check_input(d, want="dir")
+    except InputError as exc:
+        raise InputError(str(task_dir), f"not a task folder: {exc.message}") from None
     cfg = load_config(d, config)
     task = Task(d, cfg)
 
@@ -176,12 +182,15 @@ def load_task(task_dir: str | Path, config: str | Path | None = None,
     manifest = d / "MANIFEST.json"
     if manifest.is_file():
         task.paths["manifest"] = manifest
+        from gavelkit.core.safeio import load_json
+
         try:
-            data = json.loads(manifest.read_text("utf-8-sig"))
+            data = load_json(manifest)
             task.manifest = data if isinstance(data, dict) else None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except InputError as exc:
             task.findings.append(Finding("TSK-R005", "warning",
-                                         f"MANIFEST.json unreadable: {exc}", str(manifest), 0, 0))
+                                         f"MANIFEST.json unreadable: {exc.message}",
+                                         str(manifest), exc.line, exc.col))
     _locate_tests(task)
     return task
 

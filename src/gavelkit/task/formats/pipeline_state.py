@@ -111,8 +111,14 @@ def parse_pipeline_state(text: str, path: str = "PIPELINE_STATE.md") -> tuple[Pi
                                             f"Current line is not 'key: value': {raw.strip()!r}",
                                             path, j + 1, 1))
                 continue
-            ps.current[m.group("key")] = m.group("val")
-            ps.current_lines[m.group("key")] = j + 1
+            key = m.group("key")
+            if key in ps.current:  # the last would win silently: which one is true?
+                findings.append(Finding("TSK-R007", "error", f"'{key}:' is given twice in the "
+                                        f"Current block (lines {ps.current_lines[key]} and "
+                                        f"{j + 1}); keep one", path, j + 1, 1,
+                                        unusable=key == "state"))
+            ps.current[key] = m.group("val")
+            ps.current_lines[key] = j + 1
         for j in range(body_end, e):
             if re.match(r"^\s*todo\s*:\s*$", lines[j]):
                 ps.todo_header = j

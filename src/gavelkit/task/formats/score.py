@@ -57,7 +57,7 @@ def _int(v: Any) -> int | None:
 
 def score_from_dict(data: dict[str, Any], path: str) -> tuple[ScoreResult, list[Finding]]:
     sr = ScoreResult(path, raw=data)
-    findings: list[Finding] = []
+    findings: list[Finding] = _shape(data, path)
     summary = data.get("summary") if isinstance(data.get("summary"), dict) else data
     for k in OUTCOMES:
         n = _int(summary.get(k))
@@ -101,16 +101,28 @@ def score_from_dict(data: dict[str, Any], path: str) -> tuple[ScoreResult, list[
     return sr, findings
 
 
+def _shape(data: dict[str, Any], path: str) -> list[Finding]:
+    """Keys present with the wrong type: the score cannot be trusted (fail closed)."""
+    out = []
+    for key, kinds, what in (("summary", dict, "an object"), ("cases", list, "an array"),
+                             ("by_layer", dict, "an object"),
+                             ("pass_rate_excluding_skips", (int, float), "a number"),
+                             ("pass_rate", (int, float), "a number")):
+        v = data.get(key)
+        if key in data and v is not None and (not isinstance(v, kinds) or isinstance(v, bool)):
+            out.append(Finding("TSK-R006", "error", f"'{key}' should be {what}, not "
+                               f"{type(v).__name__}", path, 0, 0, unusable=True))
+    return out
+
+
 def read_score(path: str | Path) -> tuple[ScoreResult | None, list[Finding]]:
+    from gavelkit.core.safeio import parse_json
+
     try:
         text = read_text(path)
+        data = parse_json(text, str(path))
     except InputError as exc:
         return None, [exc.to_finding()]
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, [Finding("TSK-R006", "error", f"not valid JSON: {exc.msg}", str(path),
-                              exc.lineno, exc.colno, unusable=True)]
     if not isinstance(data, dict):
         return None, [Finding("TSK-R006", "error", "score file is not a JSON object", str(path),
                               1, 1, unusable=True)]

@@ -17,6 +17,7 @@ from typing import Any
 
 from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
+from gavelkit.core.safeio import parse_json
 from gavelkit.core.textio import atomic_write, decode_text, locked, read_bytes
 
 
@@ -132,10 +133,10 @@ def parse_task_json(raw: bytes, path: str = "task.json") -> tuple[TaskJson | Non
         return None, [exc.to_finding()]
     tj = TaskJson(path, bom=raw.startswith(b"\xef\xbb\xbf"))
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, [Finding("TSK-R005", "error", f"task.json is not valid JSON: {exc.msg}",
-                              path, exc.lineno, exc.colno, unusable=True)]
+        data = parse_json(text, path, "JSON")
+    except InputError as exc:
+        return None, [Finding("TSK-R005", "error", f"task.json is not usable: {exc.message}",
+                              path, exc.line, exc.col, unusable=True)]
     if not isinstance(data, dict):
         return None, [Finding("TSK-R005", "error", "task.json is not a JSON object", path, 1, 1,
                               unusable=True)]
@@ -146,15 +147,30 @@ def parse_task_json(raw: bytes, path: str = "task.json") -> tuple[TaskJson | Non
         ord(c) > 127 for c in text)
     tj.trailing_newline = text.endswith("\n")
     findings: list[Finding] = []
+    if not data:
+        return None, [Finding("TSK-R005", "error", "task.json is an empty object: no "
+                              "instance_id, no oracle; nothing in it can be judged", path, 1, 1,
+                              unusable=True)]
     if tj.instance_id is None:
-        findings.append(Finding("TSK-R005", "warning", "no instance_id (or task_id) key",
-                                path, 1, 1))
+        bad_id = next((k for k in ("instance_id", "task_id") if k in data), None)
+        if bad_id is not None:  # present but not text: the record cannot be trusted
+            findings.append(Finding("TSK-R005", "error", f"'{bad_id}' should be a JSON string, "
+                                    f"not {type(data[bad_id]).__name__}", path,
+                                    _key_line(text, bad_id), 1, unusable=True))
+        else:
+            findings.append(Finding("TSK-R005", "warning", "no instance_id (or task_id) key",
+                                    path, 1, 1))
     for key, kind in (("oracle", dict), ("stats", dict), ("taxonomy", dict), ("labels", list),
                       ("weaknesses", list)):
         if key in data and not isinstance(data[key], kind):
-            findings.append(Finding("TSK-R005", "error",
-                                    f"'{key}' should be a JSON {kind.__name__.replace('dict', 'object').replace('list', 'array')}",
-                                    path, _key_line(text, key), 1))
+            what = "object" if kind is dict else "array"
+            findings.append(Finding("TSK-R005", "error", f"'{key}' should be a JSON {what}",
+                                    path, _key_line(text, key), 1, unusable=key == "oracle"))
+    tf = tj.oracle.get("test_files")
+    if tf is not None and not (isinstance(tf, list) and all(isinstance(x, str) for x in tf)):
+        findings.append(Finding("TSK-R005", "error", "'oracle.test_files' should be a JSON "
+                                "array of paths", path, _key_line(text, "test_files"), 1,
+                                unusable=True))
     return tj, findings
 
 

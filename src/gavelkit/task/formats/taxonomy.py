@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
+from gavelkit.core.safeio import parse_json
 from gavelkit.task.formats._read import read_with
 from gavelkit.task.formats.spec_test_map import LAYERS
 
@@ -39,10 +40,10 @@ def parse_taxonomy(text: str, path: str = "taxonomy.jsonl") -> tuple[Taxonomy, l
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            findings.append(Finding("TSK-R004", "error", f"not a JSON object: {exc.msg}",
-                                    path, i, exc.colno))
+            obj = parse_json(raw, path)
+        except InputError as exc:
+            findings.append(Finding("TSK-R004", "error", f"not a JSON object: {exc.message}",
+                                    path, i, exc.col or 1))
             continue
         if not isinstance(obj, dict):
             findings.append(Finding("TSK-R004", "error", "line is JSON but not an object",

@@ -156,7 +156,9 @@ def check_environment(task: Any, cfg: dict[str, Any], std: Standard | None = Non
         req = task.resolve("oracle/requirements.txt")
     if req.is_file():
         ignore = {p.lower() for p in ge["environment_ignore_packages"]}
-        for line in req.read_text("utf-8", errors="replace").splitlines():
+        from gavelkit.core.safeio import read_input
+
+        for line in read_input(req, allow_empty=True).decode("utf-8", "replace").splitlines():
             line = line.split("#", 1)[0].strip()
             if not line or line.startswith("-"):
                 continue

@@ -158,6 +158,7 @@ def verify(task: Any, text: str, path: str, gate: str = "A") -> Verification:
                                     "spec_section | verdict", path, 0, 0))
         return res
     covered = {r.nodeid for r in task.map.covered_rows()} if task.map else set()
+    first_line: dict[str, int] = {}
     for row in table.rows:
         cells = row.cells
         if len(cells) != 4:
@@ -165,6 +166,12 @@ def verify(task: Any, text: str, path: str, gate: str = "A") -> Verification:
                                         f"row has {len(cells)} cells, expected 4", path, row.line, 1))
             continue
         sr = SpotRow(strip_ticks(cells[0]), cells[1], cells[2], cells[3], row.line)
+        if sr.nodeid in first_line:  # a copied row would count one test twice
+            res.findings.append(Finding("TSK-A009", "error", f"{sr.nodeid} is listed again "
+                                        f"(first at line {first_line[sr.nodeid]}); each test "
+                                        "counts once", path, row.line, 1))
+            continue
+        first_line[sr.nodeid] = row.line
         res.rows.append(sr)
         for name, c in zip(COLUMNS, cells, strict=True):
             if not c.strip() or c.strip() in ("-", "—", "…", "TODO", "?"):

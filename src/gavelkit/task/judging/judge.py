@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,9 +91,11 @@ class JudgeResult:
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
+    from gavelkit.core.safeio import load_json
+
     try:
-        data = json.loads(path.read_text("utf-8-sig"))
-    except (OSError, ValueError, RecursionError):
+        data = load_json(path)
+    except InputError:
         return None
     return data if isinstance(data, dict) else None
 
@@ -103,6 +105,38 @@ def _sha(path: Path) -> str | None:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         return None
+def _load_score(path: Path) -> dict[str, Any]:
+    """The candidate's score, or InputError: a score the judge cannot read is never judged."""
+    from gavelkit.task.formats.score import read_score
+
+    sr, found = read_score(path)
+    errors = [f for f in found if f.severity == "error"]
+    if sr is None or errors:
+        f = (errors or found)[0]
+        raise InputError(str(path), f"score cannot be judged: {f.message}", f.line, f.col,
+                         code=f.code)
+    if not isinstance(sr.raw.get("summary"), dict):
+        raise InputError(str(path), "score cannot be judged: no 'summary' object (score the "
+                         "candidate with `gavel task run`)", code="TSK-R006")
+    return sr.raw
+
+
+def check_trajectories(paths: list[str]) -> None:
+    """Every trajectory given must be readable and hold something to scan (else exit 2):
+    a missing, empty, looping or endless file is not "nothing suspicious was seen"."""
+    from gavelkit.core.safeio import check_input
+    from gavelkit.task.anticheat.trajectory import expand
+
+    for raw in paths:
+        st = check_input(raw, want="dir") if Path(raw).is_dir() else None
+        if st is not None:
+            if not expand([raw]):
+                raise InputError(raw, "folder holds no trajectory file (.jsonl, .json, .eval, "
+                                 "...); nothing could be scanned", code="GK-IO001")
+            continue
+        if check_input(raw).st_size == 0:
+            raise InputError(raw, "trajectory file is empty; nothing could be scanned",
+                             code="GK-IO002")
 
 
 def find_reference(task: Task, explicit: str | Path | None) -> tuple[dict[str, Any] | None, str]:
@@ -137,7 +171,8 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
     task = load_task(task_dir)
     bad = [f for f in task.findings if f.unusable]
     if bad:
-        raise InputError(bad[0].path, bad[0].message)
+        raise InputError(bad[0].path, bad[0].message, bad[0].line, bad[0].col)
+    check_trajectories(trajectories or [])
     run = Path(run_dir)
     res = JudgeResult(task, run, date=date or _dt.date.today().isoformat())
     why = C.entry_refusal(task)
@@ -148,7 +183,7 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
     res.oracle_digest = oracle_before = combined(current_digests(task))
     score_path = run / "score_result.json" if run.is_dir() else run
     res.score_path = score_path
-    if not score_path.is_file():
+    if not os.path.lexists(score_path):
         _no_score(res, score_path, move_state and write)
         raise InputError(str(score_path), "no score_result.json in the run folder: score the "
                          "candidate first (gavel task run); state -> S4_EVAL_RUN when at S5_JUDGE")

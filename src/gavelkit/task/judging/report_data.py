@@ -3,7 +3,6 @@ crash clusters, coverage, history, diagnosis and the verdict."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -274,11 +273,14 @@ def _judge_record(rec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _json_file(p: Path) -> dict[str, Any]:
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import load_json
+
     if not p.is_file():
         return {}
     try:
-        data = json.loads(p.read_text("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = load_json(p)
+    except InputError:
         return {}
     return data if isinstance(data, dict) else {}
 

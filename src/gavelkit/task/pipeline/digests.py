@@ -64,14 +64,34 @@ def version_of(task: Task, digests: dict[str, str]) -> str:
 
 
 def load_record(task_dir: Path) -> dict[str, Any] | None:
-    p = task_dir / DIGEST_FILE
-    if not p.is_file():
+    """The recorded digests; None only when the file does not exist at all.
+
+    A record that exists but cannot be used is the qualified baseline gone bad:
+    InputError (exit 2) saying so, never "not recorded" -- re-recording would
+    bless whatever the oracle is now.
+    """
+    import os
+
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import load_json
+
+    p = Path(task_dir) / DIGEST_FILE
+    if not os.path.lexists(p):
         return None
     try:
-        data = json.loads(p.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else None
+        data = load_json(p)
+        why = "" if isinstance(data, dict) and isinstance(data.get("files"), dict) and all(
+            isinstance(v, str) for v in data["files"].values()) else \
+            "no 'files' object of path -> sha256"
+    except InputError as exc:
+        why = exc.message
+        data = None
+    if why:
+        raise InputError(str(p), f"the oracle digest record is corrupt ({why}). It is the "
+                         "baseline the oracle is checked against: restore it from version "
+                         "control or a backup. Do not re-record it, which would accept the "
+                         "current oracle unchecked.", code="GK-IO008")
+    return data
 
 
 def record_digests(task_dir: str | Path, date: str | None = None) -> dict[str, Any]:

@@ -93,10 +93,15 @@ def norm(req: str) -> str:
 
 
 def read_requirements(path: Path | None) -> list[str]:
-    if path is None or not path.is_file():
+    """Requirement lines; an unreadable file (non-UTF-8, FIFO, ...) is InputError (exit 2)."""
+    import os
+
+    from gavelkit.core.textio import read_text
+
+    if path is None or not os.path.lexists(path):
         return []
     out = []
-    for line in path.read_text("utf-8-sig").splitlines():
+    for line in read_text(path, allow_empty=True).splitlines():
         line = line.split("#", 1)[0].strip()
         if line and not line.startswith("-"):
             out.append(line)
@@ -152,6 +157,22 @@ def _bin(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
+def _marker(marker: Path) -> dict[str, Any] | None:
+    """A cached environment's record, or None (rebuild) when it is missing or damaged."""
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import load_json
+
+    if not marker.is_file():
+        return None
+    try:
+        meta = load_json(marker)
+    except InputError:
+        return None
+    ok = isinstance(meta, dict) and isinstance(meta.get("plugins"), list) and isinstance(
+        meta.get("freeze"), list | str)
+    return meta if ok else None
+
+
 def build_env(requirements: Path | None, *, python: str | None = None, offline: bool = False,
               cache: Path | None = None) -> Env:
     """The cached uv environment for these requirements, built on first use."""
@@ -168,8 +189,8 @@ def build_env(requirements: Path | None, *, python: str | None = None, offline: 
     marker = venv / MARKER
     root.mkdir(parents=True, exist_ok=True)
     with locked(str(venv), timeout=900):
-        if marker.is_file():
-            meta = json.loads(marker.read_text("utf-8"))
+        meta = _marker(marker)
+        if meta is not None:
             return Env(venv, str(_bin(venv)), key, reqs, meta["plugins"], meta["freeze"],
                        reused=True)
         uv = find_uv()

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -142,9 +141,12 @@ def load_reference(task: Task, reference_score: str | Path | None) -> dict[str, 
             return task.reference_score.raw
     if path is None or not path.is_file():
         return None
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import load_json
+
     try:
-        data = json.loads(path.read_text("utf-8-sig"))
-    except (OSError, ValueError):
+        data = load_json(path)
+    except InputError:
         return None
     return data if isinstance(data, dict) else None
 

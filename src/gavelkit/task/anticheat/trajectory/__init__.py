@@ -158,7 +158,7 @@ def expand(paths: list[str]) -> list[str]:
                 for sub in sorted(subdir.glob("*.jsonl")):
                     add(str(sub))
             for sib in sorted(p.parent.glob("agent-*.jsonl")):
-                if _same_session(sib, p.stem):
+                if sib.is_file() and _same_session(sib, p.stem):
                     add(str(sib))
     return out
 

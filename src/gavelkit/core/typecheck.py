@@ -1,0 +1,63 @@
+"""Check an override table (config, rules) against the defaults it overrides.
+
+A `--config` that sets `min_atomic = "x"` or `min_positive_share = nan`, or
+replaces a whole table with a number, used to be merged silently and then
+either crashed a gate or made it pass everything. The defaults say what each
+key holds, so an override must hold the same kind of value: a number where a
+number was (never NaN or infinite, never negative where the default is a
+count or a share), text where text was, a table where a table was, a list
+where a list was. Keys the defaults do not know are left to the caller.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gavelkit.core.errors import InputError
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true/false"
+    if isinstance(v, int | float):
+        return "number"
+    if isinstance(v, str):
+        return "text"
+    if isinstance(v, dict):
+        return "table"
+    if isinstance(v, list):
+        return "list"
+    return type(v).__name__
+
+
+def check_like(default: Any, over: Any, path: str, where: str = "") -> None:
+    """Raise InputError (exit 2) at the first value whose kind differs from the default's."""
+    name = where or "(top level)"
+    if isinstance(over, float) and not math.isfinite(over):
+        raise InputError(path, f"{name} = {over}: not a finite number")
+    if default is None:
+        return
+    dk, ok = _kind(default), _kind(over)
+    if dk != ok:
+        raise InputError(path, f"{name} should be a {dk} (like the default {_show(default)}), "
+                         f"not a {ok} ({_show(over)})")
+    if dk == "number":
+        if isinstance(default, int) and isinstance(over, float) and not over.is_integer() \
+                and not isinstance(default, bool):
+            raise InputError(path, f"{name} should be a whole number, not {over}")
+        if default >= 0 and over < 0:
+            raise InputError(path, f"{name} = {over}: must not be negative")
+    elif dk == "table":
+        for k, v in over.items():
+            check_like(default.get(k), v, path, f"{where}.{k}" if where else str(k))
+    elif dk == "list" and default:
+        sample = default[0]
+        for i, item in enumerate(over):
+            check_like(sample if _kind(sample) != "table" else {}, item, path,
+                       f"{name}[{i}]")
+
+
+def _show(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
