@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from gavelkit.award.lint import lint_paths
+from gavelkit.award.blocks.lint import lint_paths
 from gavelkit.core.findings import Finding
 
 RUBRIC = {

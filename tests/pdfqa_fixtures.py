@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gavelkit.award.pdfwriter import PageSpec, Rect, Text, build_pdf, xmp_packet
+from gavelkit.award.pdf.writer import PageSpec, Rect, Text, build_pdf, xmp_packet
 from gavelkit.core.findings import Finding
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gavelkit.award.layout import init_run
+from gavelkit.award.runs.layout import init_run
 
 from award_util import card, dump, gate, variant
 

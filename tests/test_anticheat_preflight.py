@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gavelkit.core.errors import InputError
-from gavelkit.task.preflight import run_preflight
+from gavelkit.task.anticheat.preflight import run_preflight
 
 from gk_testing import clean, cli, cli_json, fires
 

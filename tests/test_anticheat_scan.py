@@ -8,10 +8,16 @@ from pathlib import Path
 import pytest
 
 from anticheat_fixtures import FORMATS, PKG, TASK, TASKS, WS, make_task, write_traj
-from gavelkit.task import prefilter
-from gavelkit.task.scan import CHEAT, CLEAN, UNVERIFIABLE, build_context, scan_trajectories
-from gavelkit.task.shell import parse, resolve_path
-from gavelkit.task.trajectory import detect
+from gavelkit.task.anticheat import prefilter
+from gavelkit.task.anticheat.scan import (
+    CHEAT,
+    CLEAN,
+    UNVERIFIABLE,
+    build_context,
+    scan_trajectories,
+)
+from gavelkit.task.anticheat.shell import parse, resolve_path
+from gavelkit.task.anticheat.trajectory import detect
 
 from gk_testing import clean, cli, cli_json, fires
 
@@ -510,7 +516,7 @@ def test_cli_exit_codes_and_formats(tmp_path: Path, task: Path) -> None:
 
 
 def test_first_line_longer_than_the_detection_peek(tmp_path: Path) -> None:
-    from gavelkit.task import trajectory
+    from gavelkit.task.anticheat import trajectory
 
     p = write_traj(tmp_path, "claude-code", [("bash", "echo " + "z" * (trajectory.PEEK + 10), ""),
                                              ("bash", "cat /data/repo-pool/w/a.py", "")])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gavelkit.award.handoff import UnknownAgentError
-from gavelkit.award.lint import lint_paths
+from gavelkit.award.blocks.handoff import UnknownAgentError
+from gavelkit.award.blocks.lint import lint_paths
 
 from award_util import handoff, lint, write
 from gk_testing import clean, cli, fires

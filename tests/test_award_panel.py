@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gavelkit.award.panel import aggregate
+from gavelkit.award.panel.aggregate import aggregate
 from gavelkit.core.errors import UsageError
 
 from award_util import card, dump, write
@@ -98,8 +98,8 @@ def test_condition_a_below_and_unrankable(tmp_path: Path) -> None:
 
 
 def test_unrankable_reason_is_separate(tmp_path: Path) -> None:
-    from gavelkit.award.panel import PanelResult, Seat, _conditions
-    from gavelkit.award.scorecard import Card
+    from gavelkit.award.blocks.scorecard import Card
+    from gavelkit.award.panel.aggregate import PanelResult, Seat, _conditions
     from gavelkit.award.tables import load_tables
 
     t = load_tables()

@@ -11,8 +11,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gavelkit.award.lint import lint_paths
-from gavelkit.award.panel import aggregate
+from gavelkit.award.blocks.lint import lint_paths
+from gavelkit.award.panel.aggregate import aggregate
 
 from award_util import card, gate, handoff, memo, variant
 

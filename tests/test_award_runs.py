@@ -6,9 +6,9 @@ import json
 import re
 from pathlib import Path
 
-from gavelkit.award import briefs, manifest
-from gavelkit.award.layout import init_run, layout, mint_run_id
-from gavelkit.award.lint import lint_paths
+from gavelkit.award.blocks.lint import lint_paths
+from gavelkit.award.runs import briefs, manifest
+from gavelkit.award.runs.layout import init_run, layout, mint_run_id
 
 from award_util import dump, variant
 from gk_testing import clean, cli, cli_json, fires

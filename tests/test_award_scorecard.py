@@ -88,8 +88,8 @@ def test_weight_sum_tolerance_is_symmetric(tmp_path: Path) -> None:
 
 
 def test_three_equal_thirds_fail_the_tight_tolerance(tmp_path: Path) -> None:
-    from gavelkit.award.checks import Ctx
-    from gavelkit.award.scorecard import check_scorecard
+    from gavelkit.award.blocks.checks import Ctx
+    from gavelkit.award.blocks.scorecard import check_scorecard
     from gavelkit.award.tables import load_tables
     from gavelkit.core.sources import load_source
 
@@ -207,7 +207,7 @@ def test_nan_written_in_yaml(tmp_path: Path) -> None:
 
 
 def test_project_rubric_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gavelkit.award.lint import lint_paths
+    from gavelkit.award.blocks.lint import lint_paths
     from gavelkit.award.tables import load_tables
 
     cfg = tmp_path / "gavel.toml"

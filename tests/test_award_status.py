@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gavelkit.award.budget import run_status
-from gavelkit.award.lint import lint_paths
+from gavelkit.award.blocks.lint import lint_paths
+from gavelkit.award.runs.budget import run_status
 from gavelkit.core.errors import UsageError
 
 from gk_testing import clean, cli, fires

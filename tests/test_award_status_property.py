@@ -7,9 +7,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gavelkit.award.budget import run_status
-from gavelkit.award.layout import init_run
-from gavelkit.award.memo_draft import draft
+from gavelkit.award.runs.budget import run_status
+from gavelkit.award.runs.layout import init_run
+from gavelkit.award.runs.memo_draft import draft
 
 from award_util import card, dump, gate
 

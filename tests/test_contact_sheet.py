@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from gavelkit.award import contact_sheet
+from gavelkit.award.pdf import contact_sheet
 from pdfqa_fixtures import PageSpec, as_findings, page, paper, write
 
 from gk_testing import clean, cli, cli_json, fires

@@ -22,7 +22,7 @@ def test_demo_missing_examples(tmp_path: Path) -> None:
 
 
 def test_example_run_lints_clean_with_run_dir(root: Path) -> None:
-    from gavelkit.award.lint import lint_paths
+    from gavelkit.award.blocks.lint import lint_paths
 
     run = next((root / "examples/award-run/work").iterdir())
     for log in sorted((run / "phase-logs").glob("phase[0-6].md")):
@@ -36,5 +36,5 @@ def test_example_run_lints_clean_with_run_dir(root: Path) -> None:
 def test_example_run_ships_the_figqa_gate(root: Path) -> None:
     run = next((root / "examples/award-run/work").iterdir())
     copy = run / "code" / "figqa.py"
-    assert copy.read_bytes() == (root / "src/gavelkit/award/figqa.py").read_bytes()
+    assert copy.read_bytes() == (root / "src/gavelkit/award/figures/figqa.py").read_bytes()
     assert "assert_no_overlap(fig)" in (run / "code" / "run_all.py").read_text()

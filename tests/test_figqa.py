@@ -19,8 +19,8 @@ np = pytest.importorskip("numpy")
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from gavelkit.award import figqa  # noqa: E402
-from gavelkit.award.figqa_cli import KIND_CODES, figure_findings  # noqa: E402
+from gavelkit.award.figures import figqa  # noqa: E402
+from gavelkit.cli.award_figures import KIND_CODES, figure_findings  # noqa: E402
 
 FIGQA = Path(figqa.__file__).resolve()
 

@@ -166,8 +166,8 @@ def test_cli_and_plugin_modules_do_not_import_matplotlib(subprocess_env):
     import subprocess
     import sys
 
-    code = ("import sys, gavelkit.cli.main, gavelkit.award.figqa_cli, "
-            "gavelkit.award.figqa_pytest; print('matplotlib' in sys.modules)")
+    code = ("import sys, gavelkit.cli.main, gavelkit.cli.award_figures, "
+            "gavelkit.award.figures.pytest_plugin; print('matplotlib' in sys.modules)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=subprocess_env, timeout=60)
     assert p.stdout.strip() == "False", p.stderr

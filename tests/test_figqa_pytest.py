@@ -57,7 +57,7 @@ def run(tmp_path, *args: str) -> subprocess.CompletedProcess:
     src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
     env = dict(os.environ, PYTHONPATH=src, MPLBACKEND="Agg")
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "-p", "gavelkit.award.figqa_pytest", *args, "test_project.py"],
+                           "-p", "gavelkit.award.figures.pytest_plugin", *args, "test_project.py"],
                           cwd=tmp_path, capture_output=True, text=True, env=env, timeout=180)
 
 

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from gavelkit.task.fleet import FleetOptions, candidate_runs, find_tasks, judge_all, render_table
+from gavelkit.task.judging.fleet import (
+    FleetOptions,
+    candidate_runs,
+    find_tasks,
+    judge_all,
+    render_table,
+)
 from judge_helpers import BROKEN, REFERENCE, make_task
 
 from gk_testing import clean, cli, cli_json, fires

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gavelkit.task.classify import Context, classify_text
+from gavelkit.task.formats.load import load_task
 from gavelkit.task.judgedata import table
-from gavelkit.task.load import load_task
-from gavelkit.task.metrics import compute, integration_gap, layer_rates, root_signature
+from gavelkit.task.judging.metrics import compute, integration_gap, layer_rates, root_signature
+from gavelkit.task.scoring.classify import Context, classify_text
 from judge_helpers import make_task
 
 
@@ -203,7 +203,7 @@ def test_public_harness_score_files_from_the_corpus(tmp_path: Path) -> None:
     """Score files of the public harness (no counted_as, no gavel section) judge cleanly."""
     import shutil
 
-    from gavelkit.task.judge import judge_run
+    from gavelkit.task.judging.judge import judge_run
     from task_helpers import need_corpus
 
     src = next((p for p in need_corpus() if (p / "evidence" / "candidate_score.json").is_file()),

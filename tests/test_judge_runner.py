@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gavelkit.task.runner import RunOptions, bwrap_available, node_outcome, run_solution
+from gavelkit.task.scoring.options import RunOptions
+from gavelkit.task.scoring.results import node_outcome
+from gavelkit.task.scoring.runner import run_solution
+from gavelkit.task.scoring.sandbox import bwrap_available
 from judge_helpers import BROKEN, REFERENCE, make_task, ref_solution, solution
 
 from gk_testing import clean, cli_json, fires
@@ -189,7 +192,7 @@ def test_node_outcome_rules() -> None:
 
 
 def test_env_is_cached_by_requirements_hash(tmp_path: Path) -> None:
-    from gavelkit.task.envbuild import build_env, norm
+    from gavelkit.task.scoring.envbuild import build_env, norm
 
     req = tmp_path / "requirements.txt"
     req.write_text("pytest\n# comment\n")
@@ -231,7 +234,7 @@ def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch, quiet: boo
                                      tty: bool) -> None:
     import sys
 
-    from gavelkit.task.judge_cli import progress_printer
+    from gavelkit.cli.task_judging import progress_printer
 
     monkeypatch.delenv("GAVEL_PROGRESS", raising=False)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: tty)
@@ -241,7 +244,7 @@ def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch, quiet: boo
 def test_progress_on_a_terminal(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     import sys
 
-    from gavelkit.task.judge_cli import progress_printer
+    from gavelkit.cli.task_judging import progress_printer
 
     monkeypatch.delenv("GAVEL_PROGRESS", raising=False)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
@@ -253,7 +256,7 @@ def test_progress_on_a_terminal(monkeypatch: pytest.MonkeyPatch, capsys) -> None
 
 
 def test_only_plugins_the_requirements_name_are_loaded() -> None:
-    from gavelkit.task.envbuild import Env
+    from gavelkit.task.scoring.envbuild import Env
 
     env = Env(Path("/x"), "/x/bin/python", "k", ["pytest", "pytest-asyncio>=0.21", "requests"],
               plugins=[{"dist": "pytest_asyncio", "name": "asyncio", "value": "pytest_asyncio"},

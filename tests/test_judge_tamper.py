@@ -12,7 +12,8 @@ import socket
 import threading
 from pathlib import Path
 
-from gavelkit.task.runner import RunOptions, run_solution
+from gavelkit.task.scoring.options import RunOptions
+from gavelkit.task.scoring.runner import run_solution
 from judge_helpers import BROKEN, make_task, solution
 
 from gk_testing import clean, fires
@@ -232,8 +233,9 @@ for name in ("oracle/test_atomic.py",):
 
 
 def test_extra_ids_are_ignored_and_listed() -> None:
-    from gavelkit.task.load import load_task
-    from gavelkit.task.runner import FileRun, assemble
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.scoring.results import assemble
+    from gavelkit.task.scoring.sandbox import FileRun
     from task_helpers import GOOD
 
     task = load_task(GOOD)

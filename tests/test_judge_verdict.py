@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from gavelkit.task import anticheat_api
-from gavelkit.task.judge import judge_run, record
-from gavelkit.task.runner import RunOptions, run_solution
-from gavelkit.task.state import init_state
+from gavelkit.task.anticheat import api as anticheat_api
+from gavelkit.task.judging.judge import judge_run, record
+from gavelkit.task.pipeline.state import init_state
+from gavelkit.task.scoring.options import RunOptions
+from gavelkit.task.scoring.runner import run_solution
 from judge_helpers import BROKEN, REFERENCE, make_task, solution
 
 from gk_testing import clean, cli, cli_json, fires
@@ -24,8 +25,8 @@ BLOCK = "### Preflight output\n\n```text\n$ python -c \"import tally; print(tall
 def restamp(task: Path, run: str = "bad") -> None:
     """After editing the oracle in a test: mark the run as scored on the current oracle
     (what re-running the candidate would record), so the test reaches the gate it aims at."""
-    from gavelkit.task.load import load_task
-    from gavelkit.task.oracle import combined, current_digests
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.pipeline.digests import combined, current_digests
 
     p = task / "candidate-runs" / run / "score_result.json"
     data = json.loads(p.read_text())
@@ -113,7 +114,7 @@ def test_order_verdict_and_records(task: Path, provenance) -> None:  # type: ign
 
 
 def test_missing_anticheat_pack_blocks_qualified(task: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setitem(sys.modules, "gavelkit.task.preflight", None)
+    monkeypatch.setitem(sys.modules, "gavelkit.task.anticheat.preflight", None)
     res = judge_run(task, task / "candidate-runs" / "bad")
     f = fires(res.findings, "TSK-J002")
     assert "not installed" in f.message
@@ -125,20 +126,20 @@ def test_missing_anticheat_pack_blocks_qualified(task: Path, monkeypatch) -> Non
 
 def test_adapter_calls_the_anticheat_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     calls = {}
-    pre = types.ModuleType("gavelkit.task.preflight")
+    pre = types.ModuleType("gavelkit.task.anticheat.preflight")
 
     def run_preflight(package, candidate, python=None, remove_paths=()):  # type: ignore[no-untyped-def]
         calls["pre"] = (package, candidate, python, list(remove_paths))
         return types.SimpleNamespace(passed=True, block_text="### Preflight output\nX", reason="ok")
     pre.run_preflight = run_preflight  # type: ignore[attr-defined]
-    scan = types.ModuleType("gavelkit.task.scan")
+    scan = types.ModuleType("gavelkit.task.anticheat.scan")
 
     def scan_trajectories(paths, task_dir, package, forbid=()):  # type: ignore[no-untyped-def]
         calls["scan"] = (paths, task_dir, package, list(forbid))
         return types.SimpleNamespace(verdict="CLEAN", findings=[])
     scan.scan_trajectories = scan_trajectories  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "gavelkit.task.preflight", pre)
-    monkeypatch.setitem(sys.modules, "gavelkit.task.scan", scan)
+    monkeypatch.setitem(sys.modules, "gavelkit.task.anticheat.preflight", pre)
+    monkeypatch.setitem(sys.modules, "gavelkit.task.anticheat.scan", scan)
     p = anticheat_api.preflight("tally", str(tmp_path), python="/x/python", remove_paths=["tally"])
     assert p.available and p.passed and calls["pre"] == ("tally", str(tmp_path), "/x/python",
                                                           ["tally"])
@@ -208,7 +209,7 @@ def test_solvability_environment_diagnosis(task: Path, provenance, tmp_path: Pat
     t.write_text("import gk_missing_req  # noqa\n" + t.read_text())
     (task / "oracle" / "requirements.txt").write_text("pytest\ngk-missing-req\n")
     ref = solution(tmp_path, "ref2", {"tally/__init__.py": REFERENCE})
-    from gavelkit.task.solvability import check_solvability
+    from gavelkit.task.scoring.solvability import check_solvability
 
     sv = check_solvability(task, str(ref), None, RunOptions(
         solution=ref, out=task / "judge" / "reference_run", package="tally",
@@ -261,7 +262,7 @@ def test_small_generated_oracle(task: Path, provenance) -> None:  # type: ignore
 
 
 def test_oracle_changed_while_judging(task: Path, provenance, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import gavelkit.task.metrics as metrics
+    import gavelkit.task.judging.metrics as metrics
 
     orig = metrics.compute
 
@@ -302,7 +303,7 @@ def test_cli_judge_json(task: Path, provenance) -> None:  # type: ignore[no-unty
 def test_reference_package_is_installed_from_the_index(tmp_path: Path) -> None:
     """--reference-package installs the published library (uv cache first, then PyPI)."""
     from gavelkit.core.errors import InputError
-    from gavelkit.task.solvability import install_reference
+    from gavelkit.task.scoring.solvability import install_reference
 
     try:
         dest = install_reference("semver==3.0.2", tmp_path / "ref")
@@ -352,8 +353,8 @@ def _claude_line(path: str, uid: str, cwd: str) -> str:
 
 def test_order_with_the_real_anticheat_pack(task: Path, tmp_path: Path) -> None:
     """Issue 7's preflight and scan, wired: clean trajectory -> QUALIFIED; oracle read -> cheat."""
-    pytest.importorskip("gavelkit.task.preflight")
-    pytest.importorskip("gavelkit.task.scan")
+    pytest.importorskip("gavelkit.task.anticheat.preflight")
+    pytest.importorskip("gavelkit.task.anticheat.scan")
     work = tmp_path / "agent-work"
     work.mkdir()
     clean_log = tmp_path / "clean.jsonl"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gavelkit.award import pdfqa
+from gavelkit.award.pdf import pdfqa
 from pdfqa_fixtures import PageSpec, Text, as_findings, page, paper, write, xmp_packet
 
 from gk_testing import clean, cli, cli_json, fires
@@ -234,7 +234,7 @@ def _blank_cases() -> list[tuple[str, PageSpec, bool]]:
     hidden.items.append(Text(72, 500, "white text Jane Doe", 12, grey=1.0))
     header_rule = PageSpec().number(7)
     header_rule.items.append(Text(72, 805, "Team 2512345  Running header", 9))
-    from gavelkit.award.pdfwriter import Rect
+    from gavelkit.award.pdf.writer import Rect
     header_rule.items.append(Rect(72, 770, 451, 0.6, grey=0.0))
     return [
         ("number only", PageSpec().number(3), True),
@@ -377,7 +377,7 @@ def test_corrupt_files_exit_2(tmp, paper26, kind):
     elif kind == "text":
         p.write_text("just some notes\n", encoding="utf-8")
     else:
-        from gavelkit.award.pdfwriter import build_pdf
+        from gavelkit.award.pdf.writer import build_pdf
         p.write_bytes(build_pdf([]))
     rc, doc = cli_json(*Q, str(p))
     assert rc == 2
@@ -463,8 +463,8 @@ def test_cli_modules_import_no_pdf_library(subprocess_env):
     import subprocess
     import sys
 
-    code = ("import sys, gavelkit.cli.main, gavelkit.award.pdfqa_cli, gavelkit.award.pdfqa, "
-            "gavelkit.award.contact_sheet; "
+    code = ("import sys, gavelkit.cli.main, gavelkit.cli.award_pdf, gavelkit.award.pdf.pdfqa, "
+            "gavelkit.award.pdf.contact_sheet; "
             "print(sorted(m for m in ('pypdfium2', 'PIL') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], env=subprocess_env, capture_output=True,
                        text=True, timeout=60)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 
 def test_scan_reports_bytes_read(tmp_path: Path) -> None:
-    from gavelkit.task.scan import scan_trajectories
+    from gavelkit.task.anticheat.scan import scan_trajectories
 
     lines = ['{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash",'
              f'"id":"t{i}","input":{{"command":"ls /tmp/x{i}"}}}}]}}}}' for i in range(2000)]

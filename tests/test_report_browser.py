@@ -58,9 +58,9 @@ def _load(browser: str, page: Path, tmp: Path) -> Path:
 
 
 def test_reports_load_cleanly_in_chromium(root: Path, tmp_path: Path) -> None:
-    from gavelkit.award.report import build
+    from gavelkit.award.runs.report import build
     from gavelkit.core.htmlreport import write
-    from gavelkit.task.report import build_fleet, build_task
+    from gavelkit.task.judging.report import build_fleet, build_task
 
     browser = _chromium()
     run = next((root / "examples/award-run/work").iterdir())

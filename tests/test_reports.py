@@ -88,7 +88,7 @@ def test_award_report_panel_conflict_open(tmp_path: Path) -> None:
     add_card(run, "B", 1)
     add_card(run, "C", 1, correctness=80, reproducibility=80, summary=80, modeling=80,
              results=40)
-    from gavelkit.award.report import build
+    from gavelkit.award.runs.report import build
 
     rep = build(run, pdfqa=False)
     assert rep.data["conflicts"] and rep.data["conflicts"][0]["state"] == "OPEN"
@@ -96,32 +96,27 @@ def test_award_report_panel_conflict_open(tmp_path: Path) -> None:
     assert "OPEN" in outline(rep.html).body
 
 
-def test_pdfqa_section_states(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gavelkit.award import report
+def test_pdfqa_section_states(tmp_path: Path) -> None:
+    """No paper, an unreadable paper and a real paper with a blank page: the report says
+    which, and shows the framed contact sheet the `award contact-sheet` command draws."""
+    from gavelkit.award.pdf.writer import PageSpec, Text, build_pdf
+    from gavelkit.award.runs import report
 
     run = make_run(tmp_path)
-    monkeypatch.setattr(report, "_command_available", lambda words: False)
-    assert "not part of this gavelkit build" in report.pdf_qa(run)["reason"]
-    monkeypatch.setattr(report, "_command_available", lambda words: True)
-    assert report._importable("gavelkit.award.report") and not report._importable("no.such")
-    monkeypatch.setattr(report, "_importable", lambda module: True)
     assert "no compiled paper" in report.pdf_qa(run)["reason"]
     (run / "paper").mkdir(exist_ok=True)
     (run / "paper" / "solution.pdf").write_bytes(b"%PDF-1.4 stub")
-    png = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-                        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
-
-    def fake_cli(argv: list[str]):  # type: ignore[no-untyped-def]
-        Path(argv[argv.index("-o") + 1]).write_bytes(png)
-        return 0, {"pages": 1, "qa_findings": [{"code": "PDF-B001", "severity": "warning",
-                                                "message": "page 1 is blank"}]}, ""
-
-    monkeypatch.setattr(report, "_run_cli", fake_cli)
+    q = report.pdf_qa(run)
+    assert not q["ran"] and "could not read" in q["reason"]
+    page = PageSpec([Text(72, 700 - 14 * i, f"Line {i} of the model section.") for i in range(30)])
+    (run / "paper" / "solution.pdf").write_bytes(build_pdf([page, PageSpec([]), page]))
     q = report.pdf_qa(run)
     assert q["ran"] and q["sheet"].startswith("data:image/png;base64,")
+    assert any(f["code"] == "PDF-B001" for f in q["findings"])
+    assert q["summary"]["framed"].get("2")
     html = report.build(run).html
     o = outline(html)
-    assert "page 1 is blank" in o.body and o.imgs[0].startswith("data:image/png")
+    assert "PDF-B001" in o.body and o.imgs[0].startswith("data:image/png")
     assert_self_contained(o)
 
 
@@ -175,7 +170,7 @@ def test_task_report_of_a_judged_task(tmp_path: Path) -> None:
 
 
 def test_task_report_data(tmp_path: Path) -> None:
-    from gavelkit.task.report import build_task
+    from gavelkit.task.judging.report import build_task
 
     d = build_task(judged_task(tmp_path, record_gap=False)).data
     assert d["gap"]["source"] == "computed from judge/score_result.json"
@@ -219,7 +214,7 @@ def test_task_report_unreadable_files_degrade(tmp_path: Path) -> None:
 
 
 def test_task_report_on_corpus(tmp_path: Path) -> None:
-    from gavelkit.task.report import build_task
+    from gavelkit.task.judging.report import build_task
 
     for t in need_corpus():
         rep = build_task(t)
@@ -288,7 +283,7 @@ def test_fleet_progress_on_a_terminal(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_fleet_left_out_rule_both_ways(tmp_path: Path) -> None:
-    from gavelkit.task.report import build_fleet
+    from gavelkit.task.judging.report import build_fleet
 
     good = copy_good(tmp_path)
     rep = build_fleet([good])
@@ -314,9 +309,9 @@ def test_fleet_on_corpus_and_nested_layout(tmp_path: Path) -> None:
 
 
 def test_heatmap_by_layer_for_big_oracles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gavelkit.task import report
+    from gavelkit.task.judging import report, report_charts
 
-    monkeypatch.setattr(report, "MATRIX_MAX_TESTS", 3)
+    monkeypatch.setattr(report_charts, "MATRIX_MAX_TESTS", 3)
     html = report.build_task(judged_task(tmp_path)).html
     assert "covered tests per layer (7 tests" in html and "★ Error Semantics" in html
 
@@ -355,7 +350,7 @@ def test_task_report_survives_odd_task_json(tmp_path: Path, odd: dict) -> None:
 
 
 def test_award_report_overrun_loop_is_drawn(tmp_path: Path) -> None:
-    from gavelkit.award.report import build
+    from gavelkit.award.runs.report import build
 
     run = make_run(tmp_path)
     pass_phases(run, 1)
@@ -370,7 +365,7 @@ def test_award_report_overrun_loop_is_drawn(tmp_path: Path) -> None:
 def test_task_report_reads_the_judges_records(tmp_path: Path) -> None:
     """The shapes issue 8's judge writes: clusters with size/class/layers, gate keys like
     D_coverage, and judge/judge_result.json with route, reasons and the cascade."""
-    from gavelkit.task.report import build_task
+    from gavelkit.task.judging.report import build_task
 
     t = judged_task(tmp_path)
     tj = json.loads((t / "task.json").read_text("utf-8"))
@@ -397,8 +392,8 @@ def test_task_report_reads_the_judges_records(tmp_path: Path) -> None:
 
 
 def test_reports_are_deterministic(root: Path, tmp_path: Path) -> None:
-    from gavelkit.award.report import build
-    from gavelkit.task.report import build_task
+    from gavelkit.award.runs.report import build
+    from gavelkit.task.judging.report import build_task
 
     run = example_run(root)
     assert build(run, pdfqa=False).html == build(run, pdfqa=False).html
@@ -407,8 +402,8 @@ def test_reports_are_deterministic(root: Path, tmp_path: Path) -> None:
 
 
 def test_single_reports_tell_their_stages(root: Path, tmp_path: Path) -> None:
-    from gavelkit.award.report import build
-    from gavelkit.task.report import build_task
+    from gavelkit.award.runs.report import build
+    from gavelkit.task.judging.report import build_task
 
     seen: list[tuple[int, int, str]] = []
     build(example_run(root), pdfqa=False, progress=lambda *a: seen.append(a))
@@ -419,7 +414,7 @@ def test_single_reports_tell_their_stages(root: Path, tmp_path: Path) -> None:
 
 
 def test_award_report_shows_adjudicated_and_persisting_conflicts(tmp_path: Path) -> None:
-    from gavelkit.award.report import build
+    from gavelkit.award.runs.report import build
 
     run = make_run(tmp_path, target="Meritorious")
     pass_phases(run, 7)
@@ -441,7 +436,7 @@ def test_award_report_shows_adjudicated_and_persisting_conflicts(tmp_path: Path)
 
 
 def test_fleet_in_worker_processes(tmp_path: Path) -> None:
-    from gavelkit.task.report import build_fleet
+    from gavelkit.task.judging.report import build_fleet
 
     good = copy_good(tmp_path)
     other = copy_good(tmp_path, "other")
@@ -454,7 +449,7 @@ def test_fleet_in_worker_processes(tmp_path: Path) -> None:
 
 
 def test_history_includes_the_ledger_row(tmp_path: Path) -> None:
-    from gavelkit.task.report import build_task
+    from gavelkit.task.judging.report import build_task
 
     t = judged_task(tmp_path)
     (tmp_path / "CANDIDATES.md").write_text(

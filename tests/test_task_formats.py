@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gavelkit.task.formats.candidates import parse_candidates, render_with_superseded
+from gavelkit.task.formats.load import load_task
 from gavelkit.task.formats.nodeids import func_key, parse_nodeids
 from gavelkit.task.formats.pipeline_state import (
     HistoryRow,
@@ -20,7 +21,6 @@ from gavelkit.task.formats.spec import parse_spec
 from gavelkit.task.formats.spec_test_map import parse_spec_test_map, split_sections
 from gavelkit.task.formats.task_json import parse_task_json, read_task_json, update_task_json
 from gavelkit.task.formats.taxonomy import parse_taxonomy
-from gavelkit.task.load import load_task
 from task_helpers import GOOD, copy_good, need_corpus
 
 from gk_testing import clean, fires

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gavelkit.task.formats.load import load_task
+from gavelkit.task.formats.testsrc import parse_module
 from gavelkit.task.gates import run_gates
-from gavelkit.task.load import load_task
-from gavelkit.task.testsrc import parse_module
 from task_helpers import GOOD, copy_good, edit, need_corpus
 
 from gk_testing import clean, cli, cli_json, fires
@@ -428,7 +428,7 @@ def test_gates_never_crash_on_arbitrary_spec_and_map(spec_text, map_text):
         (d / "spec_test_map.md").write_text(map_text or "x")
         rep = _run(d)
         assert set(rep.verdicts) == {"D", "E", "F"}
-        from gavelkit.task import spotcheck as sc
+        from gavelkit.task.gates import spotcheck as sc
 
         task = load_task(d)
         if task.spec is not None and task.map is not None:

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 from gavelkit.task.formats.pipeline_state import read_pipeline_state
-from gavelkit.task.oracle import check_oracle, compare_digests, record_digests
-from gavelkit.task.state import init_state, transition
+from gavelkit.task.pipeline.digests import compare_digests, record_digests
+from gavelkit.task.pipeline.oracle import check_oracle
+from gavelkit.task.pipeline.state import init_state, transition
 from task_helpers import copy_good, edit
 
 from gk_testing import clean, cli, cli_json, fires

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gavelkit.task import spotcheck as sc
-from gavelkit.task.load import load_task
+from gavelkit.task.formats.load import load_task
+from gavelkit.task.gates import spotcheck as sc
 from task_helpers import GOOD, copy_good, edit, need_corpus
 
 from gk_testing import clean, cli, cli_json, fires

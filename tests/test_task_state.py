@@ -14,7 +14,7 @@ import pytest
 
 from gavelkit.core.errors import InputError
 from gavelkit.task.formats.pipeline_state import read_pipeline_state
-from gavelkit.task.state import allowed_next, init_state, plan_transition, transition
+from gavelkit.task.pipeline.state import allowed_next, init_state, plan_transition, transition
 
 from gk_testing import clean, cli, cli_json, fires
 
@@ -185,7 +185,7 @@ def test_broken_state_file_is_unusable(task: Path):
 # ------------------------------------------------------------------ concurrency
 WRITER = r"""
 import sys, time
-from gavelkit.task.state import transition
+from gavelkit.task.pipeline.state import transition
 from gavelkit.task.formats.pipeline_state import read_pipeline_state
 CYCLE = {"S4_EVAL_RUN": "S4_ANALYSIS", "S4_ANALYSIS": "S4_DONE", "S4_DONE": "S5_JUDGE",
          "S5_JUDGE": "S4_EVAL_RUN"}

@@ -22,7 +22,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from gavelkit.award.figqa import find_collisions
+from gavelkit.award.figures.figqa import find_collisions
 
 
 def build(n_points: int, n_lines: int = 20, n_labels: int = 50, seed: int = 0) -> Figure:

@@ -33,9 +33,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
-from gavelkit.task.envbuild import build_env  # noqa: E402
-from gavelkit.task.fleet import FleetOptions, judge_all  # noqa: E402
-from gavelkit.task.runner import RunOptions, bwrap_available, run_solution  # noqa: E402
+from gavelkit.task.judging.fleet import FleetOptions, judge_all  # noqa: E402
+from gavelkit.task.scoring.envbuild import build_env  # noqa: E402
+from gavelkit.task.scoring.options import RunOptions  # noqa: E402
+from gavelkit.task.scoring.runner import run_solution  # noqa: E402
+from gavelkit.task.scoring.sandbox import bwrap_available  # noqa: E402
 
 FILES = ["oracle/test_atomic.py", "oracle/test_integration.py", "oracle/test_system.py"]
 

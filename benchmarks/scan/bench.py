@@ -35,8 +35,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "src"))
 
-from gavelkit.task import prefilter  # noqa: E402
-from gavelkit.task.scan import build_context, scan_trajectories  # noqa: E402
+from gavelkit.task.anticheat import prefilter  # noqa: E402
+from gavelkit.task.anticheat.scan import build_context, scan_trajectories  # noqa: E402
 
 WS = "/home/agent/work/widgetlib"
 

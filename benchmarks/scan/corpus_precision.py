@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "src"))
 
-from gavelkit.task.scan import scan_trajectories  # noqa: E402
+from gavelkit.task.anticheat.scan import scan_trajectories  # noqa: E402
 
 CASES = [("bandit-securityscan-fullrepro-001", "bandit"), ("cleo-fullrepro-001", "cleo"),
          ("jrnl-journal-fullrepro-002", "jrnl"),

@@ -1,1 +1,1 @@
-../../../src/gavelkit/award/figqa.py
+../../../src/gavelkit/award/figures/figqa.py

@@ -20,7 +20,7 @@ try:
     import PIL  # noqa: F401
     import pypdfium2  # noqa: F401
 
-    from gavelkit.award import pdfqa_cli  # noqa: F401
+    from gavelkit.cli import award_pdf as pdfqa_cli  # noqa: F401
     from gavelkit.cli.main import main
 except ImportError as exc:
     sys.stderr.write(

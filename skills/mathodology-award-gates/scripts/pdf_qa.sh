@@ -15,7 +15,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" 2>/dev/null && pwd)"
 if [ -n "$here" ] && [ -d "$here/../../../src/gavelkit" ]; then
   export PYTHONPATH="$here/../../../src${PYTHONPATH:+:$PYTHONPATH}"
 fi
-if ! "$py" -c "import gavelkit.award.pdfqa, pypdfium2, PIL" >/dev/null 2>&1; then
+if ! "$py" -c "import gavelkit.award.pdf.pdfqa, pypdfium2, PIL" >/dev/null 2>&1; then
   echo "pdf_qa: gavelkit with pypdfium2 and Pillow is not installed for $py." >&2
   echo "        Install it with: $py -m pip install gavelkit   (from a clone: $py -m pip install <repo>)" >&2
   exit 2

@@ -42,8 +42,8 @@ def _run_dir(root: Path) -> Path:
 
 def award_steps(root: Path) -> list[Step]:
     """Lint every block of the example run and aggregate its panel rounds."""
-    from gavelkit.award.lint import lint_paths
-    from gavelkit.award.panel import aggregate
+    from gavelkit.award.blocks.lint import lint_paths
+    from gavelkit.award.panel.aggregate import aggregate
 
     run = _run_dir(root)
     steps: list[Step] = []
@@ -90,7 +90,7 @@ def award_steps(root: Path) -> list[Step]:
 
 def report_step(run: Path, out: Path) -> Step:
     """`gavel award report`: the lead's HTML report of the example run."""
-    from gavelkit.award.report import build
+    from gavelkit.award.runs.report import build
     from gavelkit.core.htmlreport import write
 
     rep = build(run)
@@ -147,8 +147,8 @@ def paper_steps(run: Path) -> list[Step]:
 
 def run_steps(run: Path) -> list[Step]:
     """status (budgets, stalls, next action), manifest check and blind briefs of the run."""
-    from gavelkit.award import briefs, manifest, status_render
-    from gavelkit.award.budget import run_status
+    from gavelkit.award.runs import briefs, manifest, status_render
+    from gavelkit.award.runs.budget import run_status
 
     st = run_status(run)
     table = status_render.render_table(st)
@@ -173,7 +173,7 @@ def run_steps(run: Path) -> list[Step]:
 
 def task_steps(root: Path) -> list[Step]:
     """Judge examples/task-semver: solvability, candidate run, verdict, report artifacts."""
-    from gavelkit.task.demo_task import steps
+    from gavelkit.task.judging.demo_task import steps
 
     out = steps(root, Step)
     out.append(task_report_step(root / "task-semver", root.parent / "task-report.html"))
@@ -183,7 +183,7 @@ def task_steps(root: Path) -> list[Step]:
 def task_report_step(task: Path, out: Path) -> Step:
     """`gavel task report` on the judged example task (layer rates, gap, heat map, clusters)."""
     from gavelkit.core.htmlreport import write
-    from gavelkit.task.report import build_task
+    from gavelkit.task.judging.report import build_task
 
     rep = build_task(task)
     write(str(out), rep.html)

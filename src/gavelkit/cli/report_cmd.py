@@ -61,7 +61,7 @@ def award_main(argv: list[str], prog: str) -> int:
     out = _out_path(args.output)
     if not Path(args.run).is_dir():
         raise InputError(args.run, "run folder does not exist")
-    from gavelkit.award.report import build
+    from gavelkit.award.runs.report import build
     from gavelkit.core.progress import Progress
 
     with Progress("award report", quiet=args.quiet) as bar:
@@ -91,7 +91,7 @@ def task_main(argv: list[str], prog: str) -> int:
     args = p.parse_args(argv)
     out = _out_path(args.output)
     from gavelkit.core.progress import Progress
-    from gavelkit.task.report import build_task
+    from gavelkit.task.judging.report import build_task
 
     with Progress("task report", quiet=args.quiet) as bar:
         rep = build_task(args.task, args.config, progress=bar.update)
@@ -123,7 +123,7 @@ def fleet_main(argv: list[str], prog: str) -> int:
     args = p.parse_args(argv)
     out = _out_path(args.output)
     from gavelkit.core.progress import track
-    from gavelkit.task.report import build_fleet, find_tasks
+    from gavelkit.task.judging.report import build_fleet, find_tasks
 
     root = Path(args.tasks)
     if not root.is_dir():

@@ -2,15 +2,15 @@
 
 Library entry points (the judge of issue 8 builds on these):
 
-- `gavelkit.task.load.load_task(dir, config=None, ledger=None) -> Task`:
+- `gavelkit.task.formats.load.load_task(dir, config=None, ledger=None) -> Task`:
   every file of a task folder parsed (spec, map, kept ids, taxonomy, task.json,
   scores, PIPELINE_STATE.md, CANDIDATES.md, oracle test files) + findings.
-- `gavelkit.task.state`: `transition(dir, to, note)`, `plan_transition`,
+- `gavelkit.task.pipeline.state`: `transition(dir, to, note)`, `plan_transition`,
   `init_state`, `allowed_next` (guards/caps/loops from data/task_states.toml).
-- `gavelkit.task.oracle`: `record_digests`, `compare_digests`, `check_oracle`
+- `gavelkit.task.pipeline.oracle`: `record_digests`, `compare_digests`, `check_oracle`
   (the REOPENED_S3 protocol).
 - `gavelkit.task.gates.run_gates(task, "DEF") -> GateReport`.
-- `gavelkit.task.spotcheck`: `sample`, `build`, `render`, `verify` (Gates A/C).
+- `gavelkit.task.gates.spotcheck`: `sample`, `build`, `render`, `verify` (Gates A/C).
 - `gavelkit.task.formats.*`: typed readers and atomic writers per file format.
-- `gavelkit.task.testsrc`: AST reading of oracle tests (assertion kinds).
+- `gavelkit.task.formats.testsrc`: AST reading of oracle tests (assertion kinds).
 """

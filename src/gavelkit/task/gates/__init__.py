@@ -1,6 +1,6 @@
 """Static fairness gates D, E, F over a loaded Task.
 
-    from gavelkit.task.load import load_task
+    from gavelkit.task.formats.load import load_task
     from gavelkit.task.gates import run_gates
     report = run_gates(load_task("tasks/foo-001"), gates="DEF")
     report.verdicts   # {"D": "PARTIAL", "E": "FAIL", "F": "PASS"}

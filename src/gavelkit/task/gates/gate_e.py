@@ -19,8 +19,8 @@ from gavelkit.core.findings import Finding
 from gavelkit.task.formats.nodeids import base_nodeid, func_key
 from gavelkit.task.formats.spec import Spec, norm_heading
 from gavelkit.task.formats.spec_test_map import MapRow
+from gavelkit.task.formats.testsrc import TestModule, read_module
 from gavelkit.task.gates import GateResult
-from gavelkit.task.testsrc import TestModule, read_module
 
 _INLINE_CODE = re.compile(r"`+[^`]*`+")
 
@@ -429,7 +429,7 @@ def check_ledger(task: Any, cfg: dict[str, Any]) -> list[Finding]:
             out.append(Finding("TSK-E011", "error",
                                f"ledger status {r.status!r} is not one of {', '.join(sorted(allowed))}",
                                lp, r.line, 1))
-    from gavelkit.task.oracle import ledger_names
+    from gavelkit.task.pipeline.digests import ledger_names
 
     names = ledger_names(task)
     mine = [r for r in led.rows if r.matches(names)]

@@ -1,0 +1,208 @@
+"""Checks of a judge seat's `scorecard:` block: numbers recomputed, rubric and blindness enforced."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gavelkit.award.blocks.checks import (
+    Ctx,
+    describe,
+    enum_hint,
+    fmt_num,
+    ipos,
+    is_int,
+    is_number,
+    lists,
+    nonblank,
+    require,
+    vpos,
+)
+from gavelkit.award.tables import Tables, Tier
+from gavelkit.core.yamlload import PosDict
+
+K = "scorecard"
+EPS = 1e-9
+
+
+class Card:
+    """What aggregation needs from one valid-enough card."""
+
+    __slots__ = ("computed_total", "contest", "criteria", "declared_total", "round", "seat",
+                 "tier", "tier_token")
+
+    def __init__(self, seat: str | None, round: int | None, contest: str | None,
+                 criteria: dict[str, float] | None = None, computed_total: float | None = None,
+                 declared_total: float | None = None, tier: Tier | None = None,
+                 tier_token: Any = None) -> None:
+        self.seat = seat
+        self.round = round
+        self.contest = contest
+        self.criteria = criteria if criteria is not None else {}
+        self.computed_total = computed_total
+        self.declared_total = declared_total
+        self.tier = tier
+        self.tier_token = tier_token
+
+
+def check_scorecard(ctx: Ctx, body: PosDict, tables: Tables) -> Card:
+    spec = tables.blocks["scorecard"]
+    lim = tables.limits
+    require(ctx, body, spec["required"], "AWD-S001", K)
+    lists(ctx, body, spec["lists"], "AWD-S002", K)
+    card = Card(None, None, None)
+    for key in ("contest", "fix_one_thing"):
+        if key in body and not nonblank(body[key]):
+            ctx.error("AWD-S002", f"scorecard: '{key}' must be a non-empty string, got "
+                      f"{describe(body[key])}", vpos(body, key))
+    if nonblank(body.get("contest")):
+        card.contest = body["contest"].strip()
+    seat = body.get("seat")
+    if "seat" in body:
+        if seat in spec["seats"]:
+            card.seat = seat
+        else:
+            ctx.error("AWD-S003", f"seat must be A|B|C, got {describe(seat)}", vpos(body, "seat"),
+                      hint=enum_hint(seat, spec["seats"]))
+    rnd = body.get("round")
+    if "round" in body:
+        if is_int(rnd) and lim["round_min"] <= rnd <= lim["round_max"]:
+            card.round = rnd
+        else:
+            ctx.error("AWD-S004", f"round must be an integer {lim['round_min']}-{lim['round_max']} "
+                      f"(round 1 plus at most two re-scores), got {describe(rnd)}", vpos(body, "round"))
+    if "target_tier" in body:
+        ctx.error("AWD-S013", "scorecard carries target_tier: judge seats are blind to the target "
+                  "(the lead supplies it only at aggregation)", body.kpos("target_tier"))
+    _criteria(ctx, body, card, tables)
+    _total_and_tier(ctx, body, card, tables)
+    return card
+
+
+def _criteria(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None:
+    crit = body.get("criteria")
+    if "criteria" not in body:
+        return
+    if not isinstance(crit, list) or not crit:
+        ctx.error("AWD-S005", f"criteria must be a non-empty list, got {describe(crit)}",
+                  vpos(body, "criteria"))
+        return
+    weights: list[float] = []
+    products: list[float] = []
+    complete = True
+    first: dict[str, int] = {}
+    for i, c in enumerate(crit):
+        where = ipos(crit, i)
+        if not isinstance(c, dict):
+            ctx.error("AWD-S005", f"criteria[{i}] must be a mapping {{name, weight, score}}, got "
+                      f"{describe(c)}", where)
+            complete = False
+            continue
+        name = c.get("name")
+        if not nonblank(name):
+            ctx.error("AWD-S005", f"criteria[{i}] needs a non-empty 'name'", where)
+            complete = False
+            name = None
+        elif name in first:
+            ctx.error("AWD-S016", f"criteria[{i}] repeats criterion {name!r} of criteria"
+                      f"[{first[name]}]; a seat scores each criterion once", vpos(c, "name"))
+            complete = False
+        else:
+            first[name] = i
+        w, s = c.get("weight"), c.get("score")
+        w_ok = is_number(w) and 0 <= w <= 1
+        s_ok = is_number(s) and 0 <= s <= 100
+        if not w_ok:
+            ctx.error("AWD-S006", f"criteria[{i}] weight must be a number within 0-1, got "
+                      f"{describe(w)}", vpos(c, "weight") if "weight" in c else where)
+        if not s_ok:
+            ctx.error("AWD-S007", f"criteria[{i}] score must be a number within 0-100, got "
+                      f"{describe(s)}", vpos(c, "score") if "score" in c else where)
+        if w_ok and s_ok:
+            weights.append(float(w))
+            products.append(float(w) * float(s))
+            if name is not None and name not in card.criteria:
+                card.criteria[name] = float(s)
+        else:
+            complete = False
+    if not complete:
+        return
+    wsum = math.fsum(weights)
+    tol = tables.limits["weight_sum_tolerance"]
+    if abs(wsum - 1.0) > tol + EPS:
+        ctx.error("AWD-S008", f"criteria weights sum to {fmt_num(wsum)}, not 1.0 (tolerance "
+                  f"±{fmt_num(tol)})", vpos(body, "criteria"))
+        return
+    card.computed_total = math.fsum(products)
+    _rubric(ctx, body, crit, card, tables)
+
+
+def _rubric(ctx: Ctx, body: PosDict, crit: list[Any], card: Card, tables: Tables) -> None:
+    if card.seat is None or card.seat not in tables.seats:
+        return
+    rubric = tables.seats[card.seat].criteria
+    names = {c.get("name") for c in crit if isinstance(c, dict)}
+    missing = [n for n in rubric if n not in names]
+    extra = [n for n in names if n not in rubric]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append("missing " + ", ".join(missing))
+        if extra:
+            parts.append("not in the rubric " + ", ".join(sorted(map(str, extra))))
+        hint = None
+        folded = {str(n).strip().casefold(): n for n in extra}
+        fixes = [f"{folded[m.casefold()]!r} -> {m!r}" for m in missing if m.casefold() in folded]
+        if fixes:
+            hint = "criterion names are exact: " + "; ".join(fixes)
+        ctx.error("AWD-S014", f"seat {card.seat} criteria do not match its rubric "
+                  f"({'; '.join(parts)}); expected {', '.join(rubric)}", vpos(body, "criteria"),
+                  hint=hint)
+    for i, c in enumerate(crit):
+        if isinstance(c, dict) and c.get("name") in rubric and is_number(c.get("weight")):
+            want = rubric[c["name"]]
+            if abs(float(c["weight"]) - want) > tables.limits["weight_sum_tolerance"] + EPS:
+                ctx.error("AWD-S015", f"criteria[{i}] {c['name']!r} weight {fmt_num(c['weight'])} "
+                          f"differs from seat {card.seat}'s rubric weight {fmt_num(want)}",
+                          vpos(c, "weight"))
+
+
+def _total_and_tier(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None:
+    wt = body.get("weighted_total")
+    if "weighted_total" in body:
+        if is_number(wt) and 0 <= wt <= 100:
+            card.declared_total = float(wt)
+        else:
+            ctx.error("AWD-S017", f"weighted_total must be a number within 0-100, got "
+                      f"{describe(wt)}", vpos(body, "weighted_total"))
+    comp = card.computed_total
+    tol = tables.limits["total_tolerance"]
+    if comp is not None and card.declared_total is not None and abs(card.declared_total - comp) > tol + EPS:
+        ctx.error("AWD-S009", f"weighted_total {fmt_num(card.declared_total)} differs from "
+                  f"Σ weight·score = {fmt_num(comp)} by {fmt_num(abs(card.declared_total - comp))} "
+                  f"(tolerance {fmt_num(tol)})", vpos(body, "weighted_total"),
+                  declared=card.declared_total, computed=comp)
+    if "implied_tier" not in body:
+        return
+    token = body["implied_tier"]
+    card.tier_token = token
+    tier = tables.tier_of(token)
+    if tier is None:
+        hint = tables.hint_tier(token)
+        ctx.error("AWD-S010", f"implied_tier {describe(token)} is not a known tier token",
+                  vpos(body, "implied_tier"),
+                  hint=f"write {hint!r} exactly" if hint else
+                  "use outstanding|finalist|meritorious|below or a documented alias")
+        return
+    card.tier = tier
+    if comp is None:
+        return
+    band = tables.band(comp)
+    if tier.rank > band.rank:
+        ctx.error("AWD-S011", f"implied_tier {token!r} is above the band of the recomputed total "
+                  f"{fmt_num(comp)} ({band.name}); a seat may go below its band, never above",
+                  vpos(body, "implied_tier"))
+    elif tier.rank < band.rank and not nonblank(body.get("tier_justification")):
+        ctx.error("AWD-S012", f"implied_tier {token!r} is below the band of the recomputed total "
+                  f"{fmt_num(comp)} ({band.name}) without a tier_justification",
+                  vpos(body, "implied_tier"), hint="add tier_justification: <why>")

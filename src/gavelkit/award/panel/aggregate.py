@@ -1,0 +1,311 @@
+"""The judge-panel rule (seed §3) on recomputed totals, with evidence conflicts.
+
+PASS only when (a) every seat's implied tier is at or above the target, (b) the
+minimum recomputed seat total clears the target's threshold, (c) no criterion in any
+seat is below the floor, and (d) no evidence conflict (> 20 apart on a shared
+criterion) is open. Conflicts are never averaged: the outlier seat is named so the
+lead can re-dispatch it once. Every problem is reported, not only the first.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gavelkit.award.blocks.checks import fmt_num
+from gavelkit.award.blocks.lint import check_block
+from gavelkit.award.blocks.load import select
+from gavelkit.award.blocks.scorecard import Card
+from gavelkit.award.tables import Tables, Tier, load_tables
+from gavelkit.core.findings import Finding
+from gavelkit.core.sources import load_source
+
+EPS = 1e-9
+
+
+@dataclass(slots=True)
+class Seat:
+    seat: str
+    path: str
+    line: int
+    card: Card
+
+
+@dataclass(slots=True)
+class Conflict:
+    criterion: str
+    low_seat: str
+    low: float
+    high_seat: str
+    high: float
+    outlier: str | None
+    adjudicated: str | None = None
+
+    @property
+    def spread(self) -> float:
+        return self.high - self.low
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"criterion": self.criterion, "low": {"seat": self.low_seat, "score": self.low},
+                "high": {"seat": self.high_seat, "score": self.high},
+                "spread": round(self.spread, 6), "outlier": self.outlier,
+                "adjudicated": self.adjudicated}
+
+    def describe(self) -> str:
+        out = (f"{self.criterion!r}: seat {self.low_seat}={fmt_num(self.low)} vs seat "
+               f"{self.high_seat}={fmt_num(self.high)} (spread {fmt_num(self.spread)})")
+        if self.outlier:
+            out += f"; outlier seat {self.outlier}"
+        else:
+            out += "; no majority, re-dispatch needs the lead's call"
+        return out
+
+
+@dataclass(slots=True)
+class PanelResult:
+    target: Tier
+    seats: list[Seat] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    evaluated: bool = False
+    min_total: tuple[str, float] | None = None
+    weakest: tuple[str, str, float] | None = None
+    round: int | None = None
+    adjudication: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.evaluated and not self.failed
+
+    def to_dict(self) -> dict[str, Any]:
+        t = self.target
+        return {
+            "target": {"tier": t.name, "threshold": t.threshold, "floor": t.floor, "rank": t.rank},
+            "result": "PASS" if self.passed else "FAIL",
+            "evaluated": self.evaluated,
+            "round": self.round,
+            "adjudication": self.adjudication,
+            "seats": [{"seat": s.seat, "path": s.path, "round": s.card.round,
+                       "computed_total": s.card.computed_total,
+                       "declared_total": s.card.declared_total,
+                       "implied_tier": s.card.tier_token,
+                       "tier": s.card.tier.name if s.card.tier else None,
+                       "criteria": s.card.criteria} for s in self.seats],
+            "min_seat_total": ({"seat": self.min_total[0], "total": self.min_total[1]}
+                               if self.min_total else None),
+            "weakest_criterion": ({"seat": self.weakest[0], "criterion": self.weakest[1],
+                                   "score": self.weakest[2]} if self.weakest else None),
+            "conflicts": [c.to_dict() for c in self.conflicts],
+            "failed_conditions": self.failed,
+        }
+
+
+def _fail(res: PanelResult, code: str, message: str, path: str = "", line: int = 0,
+          **data: Any) -> None:
+    res.failed.append(message)
+    res.findings.append(Finding(code, "error", message, path, line, 1 if line else 0, data=data))
+
+
+def aggregate(paths: Sequence[str | Path], target: str, tables: Tables | None = None,
+              adjudication_round: bool = False,
+              adjudicated: dict[str, str] | None = None) -> PanelResult:
+    """Aggregate one round of seat cards against `target`.
+
+    `adjudication_round`: the panel of a conflict re-dispatch, where exactly one seat
+    (the outlier) carries the next round and the other two are from the round before.
+    `adjudicated`: criterion -> recorded outcome (from a decision_memo); such a conflict
+    is reported but no longer blocks the pass.
+    Raises UsageError for an unknown target.
+    """
+    tables = tables or load_tables()
+    res = PanelResult(tables.target(target))
+    invalid = False
+    for p in paths:
+        src = load_source(p)
+        res.findings.extend(src.findings)
+        if src.unusable:
+            invalid = True
+            continue
+        blocks, found = select(src, "scorecard")
+        res.findings.extend(found)
+        if not blocks:
+            invalid = True
+        for b in blocks:
+            br = check_block(b, tables)
+            res.findings.extend(br.findings)
+            if not br.ok or br.card is None:
+                invalid = True
+                res.findings.append(Finding("AWD-P004", "error",
+                                            "invalid scorecard: the panel cannot be evaluated "
+                                            "until it lints clean", b.path, b.line, b.col))
+                continue
+            res.seats.append(Seat(br.card.seat or "?", b.path, b.line, br.card))
+    return evaluate(res, tables, invalid, adjudication_round, adjudicated)
+
+
+def evaluate(res: PanelResult, tables: Tables, invalid: bool = False,
+             adjudication_round: bool = False,
+             adjudicated: dict[str, str] | None = None) -> PanelResult:
+    """Apply the panel rule to the seats already in `res` (shared with `award status`)."""
+    if _completeness(res) and not invalid:
+        _consistency(res, adjudication_round)
+    if invalid or any(f.code in ("AWD-P001", "AWD-P002", "AWD-P003") for f in res.findings):
+        res.failed.append("panel not evaluated: fix the findings above first")
+        return res
+    res.evaluated = True
+    _conditions(res, tables, adjudicated or {})
+    return res
+
+
+def _completeness(res: PanelResult) -> bool:
+    by_seat: dict[str, list[Seat]] = {}
+    for s in res.seats:
+        by_seat.setdefault(s.seat, []).append(s)
+    problems = []
+    for seat in ("A", "B", "C"):
+        got = by_seat.get(seat, [])
+        if not got:
+            problems.append(f"seat {seat} missing")
+        elif len(got) > 1:
+            problems.append(f"seat {seat} given {len(got)} times (" +
+                            ", ".join(f"{s.path}:{s.line}" for s in got) + ")")
+    if problems:
+        _fail(res, "AWD-P001", "the panel needs exactly one card from each of seats A, B and C: "
+              + "; ".join(problems) + " (aggregate one round at a time: "
+              "phase7-seat-*-round-<r>.yaml)")
+        return False
+    return True
+
+
+def _consistency(res: PanelResult, adjudication_round: bool) -> None:
+    rounds = sorted({s.card.round for s in res.seats if s.card.round is not None})
+    listing = ", ".join(f"{s.seat}: round {s.card.round} ({s.path})" for s in res.seats)
+    if adjudication_round:
+        counts = {r: [s for s in res.seats if s.card.round == r] for r in rounds}
+        ok = (len(rounds) == 2 and rounds[1] == rounds[0] + 1 and len(counts[rounds[1]]) == 1)
+        if not ok:
+            _fail(res, "AWD-P002", "an adjudication round re-scores exactly one seat (the "
+                  "outlier) in the round after the other two; got " + listing)
+        else:
+            res.round = rounds[1]
+            res.adjudication = counts[rounds[1]][0].seat
+    elif len(rounds) > 1:
+        _fail(res, "AWD-P002", "cards come from different rounds; aggregate one round at a time: "
+              + listing)
+    else:
+        res.round = rounds[0] if rounds else None
+    contests = sorted({s.card.contest or "" for s in res.seats})
+    if len(contests) > 1:
+        _fail(res, "AWD-P003", "cards name different contests: " +
+              ", ".join(f"{s.seat}: {s.card.contest!r} ({s.path})" for s in res.seats))
+
+
+def _conditions(res: PanelResult, tables: Tables, adjudicated: dict[str, str]) -> None:
+    t = res.target
+    assert t.threshold is not None and t.floor is not None
+    seats = sorted(res.seats, key=lambda s: s.seat)
+    for s in seats:
+        tier = s.card.tier
+        if tier is None:
+            _fail(res, "AWD-P007", f"(a) seat {s.seat} implied_tier {s.card.tier_token!r} cannot "
+                  "be ranked", s.path, s.line)
+        elif tier.rank < t.rank:
+            _fail(res, "AWD-P006", f"(a) seat {s.seat} implied tier {s.card.tier_token!r} is below "
+                  f"target {t.name}", s.path, s.line)
+    low = min(seats, key=lambda s: (s.card.computed_total or 0.0, s.seat))
+    total = low.card.computed_total or 0.0
+    res.min_total = (low.seat, total)
+    if total < t.threshold - EPS:
+        _fail(res, "AWD-P008", f"(b) minimum seat total {fmt_num(total)} (seat {low.seat}, "
+              f"recomputed) < {fmt_num(t.threshold)} required for {t.name}", low.path, low.line,
+              total=total, threshold=t.threshold)
+    weakest: tuple[str, str, float] | None = None
+    for s in seats:
+        for name, score in s.card.criteria.items():
+            if weakest is None or score < weakest[2]:
+                weakest = (s.seat, name, score)
+            if score < t.floor - EPS:
+                _fail(res, "AWD-P009", f"(c) seat {s.seat} criterion {name!r} = {fmt_num(score)} < "
+                      f"floor {fmt_num(t.floor)}", s.path, s.line)
+    res.weakest = weakest
+    res.conflicts = find_conflicts(seats, tables.limits["conflict_spread"])
+    for c in res.conflicts:
+        outcome = adjudicated.get(c.criterion)
+        if outcome:
+            c.adjudicated = outcome
+            res.findings.append(Finding("AWD-P010", "info",
+                                        f"evidence conflict {c.describe()} was adjudicated: "
+                                        f"{outcome}", data=c.to_dict()))
+            continue
+        path = next((s.path for s in seats if s.seat == (c.outlier or c.low_seat)), "")
+        msg = f"(d) evidence conflict {c.describe()}"
+        if res.adjudication:
+            msg += (" — it persisted after adjudication; record the outcome in a decision_memo "
+                    "(one re-dispatch is all the seed allows)")
+        _fail(res, "AWD-P005", msg, path, 0, **c.to_dict())
+
+
+def find_conflicts(seats: Sequence[Seat], spread: float) -> list[Conflict]:
+    """Shared criteria (in two or more seats) whose scores differ by more than `spread`."""
+    names: list[str] = []
+    for s in seats:
+        for n in s.card.criteria:
+            if n not in names:
+                names.append(n)
+    out = []
+    for name in names:
+        scored = [(s.card.criteria[name], s.seat) for s in seats if name in s.card.criteria]
+        if len(scored) < 2:
+            continue
+        lo, hi = min(scored), max(scored)
+        if hi[0] - lo[0] > spread + EPS:
+            out.append(Conflict(name, lo[1], lo[0], hi[1], hi[0], _outlier(scored)))
+    return out
+
+
+def _outlier(scored: list[tuple[float, str]]) -> str | None:
+    if len(scored) < 3:
+        return None
+    med = statistics.median(v for v, _ in scored)
+    dist = sorted(((abs(v - med), seat) for v, seat in scored), reverse=True)
+    if abs(dist[0][0] - dist[1][0]) <= EPS:
+        return None
+    return dist[0][1]
+
+
+def render_panel(res: PanelResult) -> str:
+    t = res.target
+    lines = [f"Target: {t.name} (seat tiers >= {t.name}, minimum seat total >= "
+             f"{fmt_num(t.threshold or 0)}, every criterion >= {fmt_num(t.floor or 0)})"]
+    if res.round is not None:
+        lines.append(f"Round: {res.round}" + (f" (adjudication: seat {res.adjudication} re-scored)"
+                                              if res.adjudication else ""))
+    for s in sorted(res.seats, key=lambda s: s.seat):
+        c = s.card
+        comp = fmt_num(c.computed_total) if c.computed_total is not None else "?"
+        decl = fmt_num(c.declared_total) if c.declared_total is not None else "?"
+        lines.append(f"Seat {s.seat}: total {comp} (declared {decl}), implied "
+                     f"{c.tier_token!r}  [{s.path}]")
+    if res.evaluated:
+        if res.min_total:
+            lines.append(f"Minimum seat total: {fmt_num(res.min_total[1])} (seat {res.min_total[0]})")
+        if res.weakest:
+            lines.append(f"Weakest criterion: {res.weakest[1]!r} = {fmt_num(res.weakest[2])} "
+                         f"(seat {res.weakest[0]})")
+        if res.conflicts:
+            lines.append("Evidence conflicts (> 20 apart; adjudicate, never average):")
+            for c in res.conflicts:
+                lines.append(f"  - {c.describe()}" + (f" [adjudicated: {c.adjudicated}]"
+                                                      if c.adjudicated else ""))
+        else:
+            lines.append("Evidence conflicts: none")
+    if res.passed:
+        lines.append(f"RESULT: PASS — the panel places the work at or above {t.name}")
+    else:
+        lines.append("RESULT: FAIL")
+        lines.extend(f"  - {m}" for m in res.failed)
+    return "\n".join(lines)

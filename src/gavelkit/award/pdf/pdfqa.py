@@ -1,0 +1,190 @@
+"""QA of the compiled contest paper: page count, captions, anonymity, blank pages.
+
+This module runs the checks; document.py reads the PDF, captions.py and identity.py
+hold the caption and anonymity checks.
+
+Everything is read with pypdfium2 (pip-installable, no poppler): text of every
+page, the Info dictionary, XMP packets (see xmp.py) and a low-dpi grayscale
+render for ink-based blank detection. Checks return Findings; each one names
+the page and the matched text in `data` and in its message. Tables (caption
+labels, identity labels, producer allow-list, AI-use headings) live in
+`gavelkit/data/pdfqa.toml`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from gavelkit.award.pdf.captions import check_captions, find_captions
+from gavelkit.award.pdf.document import Page, PdfDoc, tables
+from gavelkit.award.pdf.document import (  # the loading API, re-exported for callers of pdfqa
+    load as load,
+)
+from gavelkit.award.pdf.document import (
+    open_pdf as open_pdf,
+)
+from gavelkit.award.pdf.document import (
+    page_errors as page_errors,
+)
+from gavelkit.award.pdf.document import (
+    read_meta as read_meta,
+)
+from gavelkit.award.pdf.document import (
+    read_pdf_bytes as read_pdf_bytes,
+)
+from gavelkit.award.pdf.identity import check_body_identity, check_metadata
+from gavelkit.core.findings import Finding
+
+
+def _heading_re(headings: Iterable[str]) -> re.Pattern[str]:
+    alts = sorted({re.escape(h).replace("\\ ", r"\s*") for h in headings}, key=len, reverse=True)
+    prefix = r"(?:(?:appendix|附录)\s*[A-Z0-9]*\s*[:.\-]?\s*|[A-Z0-9]{1,3}[.)]?\s+|第.{1,3}[章节部分]\s*)?"
+    return re.compile(rf"^\s*{prefix}(?:{'|'.join(alts)})\s*[:.]?\s*$", re.I)
+
+
+def find_ai_report(doc: PdfDoc) -> tuple[int, bool] | None:
+    """(first page of the AI-use report, starts at page top?) or None.
+
+    A heading line among the first lines of a page starts the report on that page;
+    a heading lower on a page means that page is shared with the body, so the
+    report is counted from the next page.
+    """
+    cfg = tables()["ai_report"]
+    rx = _heading_re(cfg["headings"])
+    for pg in doc.pages[1:]:
+        lines = [ln for ln in pg.lines if ln.strip()]
+        for k, ln in enumerate(lines):
+            if rx.match(ln):
+                return pg.number, k < cfg["top_lines"]
+    return None
+
+
+def check_pages(doc: PdfDoc, max_pages: int | None) -> tuple[list[Finding], dict[str, Any]]:
+    out: list[Finding] = []
+    total = doc.count
+    ai = find_ai_report(doc)
+    body = total
+    report: dict[str, Any] | None = None
+    if ai is not None:
+        first = ai[0] if ai[1] else ai[0] + 1
+        body = first - 1
+        if first <= total:
+            report = {"first": first, "last": total, "heading_page": ai[0]}
+            out.append(Finding(
+                "PDF-P002", "info",
+                f"AI-use report found (heading on page {ai[0]}); pages {first}-{total} "
+                f"not counted: body {body} of {total} pages", doc.path,
+                data={"page": ai[0], "match": "AI-use report", "first": first, "last": total}))
+    if max_pages is not None and body > max_pages:
+        extra = (f" (AI-use report, pages {report['first']}-{report['last']}, not counted)"
+                 if report else "")
+        out.append(Finding(
+            "PDF-P001", "error",
+            f"solution body has {body} pages, over the limit of {max_pages}{extra}",
+            doc.path, hint="cut content or move material to the supporting files",
+            data={"page": max_pages + 1, "match": "", "body_pages": body,
+                  "total_pages": total, "max_pages": max_pages}))
+    summary = {"total": total, "body": body, "ai_report": report, "max_pages": max_pages}
+    return out, summary
+
+
+# --------------------------------------------------------------------------- captions
+
+def check_blank(doc: PdfDoc) -> list[Finding]:
+    out = []
+    for pg in doc.pages:
+        if not pg.blank:
+            continue
+        chars = len(re.sub(r"\s+", "", pg.text))
+        note = (f"; its {chars} character(s) of text leave no ink in the body (white, hidden "
+                "or header/footer text)") if chars else ""
+        out.append(Finding(
+            "PDF-B001", "error",
+            f"page {pg.number}: blank page (ink {100 * (pg.ink or 0):.3f}% of the body "
+            f"area){note}", doc.path,
+            hint="remove the page (a stray \\newpage/\\clearpage or an empty float page)",
+            data={"page": pg.number, "match": "", "ink": round(pg.ink or 0.0, 6)}))
+    return out
+
+
+def check_summary(doc: PdfDoc) -> list[Finding]:
+    heads = {re.sub(r"\s+", "", h).lower() for h in tables()["summary"]["headings"]}
+
+    def has(pg: Page) -> bool:
+        for ln in pg.lines:
+            t = re.sub(r"[\s:.]+", "", ln).lower()
+            if t in heads or any(t.startswith(h) and len(t) <= len(h) + 2 for h in heads):
+                return True
+        return False
+
+    if has(doc.pages[0]):
+        return []
+    where = next((pg.number for pg in doc.pages[1:4] if has(pg)), None)
+    extra = f"; the summary heading is on page {where}" if where else \
+        "; no Summary/摘要 heading found on pages 1-4"
+    return [Finding("PDF-S001", "error", f"page 1: is not the summary sheet{extra}", doc.path,
+                    hint="the summary sheet must be the first page of the PDF",
+                    data={"page": 1, "match": doc.pages[0].lines[0][:80] if doc.pages[0].text
+                          else "", "found_on": where})]
+
+
+def check_text_layer(doc: PdfDoc) -> list[Finding]:
+    if any(pg.text.strip() for pg in doc.pages):
+        return []
+    return [Finding("PDF-F004", "warning",
+                    "no extractable text on any page (scanned, or fonts converted to outlines): "
+                    "caption, identity and AI-report checks could not run", doc.path,
+                    data={"page": 0, "match": ""})]
+
+
+# --------------------------------------------------------------------------- whole run
+
+@dataclass(slots=True)
+class Result:
+    findings: list[Finding]
+    summary: dict[str, Any]
+
+
+def run_checks(doc: PdfDoc, max_pages: int | None = None, anonymous: bool = False,
+               summary_sheet: bool = False) -> Result:
+    findings = list(doc.findings)
+    findings += check_text_layer(doc)
+    f, pages = check_pages(doc, max_pages)
+    findings += f
+    caps = find_captions(doc)
+    f, capsum = check_captions(doc, caps)
+    findings += f
+    if anonymous:
+        findings += check_metadata(doc)
+        findings += check_body_identity(doc)
+    findings += check_blank(doc)
+    if summary_sheet:
+        findings += check_summary(doc)
+    summary = {
+        "pages": pages,
+        **capsum,
+        "blank_pages": [pg.number for pg in doc.pages if pg.blank],
+        "anonymous": anonymous,
+        "summary_sheet": summary_sheet,
+    }
+    return Result(findings, summary)
+
+
+def page_flags(findings: Iterable[Finding]) -> dict[int, set[str]]:
+    """page -> kinds of finding on it (blank, caption, identity, limit), for the contact sheet."""
+    kinds = {"PDF-B001": "blank", "PDF-C001": "caption", "PDF-A004": "identity",
+             "PDF-A005": "identity", "PDF-A006": "identity?", "PDF-S001": "summary",
+             "PDF-C003": "caption", "PDF-C002": "caption"}
+    out: dict[int, set[str]] = {}
+    for f in findings:
+        kind = kinds.get(f.code)
+        if kind is None:
+            continue
+        pages = f.data.get("pages") or [f.data.get("page", 0)]
+        for p in pages:
+            if p:
+                out.setdefault(int(p), set()).add(kind)
+    return out

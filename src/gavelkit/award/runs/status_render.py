@@ -1,0 +1,104 @@
+"""Render a RunStatus as full text, a compact table for agent context, or JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gavelkit.award.blocks.checks import fmt_num
+from gavelkit.award.runs.budget import RunStatus, budgets
+
+
+def _loop_word(improved: bool | None) -> str:
+    return "" if improved is None else (" improved" if improved else " NOT improved")
+
+
+def to_dict(st: RunStatus) -> dict[str, Any]:
+    caps = budgets()
+    return {
+        "run": str(st.run),
+        "target": st.target.name if st.target else None,
+        "target_source": st.target_source or None,
+        "budgets": {"fix_loops": {"used": st.fix_loops_used, "cap": caps["run_fix_loops"]},
+                    "panel_rounds": {"used": len(st.rounds), "cap": caps["panel_rounds"]},
+                    "phase_evaluations_cap": caps["phase_fix_loops"] + 1},
+        "phases": [{
+            "phase": ph,
+            "evaluations": len(info.loops),
+            "loops": [{"loop": lp.loop, "verdict": lp.verdict, "path": lp.path,
+                       "open_blocker_high": [o.to_dict() for o in lp.open],
+                       "count": lp.count, "improved": lp.improved} for lp in info.loops],
+            "stalled": [{"id": k, "loops": v} for k, v in info.stalled.items()],
+        } for ph, info in sorted(st.phases.items())],
+        "panel": [{
+            "round": r.round, "kind": r.kind, "redispatched": r.redispatched,
+            "seats": {s: cf.path for s, cf in sorted(r.seats.items())},
+            "min_total": r.min_total, "min_seat": r.min_seat, "improved": r.improved,
+            "result": (("PASS" if r.panel.passed else "FAIL") if r.panel else None),
+            "failed": r.panel.failed if r.panel else [],
+            "conflicts": [c.to_dict() for c in r.panel.conflicts] if r.panel else [],
+        } for r in st.rounds],
+        "next_action": {"action": st.action.kind, "phase": st.action.phase,
+                        "reason": st.action.reason, "items": st.action.items,
+                        "may_continue": st.action.may_continue},
+    }
+
+
+def render_text(st: RunStatus) -> str:
+    caps = budgets()
+    out = [f"Run {st.run.name}  target: {st.target.name if st.target else 'unknown'}"
+           + (f" (from {st.target_source})" if st.target_source else "")]
+    out.append(f"Fix loops used: {st.fix_loops_used}/{caps['run_fix_loops']}   Panel rounds: "
+               f"{len(st.rounds)}/{caps['panel_rounds']}")
+    for ph, info in sorted(st.phases.items()):
+        out.append(f"Phase {ph}: {len(info.loops)}/{caps['phase_fix_loops'] + 1} evaluations")
+        for lp in info.loops:
+            ids = ", ".join(f"{o.id}({o.severity})" for o in lp.open) or "none open"
+            out.append(f"  loop {lp.loop}: {lp.verdict or '?'}; blocker+high {lp.count} "
+                       f"[{ids}]{_loop_word(lp.improved)}")
+        for sid, loops in info.stalled.items():
+            out.append(f"  stalled: {sid} recurred unchanged in loops "
+                       f"{', '.join(map(str, loops))}")
+    for r in st.rounds:
+        kind = f" (adjudication: seat {r.redispatched} re-dispatched)" if r.redispatched else ""
+        mt = f"min seat total {fmt_num(r.min_total)} (seat {r.min_seat})" if r.min_total is not None else "min total n/a"
+        res = ("PASS" if r.panel.passed else "FAIL") if r.panel else "not evaluated"
+        out.append(f"Panel round {r.round}{kind}: {mt}{_loop_word(r.improved)}; {res}")
+        if r.panel:
+            for c in r.panel.conflicts:
+                state = f"adjudicated: {c.adjudicated}" if c.adjudicated else "OPEN"
+                out.append(f"  conflict {c.describe()} [{state}]")
+            for m in r.panel.failed:
+                out.append(f"  - {m}")
+        for prev in st.rounds:
+            if prev.round == r.round - 1 and prev.panel and r.redispatched:
+                for c in prev.panel.conflicts:
+                    if c.outlier == r.redispatched:
+                        now = [x for x in (r.panel.conflicts if r.panel else [])
+                               if x.criterion == c.criterion]
+                        out.append(f"  conflict on {c.criterion!r} from round {prev.round}: "
+                                   + ("persisted" if now else "resolved by the re-dispatch"))
+    a = st.action
+    where = f" phase {a.phase}" if a.phase is not None else ""
+    out.append(f"NEXT: {a.kind}{where}: {a.reason}")
+    out.extend(f"  - {it}" for it in a.items)
+    return "\n".join(out)
+
+
+def render_table(st: RunStatus) -> str:
+    """A few fixed-width lines that fit an agent's context."""
+    caps = budgets()
+    rows = ["phase evals  last  open  stalled"]
+    for ph, info in sorted(st.phases.items()):
+        lp = info.loops[-1]
+        rows.append(f"{ph:>5} {len(info.loops)}/{caps['phase_fix_loops'] + 1:<4} "
+                    f"{(lp.verdict or '?'):<5} {lp.count:>4}  {','.join(info.stalled) or '-'}")
+    for r in st.rounds:
+        res = ("PASS" if r.panel.passed else "FAIL") if r.panel else "-"
+        mt = fmt_num(r.min_total) if r.min_total is not None else "-"
+        rows.append(f"panel r{r.round} {r.kind[:5]} min {mt} {res}")
+    a = st.action
+    rows.append(f"loops {st.fix_loops_used}/{caps['run_fix_loops']} rounds "
+                f"{len(st.rounds)}/{caps['panel_rounds']} target "
+                f"{st.target.name if st.target else '?'}")
+    rows.append(f"NEXT {a.kind}" + (f" p{a.phase}" if a.phase is not None else "") + f": {a.reason}")
+    return "\n".join(rows)

@@ -1,0 +1,280 @@
+"""`gavel award figqa run|self-test`: gate every figure a plotting script makes.
+
+The script runs in a child interpreter (figqa_runner.py, headless Agg) so that
+its crash, sys.exit or endless loop is reported as a finding about the script,
+never as our traceback.  Collisions come back as JSON and become Findings here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from gavelkit.core.errors import UsageError
+from gavelkit.core.findings import Finding
+
+#: collision kind (figqa.KINDS) -> rule code in data/rules/figqa.toml
+KIND_CODES = {
+    "text-over-text": "FIG-T001",
+    "text-over-line": "FIG-D001",
+    "text-over-marker": "FIG-D002",
+    "text-over-patch": "FIG-D003",
+    "text-over-image": "FIG-D004",
+    "arrow-over-data": "FIG-A001",
+    "arrow-over-text": "FIG-A002",
+    "clipped-by-figure": "FIG-C001",
+    "clipped-by-axes": "FIG-C002",
+    "missing-glyph": "FIG-G001",
+}
+
+RUNNER = Path(__file__).resolve().parents[1] / "award" / "figures" / "runner.py"
+
+_RUN_HELP = """\
+usage: gavel award figqa run SCRIPT.py [ARGS...] [--annotate DIR] [--timeout S]
+                              [--tol PT] [--min-area PT2] [--format text|json|sarif] [-q]
+
+Run a plotting script headless (Agg), gate every figure it makes (at savefig,
+plt.show and exit) and exit 1 on any collision or clipped text.  Options of
+ours may appear anywhere; put `--` before script arguments that look like them.
+
+  --annotate DIR  write each flagged figure as DIR/<script>-fig<N>.png with the
+                  colliding regions outlined and numbered
+  --timeout S     stop the script after S seconds (default 300; exit 2)
+  --tol PT        overlap below which shapes only touch, in points (default 1)
+  --min-area PT2  smallest reported overlap, in points^2 (default 1.5)
+
+exit codes: 0 clean, 1 collisions, 2 the script could not run (missing, crashed,
+timed out) or usage error
+"""
+
+
+def _split(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
+    opts: dict[str, Any] = {"annotate": None, "timeout": 300.0, "tol": None, "min_area": None,
+                            "format": "text", "quiet": False}
+    rest: list[str] = []
+    i = 0
+    takes = {"--annotate": "annotate", "--timeout": "timeout", "--tol": "tol",
+             "--min-area": "min_area", "--format": "format"}
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            rest.extend(argv[i + 1:])
+            break
+        if a in ("-h", "--help") and not rest:
+            print(_RUN_HELP)
+            raise SystemExit(0)
+        if a in ("-q", "--quiet"):
+            opts["quiet"] = True
+            i += 1
+            continue
+        key, val = a, None
+        if a.startswith("--") and "=" in a:
+            key, val = a.split("=", 1)
+        if key in takes:
+            if val is None:
+                if i + 1 >= len(argv):
+                    raise UsageError(f"{key} needs a value")
+                val = argv[i + 1]
+                i += 1
+            opts[takes[key]] = val
+            i += 1
+            continue
+        rest.append(a)
+        i += 1
+    if opts["format"] not in ("text", "json", "sarif"):
+        raise UsageError(f"--format must be text, json or sarif, not {opts['format']!r}")
+    for k in ("timeout", "tol", "min_area"):
+        if opts[k] is not None:
+            try:
+                opts[k] = float(opts[k])
+            except ValueError:
+                raise UsageError(f"--{k.replace('_', '-')} needs a number, not {opts[k]!r}") \
+                    from None
+            if opts[k] < 0 or (k == "timeout" and opts[k] == 0):
+                raise UsageError(f"--{k.replace('_', '-')} must be positive")
+    if not rest:
+        raise UsageError("no script given (gavel award figqa run SCRIPT.py [ARGS...])")
+    return opts, rest
+
+
+def _short(s: str, n: int = 40) -> str:
+    s = " ".join(str(s).split())
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+def _side(d: dict[str, Any]) -> str:
+    where = "figure" if d.get("axes", -1) < 0 else f"axes#{d['axes']}"
+    role, typ = d.get("role", ""), d.get("type", "")
+    name = role if typ.lower().startswith(role) else f"{role} {typ}"
+    lab = f" {_short(d['label'])!r}" if d.get("label") else ""
+    return f"{name}{lab} ({where})"
+
+
+def collisions_to_findings(result: dict[str, Any], script: str) -> list[Finding]:
+    """Turn the runner's JSON into Findings (one per collision, plus script problems)."""
+    out: list[Finding] = []
+    for fig in result.get("figures", []):
+        n, line = fig["index"], int(fig.get("line") or 0)
+        if fig.get("error"):
+            out.append(Finding("FIG-S004", "error", f"figure {n}: could not be gated: "
+                               f"{fig['error']}", path=script, line=line))
+        for c in fig.get("collisions", []):
+            code = KIND_CODES.get(c["kind"], "FIG-S004")
+            x0, y0, x1, y1 = c["where"]
+            if c["kind"] == "missing-glyph":
+                msg = f"figure {n}: {c['a']['label']}"
+            else:
+                msg = (f"figure {n}: {_side(c['a'])} x {_side(c['b'])}: "
+                       f"{c['area_px']:.1f} px^2 at x={x0:.0f}..{x1:.0f}, y={y0:.0f}..{y1:.0f}")
+                if c.get("detail"):
+                    msg += f" ({c['detail']})"
+            data = {"figure": n, **c}
+            if fig.get("annotated"):
+                data["annotated"] = fig["annotated"]
+            out.append(Finding(code, "error", msg, path=script, line=line, data=data))
+    exc = result.get("exception")
+    if exc or result.get("exit", 0) != 0:
+        if exc:
+            msg = f"script failed: {exc['type']}: {_short(exc['message'], 200)}"
+            line = int(exc.get("line") or 0)
+        else:
+            msg = f"script exited with status {result.get('exit')}"
+            line = 0
+        tb = (exc or {}).get("traceback", "")
+        frames = [x.strip() for x in tb.splitlines() if x.lstrip().startswith("File ")]
+        hint = f"the script's traceback ends at {frames[-1]}" if frames else None
+        out.append(Finding("FIG-S001", "error", msg, path=script, line=line,
+                           unusable=True, hint=hint, data={"traceback": tb} if tb else {}))
+    elif not result.get("figures"):
+        out.append(Finding("FIG-S002", "warning", "the script made no matplotlib figure; "
+                           "nothing was gated", path=script))
+    return out
+
+
+def _wait(proc: subprocess.Popen[str], timeout: float, label: str,
+          quiet: bool) -> tuple[str, str]:
+    """communicate() in short slices so a terminal can show the elapsed time."""
+    import time
+
+    from gavelkit.core.progress import Progress
+
+    start = time.monotonic()
+    with Progress(label, quiet=quiet) as bar:
+        while True:
+            left = timeout - (time.monotonic() - start)
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
+            try:
+                return proc.communicate(timeout=min(0.5, left))
+            except subprocess.TimeoutExpired:
+                bar.update(int(time.monotonic() - start), item="s running")
+
+
+def run_script(script: str, args: list[str], *, annotate: str | None = None,
+               timeout: float = 300.0, tol: float | None = None,
+               min_area: float | None = None,
+               quiet: bool = True) -> tuple[list[Finding], dict[str, Any]]:
+    """Run `script` in a child interpreter and return (findings, raw runner result).
+
+    With quiet=False a terminal shows how long the script has been running.
+    """
+    from gavelkit.core.errors import InputError
+
+    p = Path(script)
+    if not p.exists():
+        raise InputError(script, "no such file")
+    if p.is_dir():
+        raise InputError(script, "is a directory, not a script")
+    with tempfile.TemporaryDirectory(prefix="gavel-figqa-") as tmp:
+        out = os.path.join(tmp, "result.json")
+        cmd = [sys.executable, str(RUNNER), "--out", out]
+        if annotate:
+            cmd += ["--annotate", os.path.abspath(annotate)]
+        if tol is not None:
+            cmd += ["--tol", repr(tol)]
+        if min_area is not None:
+            cmd += ["--min-area", repr(min_area)]
+        cmd += ["--", str(p), *args]
+        env = dict(os.environ, MPLBACKEND="Agg")
+        env.pop("PYTHONSTARTUP", None)
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env,
+                                start_new_session=True, errors="replace")
+        try:
+            stdout, stderr = _wait(proc, timeout, f"figqa {p.name}", quiet)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                proc.kill()
+            proc.communicate()
+            f = Finding("FIG-S003", "error", f"the script did not finish within {timeout:g} s "
+                        "and was stopped", path=script, unusable=True)
+            return [f], {"figures": [], "timeout": True}
+        if not os.path.exists(out):
+            # the interpreter itself died (segfault, os._exit, killed): report its own words
+            last = (stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+            f = Finding("FIG-S001", "error", f"script failed: {_short(last, 200)}",
+                        path=script, unusable=True, data={"stderr": stderr[-4000:],
+                                                          "exit": proc.returncode})
+            return [f], {"figures": [], "stdout": stdout, "stderr": stderr}
+        with open(out, encoding="utf-8") as fh:
+            result = json.load(fh)
+    result["stdout"], result["stderr"] = stdout, stderr
+    return collisions_to_findings(result, script), result
+
+
+def run_main(argv: list[str], prog: str) -> int:
+    from gavelkit.cli.common import emit
+
+    opts, rest = _split(argv)
+    script, args = rest[0], rest[1:]
+    findings, result = run_script(script, args, annotate=opts["annotate"],
+                                  timeout=opts["timeout"], tol=opts["tol"],
+                                  min_area=opts["min_area"], quiet=opts["quiet"])
+    figs = result.get("figures", [])
+    n_coll = sum(len(f.get("collisions", [])) for f in figs)
+    summary = f"figqa: gated {len(figs)} figure(s) from {script}: {n_coll} collision(s)"
+    annotated = [f["annotated"] for f in figs if f.get("annotated")]
+    if annotated:
+        summary += "\nannotated: " + ", ".join(annotated)
+    extra = {"figures": [{k: v for k, v in f.items() if k != "collisions"} | {
+        "collisions": len(f.get("collisions", []))} for f in figs]}
+    return emit(findings, opts["format"], prog, extra=extra, text=summary, quiet=opts["quiet"])
+
+
+def selftest_main(argv: list[str], prog: str) -> int:
+    from gavelkit.cli.common import add_format, parser
+
+    p = parser(prog, "Prove the figure gate works on built-in colliding and clean figures.")
+    add_format(p)
+    a = p.parse_args(argv)
+    import io
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from gavelkit.award.figures import figqa
+
+    buf = io.StringIO()
+    ok = figqa.self_test(buf)
+    if a.format == "json":
+        print(json.dumps({"tool": "gavel", "command": prog, "passed": ok,
+                          "cases": buf.getvalue().splitlines()[:-1]}, indent=2))
+    else:
+        print(buf.getvalue().rstrip())
+    return 0 if ok else 1
+
+
+def figure_findings(fig: Any, path: str = "", line: int = 0, **tolerances: Any) -> list[Finding]:
+    """Gate one in-memory figure and return Findings (library use and tests)."""
+    from gavelkit.award.figures import figqa
+
+    found = figqa.find_collisions(fig, **tolerances)
+    result = {"figures": [{"index": 1, "line": line, "collisions": [c.to_dict() for c in found]}],
+              "exit": 0}
+    return collisions_to_findings(result, path)

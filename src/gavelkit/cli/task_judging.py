@@ -1,0 +1,223 @@
+"""`gavel task run|solvability|judge|judge-all`: thin CLI over runner, judge and fleet."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from gavelkit.cli.common import add_format, emit, parser
+from gavelkit.core.errors import UsageError
+from gavelkit.core.findings import Finding
+
+
+def progress_printer(quiet: bool, label: str = "gavel") -> Any:
+    """A progress callback on the shared one-line display (gavelkit.core.progress), or None
+    when nobody watches: --quiet, stderr not a terminal, or GAVEL_PROGRESS=0."""
+    from gavelkit.core.progress import Progress
+
+    bar = Progress(label, quiet=quiet)
+    if not bar.enabled:
+        return None
+
+    def show(msg: str, done: int | None = None, total: int | None = None) -> None:
+        bar.update(bar.done if done is None else done, total, msg)
+    show.bar = bar  # type: ignore[attr-defined]
+    return show
+
+
+def _end_progress(cb: Any) -> None:
+    if cb is not None:
+        cb.bar.close()
+
+
+def _run_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--package", help="import name of the target (default: from task.json)")
+    p.add_argument("--remove-path", action="append", default=[], metavar="PATH",
+                   help="delete PATH from the oracle worktree before running (repeatable)")
+    p.add_argument("--python", help="score with this interpreter instead of a uv environment "
+                                    "built from oracle/requirements.txt (recorded in the result)")
+    p.add_argument("--offline", action="store_true", help="never reach the package index")
+    p.add_argument("--timeout", type=float, default=60.0, help="per-test limit in s (default 60)")
+    p.add_argument("--file-timeout", type=float, default=900.0,
+                   help="per-file wall limit in s (default 900)")
+    p.add_argument("--memory-mb", type=int, default=4096, help="address-space limit (default 4096)")
+    p.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto",
+                   help="auto: bubblewrap when it works here (default); bwrap: require it")
+    p.add_argument("--group", choices=["file", "run"], default="file",
+                   help="file: one pytest process per test file (default; per-file limits); "
+                        "run: one process for all files (faster, less isolation)")
+    p.add_argument("--repeat", type=int, default=1, metavar="K",
+                   help="run K times and mark nodes whose outcome changes as flaky")
+
+
+def _opts(a: argparse.Namespace, solution: str, out: str, role: str, progress: Any) -> Any:
+    from gavelkit.task.scoring.options import RunOptions
+
+    if a.repeat < 1:
+        raise UsageError("--repeat must be at least 1")
+    return RunOptions(solution=solution, out=out, package=a.package, remove_paths=a.remove_path,
+                      python=a.python, offline=a.offline, role=role, test_timeout=a.timeout,
+                      file_timeout=a.file_timeout, memory_mb=a.memory_mb, isolation=a.isolation,
+                      repeat=a.repeat, progress=progress, group=a.group,
+                      reference_score=getattr(a, "reference_run", None))
+
+
+def _score_text(score: dict[str, Any]) -> str:
+    s = score["summary"]
+    rate = score.get("pass_rate_excluding_skips")
+    g = score.get("gavel", {})
+    iso = g.get("isolation", {})
+    lines = [f"{s['passed']}/{s['total']} passed"
+             + (f" ({rate:.1%})" if rate is not None else " (nothing scored: 0/0 is not a rate)")
+             + "; " + ", ".join(f"{k} {v}" for k, v in s.items()
+                                if k not in ("passed", "total") and v)]
+    for layer, v in sorted(score.get("by_layer", {}).items()):
+        lines.append(f"  {layer}: {v.get('passed', 0)}/{v['total']}")
+    if g.get("classification"):
+        lines.append("failure classes: " + ", ".join(f"{k} {n}" for k, n in
+                                                     sorted(g["classification"].items())))
+    lines.append(f"isolation: {'active (' + iso.get('mechanism', '') + ')' if iso.get('active') else 'INACTIVE - ' + str(iso.get('why_inactive'))}")
+    env = g.get("environment", {})
+    lines.append(f"environment: {env.get('kind')} {env.get('requirements_hash', '')} "
+                 f"({'reused' if env.get('reused') else 'built'})")
+    return "\n".join(lines)
+
+
+def run_main(argv: list[str], prog: str) -> int:
+    from gavelkit.task.scoring.runner import run_solution
+
+    p = parser(prog, "Score a solution against the task's oracle in an isolated runner; "
+                     "writes OUT/score_result.json.")
+    p.add_argument("task", help="task folder")
+    p.add_argument("--solution", required=True, help="solution folder (reference or candidate)")
+    p.add_argument("--out", required=True, help="run folder to write score_result.json into")
+    p.add_argument("--role", choices=["candidate", "reference"], default="candidate")
+    p.add_argument("--reference-run", help="reference score_result.json (skips it takes are "
+                                           "not counted against the candidate)")
+    _run_args(p)
+    add_format(p)
+    a = p.parse_args(argv)
+    cb = progress_printer(a.quiet, "task run")
+    res = run_solution(a.task, _opts(a, a.solution, a.out, a.role, cb))
+    _end_progress(cb)
+    extra = {"score_result": str(res.path), "summary": res.summary,
+             "pass_rate": res.pass_rate, "by_layer": res.score.get("by_layer"),
+             "isolation": res.score["gavel"]["isolation"]}
+    return emit(res.findings, a.format, "task run", extra=extra,
+                text=_score_text(res.score) + f"\nwrote {res.path}", quiet=a.quiet)
+
+
+def solvability_main(argv: list[str], prog: str) -> int:
+    from gavelkit.task.scoring.solvability import check_solvability
+
+    p = parser(prog, "Run the reference on the oracle in the task's own environment: >= 95 % "
+                     "(100 % at S3_REFERENCE_RUN), with an environment diagnosis when below.")
+    p.add_argument("task", help="task folder")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--reference", help="reference solution folder")
+    g.add_argument("--reference-package", metavar="SPEC",
+                   help="install SPEC (e.g. semver==3.0.2) from the index as the reference")
+    p.add_argument("--out", help="run folder (default: TASK/judge/reference_run)")
+    p.add_argument("--threshold", type=float, help="pass rate needed (default 0.95, 1.0 at "
+                                                    "S3_REFERENCE_RUN)")
+    _run_args(p)
+    add_format(p)
+    a = p.parse_args(argv)
+    cb = progress_printer(a.quiet, "task solvability")
+    out = a.out or str(Path(a.task) / "judge" / "reference_run")
+    res = check_solvability(a.task, a.reference, a.reference_package,
+                            _opts(a, a.reference or "", out, "reference", cb), a.threshold)
+    _end_progress(cb)
+    text = _score_text(res.run.score) + "\n" + res.text()
+    return emit(res.findings, a.format, "task solvability", extra=res.to_dict(), text=text,
+                quiet=a.quiet)
+
+
+def judge_main(argv: list[str], prog: str) -> int:
+    from gavelkit.task.judging.judge import judge_run, record
+
+    p = parser(prog, "Judge a scored run: preflight, anti-cheat, solvability, fairness gates, "
+                     "then scores; writes judge/diagnosis_report.md, updates task.json and "
+                     "moves the state.")
+    p.add_argument("task", help="task folder")
+    p.add_argument("--run", required=True, help="candidate run folder (with score_result.json)")
+    p.add_argument("--trajectory", nargs="+", default=[], metavar="FILE",
+                   help="agent trajectory files for the anti-cheat scan")
+    p.add_argument("--reference-run", help="reference run folder or score file "
+                                           "(default: TASK/judge/reference_run, then the task's "
+                                           "reference_score.json)")
+    p.add_argument("--solution", help="candidate solution folder (default: from the run)")
+    p.add_argument("--forbid", action="append", default=[], help="extra forbidden path")
+    p.add_argument("--no-state", action="store_true", help="do not move the pipeline state")
+    p.add_argument("--dry-run", action="store_true", help="write nothing")
+    p.add_argument("--date", help="date to record (default: today)")
+    add_format(p)
+    a = p.parse_args(argv)
+    res = judge_run(a.task, a.run, trajectories=a.trajectory, reference_run=a.reference_run,
+                    solution=a.solution, forbid=a.forbid, write=not a.dry_run,
+                    move_state=not a.no_state, date=a.date)
+    rec = record(res)
+    lines = [f"verdict: {res.verdict}" + (f" (route: {res.route})" if res.route else ""),
+             *[f"  {r}" for r in res.reasons],
+             f"preflight: {'PASS' if res.preflight.passed else 'FAIL'} - {res.preflight.reason}",
+             f"anti-cheat: {res.scan.verdict}",
+             f"reference: {res.reference_rate:.1%}" if res.reference_rate is not None
+             else "reference: none"]
+    if res.metrics:
+        ig = res.metrics.integration_gap
+        lines.append(f"gap: atomic {ig['atomic_rate']} integration {ig['integration_e2e_rate']} "
+                     f"rate_gap {ig['rate_gap']}; true gap events {len(res.metrics.true_gap_events)}")
+        cd = res.metrics.to_dict()["cascade"]
+        lines.append(f"cascade: {cd['failures']} failures in {cd['root_causes']} root causes")
+    if res.transition:
+        lines.append(f"state: -> {res.transition.get('to', res.transition.get('requested'))} "
+                     f"({'written' if res.transition.get('written') else 'not written'})")
+    if res.written:
+        lines.append("wrote: " + ", ".join(res.written))
+    rc = emit(res.findings, a.format, "task judge", extra={"judge": rec, "written": res.written},
+              text="\n".join(lines), quiet=a.quiet)
+    return 1 if res.verdict != "QUALIFIED" and rc == 0 else rc
+
+
+def judge_all_main(argv: list[str], prog: str) -> int:
+    from gavelkit.task.judging.fleet import FleetOptions, judge_all, render_table
+
+    p = parser(prog, "Score (where needed) and judge every task under a folder, in parallel "
+                     "processes or on a Dask cluster.")
+    p.add_argument("tasks", help="folder holding task folders")
+    p.add_argument("--jobs", "-j", type=int, default=1, help="parallel tasks (default 1)")
+    p.add_argument("--executor", choices=["process", "dask"], default="process")
+    p.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: "
+                                       "a local cluster with --jobs workers")
+    p.add_argument("--rescore", action="store_true", help="re-run solutions already scored")
+    p.add_argument("--no-state", action="store_true", help="do not move pipeline states")
+    p.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
+    p.add_argument("--offline", action="store_true")
+    add_format(p)
+    a = p.parse_args(argv)
+    if a.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if a.scheduler and a.executor != "dask":
+        raise UsageError("--scheduler needs --executor dask")
+    tasks = Path(a.tasks)
+    if not tasks.is_dir():
+        from gavelkit.core.errors import InputError
+
+        raise InputError(a.tasks, "not a folder")
+    cb = progress_printer(a.quiet, "judge-all")
+    opts = FleetOptions(jobs=a.jobs, executor=a.executor, scheduler=a.scheduler,
+                        rescore=a.rescore, move_state=not a.no_state, isolation=a.isolation,
+                        offline=a.offline)
+    rows = judge_all(tasks, opts, progress=cb)
+    _end_progress(cb)
+    findings = [Finding("TSK-J010", "error", f"{r['task']}: {r['error']}", r["path"], 0, 0)
+                for r in rows if r.get("error")]
+    if not rows:
+        findings.append(Finding("TSK-J010", "error", "no task folders found (a task folder has "
+                                "kept_nodeids.txt or task.json)", str(tasks), 0, 0))
+    rc = emit(findings, a.format, "task judge-all", extra={"tasks": rows},
+              text=render_table(rows), quiet=a.quiet)
+    if rc == 0 and any(r.get("verdict") != "QUALIFIED" for r in rows):
+        rc = 1
+    return rc

@@ -1,0 +1,236 @@
+"""`gavel task init|state|check-oracle|gates|spotcheck`: thin CLI over the task modules."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gavelkit.cli.common import add_format, emit, parser
+from gavelkit.core.errors import UsageError
+from gavelkit.core.findings import Finding
+
+
+def _common(p: argparse.ArgumentParser, sarif: bool = False) -> None:
+    p.add_argument("task", help="task folder (tasks/{id} or wip/{id})")
+    p.add_argument("--config", help="TOML file overriding the task tables "
+                                    "(default: <task>/gavel-task.toml if present)")
+    add_format(p, sarif=sarif)
+
+
+def init_main(argv: list[str], prog: str) -> int:
+    from gavelkit.task.pipeline.state import init_state
+
+    p = parser(prog, "Create PIPELINE_STATE.md for a task in S1_SCREENING.")
+    p.add_argument("task")
+    p.add_argument("--id", help="task id for the title (default: folder name)")
+    p.add_argument("--date", help="date to record (default: today)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing state file")
+    add_format(p)
+    a = p.parse_args(argv)
+    try:
+        path = init_state(a.task, a.id, date=a.date, force=a.force)
+    except FileExistsError as exc:
+        f = Finding("TSK-S006", "error", "PIPELINE_STATE.md already exists; refusing to "
+                    "overwrite (use --force)", str(exc), 0, 0)
+        return emit([f], a.format, "task init", quiet=a.quiet)
+    return emit([], a.format, "task init", extra={"path": str(path)},
+                text=f"created {path}", quiet=a.quiet)
+
+
+def state_main(argv: list[str], prog: str) -> int:
+    from gavelkit.task.formats.load import STATE_NAME
+    from gavelkit.task.pipeline import state as st
+
+    p = parser(prog, "Show the pipeline state, or move it with --to (guarded, capped, locked).")
+    _common(p)
+    p.add_argument("--to", metavar="STATE", help="target state")
+    p.add_argument("--note", default="", help="History note for the transition")
+    p.add_argument("--date", help="date to record (default: today)")
+    p.add_argument("--dry-run", action="store_true", help="check the transition, write nothing")
+    a = p.parse_args(argv)
+    from pathlib import Path
+
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.textio import read_text
+    from gavelkit.task.formats.pipeline_state import parse_pipeline_state
+
+    path = Path(a.task) / STATE_NAME
+    if not Path(a.task).is_dir():
+        raise InputError(a.task, "not a task folder (no such directory)")
+    if not path.is_file():
+        raise InputError(str(path), "no PIPELINE_STATE.md (run `gavel task init` first)")
+    if a.to:
+        res = st.transition(a.task, a.to.strip().upper(), a.note, date=a.date, config=a.config,
+                            dry_run=a.dry_run)
+        extra = {"from": res.plan.from_state, "requested": res.plan.requested,
+                 "to": res.to_state, "written": res.written, "counters": res.plan.counters}
+        if res.written:
+            text = f"{res.plan.from_state} -> {res.to_state}"
+            if res.to_state != res.plan.requested:
+                text += f" (requested {res.plan.requested})"
+        elif res.plan.ok:
+            text = f"would move {res.plan.from_state} -> {res.to_state} (dry run)"
+        else:
+            text = f"refused: {res.plan.from_state} -> {res.plan.requested}; nothing written"
+        return emit(res.findings, a.format, "task state", extra=extra, text=text, quiet=a.quiet)
+    ps, fnd = parse_pipeline_state(read_text(path), str(path))
+    info: dict[str, Any] = {
+        "state": ps.state, "counters": {k: ps.iter_value(k) for k in st.ITERS},
+        "caps": dict(st.state_table()["caps"]), "next": st.allowed_next(ps.state),
+        "todo": [{"text": t.text, "done": t.done} for t in ps.todo],
+        "history": [{"num": h.num, "date": h.date, "from": h.from_state, "to": h.to_state,
+                     "note": h.note} for h in ps.history]}
+    lines = [f"state: {ps.state}",
+             "counters: " + ", ".join(f"{k} {v}/{info['caps'][k]}" for k, v in info["counters"].items()),
+             "next: " + (", ".join(info["next"]) or "none (terminal)")]
+    open_todo = [t for t in ps.todo if not t.done]
+    if open_todo:
+        lines.append(f"todo ({len(open_todo)} open):")
+        lines += [f"  - [ ] {t.text}" for t in open_todo]
+    if ps.history:
+        h = ps.history[-1]
+        lines.append(f"last: #{h.num} {h.date} {h.from_state} -> {h.to_state} {h.note}".rstrip())
+    return emit(fnd, a.format, "task state", extra=info, text="\n".join(lines), quiet=a.quiet)
+
+
+def check_oracle_main(argv: list[str], prog: str) -> int:
+    from gavelkit.task.pipeline.oracle import check_oracle
+
+    p = parser(prog, "Detect a changed oracle after QUALIFIED and carry out REOPENED_S3.")
+    _common(p)
+    p.add_argument("--ledger", help="CANDIDATES.md (default: task folder or its two parents)")
+    p.add_argument("--date", help="date for renames and History (default: today)")
+    p.add_argument("--dry-run", action="store_true", help="report what would be done")
+    p.add_argument("--record", action="store_true",
+                   help="no digests yet: record the current oracle as the baseline")
+    a = p.parse_args(argv)
+    res = check_oracle(a.task, ledger=a.ledger, date=a.date, dry_run=a.dry_run,
+                       record=a.record, config=a.config)
+    if res.changes is None:
+        text = "\n".join(res.actions) or "no oracle digests recorded"
+    elif not res.changes:
+        text = f"oracle unchanged (version {res.old_version})"
+    else:
+        prefix = "would: " if a.dry_run else ""
+        text = "\n".join(prefix + x for x in res.actions) or "oracle changed"
+    extra = {"changes": [list(c) for c in res.changes] if res.changes is not None else None,
+             "actions": res.actions, "old_version": res.old_version,
+             "new_version": res.new_version, "dry_run": a.dry_run}
+    return emit(res.findings, a.format, "task check-oracle", extra=extra, text=text,
+                quiet=a.quiet)
+
+
+def gates_main(argv: list[str], prog: str) -> int:
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.gates import run_gates
+
+    p = parser(prog, "Run static gates D (coverage), E (quality), F (phrasing) on a task.")
+    _common(p, sarif=True)
+    p.add_argument("--gate", default="DEF", help="which gates, e.g. D or DEF (default: DEF)")
+    p.add_argument("--ledger", help="CANDIDATES.md (default: task folder or its two parents)")
+    a = p.parse_args(argv)
+    bad = set(a.gate.upper()) - set("DEF")
+    if bad or not a.gate:
+        raise UsageError(f"--gate takes letters from D, E, F (got {a.gate!r})")
+    task = load_task(a.task, a.config, a.ledger)
+    report = run_gates(task, a.gate)
+    findings = report.findings
+    text_lines = []
+    d = report.results.get("D")
+    if d and d.table:
+        text_lines.append("\nGate D coverage:")
+        text_lines.append("| spec section | covered | with subsections | min | core | status |")
+        text_lines.append("|---|---:|---:|---:|---|---|")
+        for r in d.table:
+            text_lines.append(f"| {r['section']} | {r['covered']} | {r['covered_with_subsections']} "
+                              f"| {r['minimum']} | {'yes' if r['core'] else ''} | {r['status']} |")
+        if d.data.get("uncovered"):
+            text_lines.append("\nUncovered sections:")
+            text_lines.append("| spec section | uncovered behaviors | impact | recommendation |")
+            text_lines.append("|---|---|---|---|")
+            for u in d.data["uncovered"]:
+                text_lines.append("| " + " | ".join(str(u[k]).replace("|", "\\|") for k in
+                                                      ("spec section", "uncovered behaviors",
+                                                       "impact", "recommendation")) + " |")
+    text_lines.append("\nverdicts: " + ", ".join(f"Gate {g} {v}" for g, v in report.verdicts.items()))
+    extra = {"task": task.id, "verdicts": report.verdicts, "passed": report.passed,
+             "gates": {g: {"verdict": r.verdict, "table": r.table, "data": r.data}
+                       for g, r in report.results.items()}}
+    rc = emit(findings, a.format, "task gates", extra=extra, text="\n".join(text_lines),
+              quiet=a.quiet)
+    if rc == 0 and not report.passed:
+        rc = 1
+    return rc
+
+
+def spotcheck_main(argv: list[str], prog: str) -> int:
+    from pathlib import Path
+
+    from gavelkit.core.textio import atomic_write, read_text
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.gates import spotcheck as sc
+
+    p = parser(prog, "Gates A/C: write a reproducible spot-check table, or --verify a filled one.")
+    _common(p)
+    p.add_argument("--sample", type=int, default=10, help="rows to sample (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--gate", choices=["A", "C", "auto"], default="auto",
+                   help="A (map spot-check), C (generated-only oracle), auto: C when "
+                        "oracle_source means generated-only, else A")
+    p.add_argument("--out", help="write the table to this file (atomic) instead of stdout")
+    p.add_argument("--verify", metavar="FILE", help="check a filled table")
+    a = p.parse_args(argv)
+    if a.sample < 1:
+        raise UsageError("--sample must be at least 1")
+    task = load_task(a.task, a.config)
+    trig, value, where = sc.gate_c_triggered(task)
+    gate = a.gate if a.gate != "auto" else ("C" if trig else "A")
+    findings: list[Finding] = [f for f in task.findings if f.unusable]
+    if trig:
+        findings.append(Finding("TSK-A008", "info",
+                                f"Gate C applies: oracle_source {value!r} means generated-only "
+                                f"({where})", str(task.paths.get("map", task.dir)), 0, 0))
+    if task.spec is None or task.map is None:
+        missing = " and ".join(n for n, v in (("spec.md", task.spec), ("spec_test_map.md", task.map))
+                               if v is None)
+        findings.append(Finding("TSK-A001", "error", f"spot-check needs {missing}",
+                                str(task.dir), 0, 0))
+        return emit(findings, a.format, "task spotcheck", quiet=a.quiet)
+    allowed = sc.allowed_verdicts(task.config, gate)
+    if a.verify:
+        text = read_text(a.verify)
+        v = sc.verify(task, text, a.verify, gate)
+        findings += v.findings
+        extra = {"gate": gate, "rows": len(v.rows), "verdicts": v.verdicts}
+        summary = (f"Gate {gate}: {len(v.rows)} row(s); verdicts: "
+                   + (", ".join(f"{k} {n}" for k, n in v.verdicts.items()) or "none"))
+        return emit(findings, a.format, "task spotcheck", extra=extra, text=summary,
+                    quiet=a.quiet)
+    n = max(a.sample, int(task.config["spotcheck"]["gate_c_min_rows"])) if gate == "C" else a.sample
+    rows = sc.build(task, n, a.seed, gate)
+    if gate == "C" and len(rows) < int(task.config["spotcheck"]["gate_c_min_rows"]):
+        findings.append(Finding("TSK-A006", "error",
+                                f"only {len(rows)} generated covered row(s) to sample; Gate C "
+                                "needs at least " + str(task.config["spotcheck"]["gate_c_min_rows"]),
+                                str(task.paths["map"]), 0, 0))
+    table = sc.render(rows, gate, a.seed, n, allowed)
+    extra = {"gate": gate, "seed": a.seed, "sample": n, "allowed_verdicts": allowed,
+             "rows": [{"nodeid": r.nodeid, "assertion summary": r.summary,
+                       "spec_section": r.spec_section, "verdict": r.verdict} for r in rows]}
+    if a.out:
+        atomic_write(Path(a.out), table)
+        text = f"wrote {len(rows)} row(s) to {a.out} (Gate {gate}, seed {a.seed})"
+    elif a.format == "text":
+        # the table is the output (pipe it to a file); findings go to stderr
+        import sys
+
+        from gavelkit.core.findings import exit_code
+        from gavelkit.core.render import render_text
+
+        if findings:
+            print(render_text(findings, summary=False), file=sys.stderr)
+        sys.stdout.write(table)
+        return exit_code(findings)
+    else:
+        text = table
+    return emit(findings, a.format, "task spotcheck", extra=extra, text=text, quiet=a.quiet)

@@ -1,0 +1,152 @@
+"""Agent trajectories in five families of formats, normalised into one `Event` stream.
+
+Formats (detected from content, not file names): `claude-code` session JSONL
+(with sub-agent files and sidechains), `codex` CLI rollouts, `openhands` event
+streams / `output.jsonl` / V1 event folders, `swe-agent` `.traj`,
+`mini-swe-agent` `trajectory.json`, `inspect-eval` `.eval` archives and
+`inspect-json` logs. `detect(path)` names the format; JSONL formats expose a
+`Normaliser` with `feed(obj, line) -> [Event]` so the scanner can stream them
+and parse only the lines that matter; document formats go through
+`document_events(fmt, doc)`. `expand(paths)` turns folders into files and adds
+a Claude Code session's sub-agent files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from gavelkit.task.anticheat.trajectory import claude, codex, openhands, swe
+from gavelkit.task.anticheat.trajectory.events import Event, loads
+
+JSONL_FORMATS = ("claude-code", "codex", "openhands")
+DOC_FORMATS = ("swe-agent", "mini-swe-agent", "inspect-json", "openhands-json")
+ALL_FORMATS = (*JSONL_FORMATS, *DOC_FORMATS, "inspect-eval")
+SUFFIXES = (".jsonl", ".json", ".traj", ".eval", ".ndjson", ".log")
+PEEK = 1 << 20
+
+__all__ = ["ALL_FORMATS", "Event", "detect", "document_events", "expand", "normaliser"]
+
+
+def normaliser(fmt: str) -> Any:
+    if fmt == "claude-code":
+        return claude.Normaliser()
+    if fmt == "codex":
+        return codex.Normaliser()
+    if fmt == "openhands":
+        return openhands.Normaliser()
+    raise ValueError(fmt)
+
+
+def _jsonl_format(obj: Any) -> str | None:
+    if claude.looks_like(obj):
+        return "claude-code"
+    if codex.looks_like(obj):
+        return "codex"
+    if openhands.looks_like_event(obj) or openhands.looks_like_instance(obj):
+        return "openhands"
+    return None
+
+
+def _doc_format(doc: Any) -> str | None:
+    from gavelkit.task.anticheat.trajectory import inspectlog
+
+    if swe.looks_like_swe(doc):
+        return "swe-agent"
+    if swe.looks_like_mini(doc):
+        return "mini-swe-agent"
+    if inspectlog.looks_like_log(doc):
+        return "inspect-json"
+    if isinstance(doc, list) and doc and all(isinstance(x, dict) for x in doc[:5]) and any(
+            openhands.looks_like_event(x) for x in doc[:20]):
+        return "openhands-json"
+    if openhands.looks_like_instance(doc) or openhands.looks_like_event(doc):
+        return "openhands-json"
+    return None
+
+
+def detect(path: str | os.PathLike[str]) -> str | None:
+    """Name the format of a trajectory file from its content, or None."""
+    with open(path, "rb") as fh:
+        head = fh.read(PEEK)
+        if b"\n" not in head and len(head) == PEEK:
+            # a first line longer than the peek (an embedded image): read that line whole
+            head += fh.readline(64 * PEEK)
+    if head.startswith(b"PK\x03\x04"):
+        return "inspect-eval"
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not text:
+        return None
+    lines = [ln for ln in text.split(b"\n")[:20] if ln.strip()]
+    complete = lines if len(head) < PEEK or head.endswith(b"\n") else lines[:-1]
+    if len(lines) > 1 or (complete and complete[0].rstrip().endswith(b"}")):
+        for ln in complete or lines:
+            try:
+                obj = loads(ln)
+            except ValueError:
+                continue
+            fmt = _jsonl_format(obj)
+            if fmt:
+                return fmt
+            # a single complete line could also be a one-line document
+            if len(lines) == 1:
+                return _doc_format(obj)
+    return "json-document" if text[:1] in (b"{", b"[") else None
+
+
+def document_events(fmt: str, doc: Any) -> Iterator[Event]:
+    from gavelkit.task.anticheat.trajectory import inspectlog
+
+    if fmt == "swe-agent":
+        yield from swe.swe_events(doc)
+    elif fmt == "mini-swe-agent":
+        yield from swe.mini_events(doc)
+    elif fmt == "inspect-json":
+        yield from inspectlog.log_events(doc)
+    elif fmt == "openhands-json":
+        yield from openhands.events_from_document(doc)
+
+
+def document_format(doc: Any) -> str | None:
+    return _doc_format(doc)
+
+
+def expand(paths: list[str]) -> list[str]:
+    """Files to scan: folders are walked; a Claude session brings its sub-agent files."""
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def add(p: str) -> None:
+        key = os.path.realpath(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for sub in sorted(p.rglob("*")):
+                if sub.is_file() and sub.suffix in SUFFIXES and not sub.name.startswith("."):
+                    add(str(sub))
+            continue
+        add(raw)
+        if p.suffix == ".jsonl" and p.is_file():
+            subdir = p.parent / p.stem / "subagents"
+            if subdir.is_dir():
+                for sub in sorted(subdir.glob("*.jsonl")):
+                    add(str(sub))
+            for sib in sorted(p.parent.glob("agent-*.jsonl")):
+                if _same_session(sib, p.stem):
+                    add(str(sib))
+    return out
+
+
+def _same_session(path: Path, session: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return False
+    return session.encode() in head

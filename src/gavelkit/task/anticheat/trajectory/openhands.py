@@ -1,0 +1,114 @@
+"""OpenHands event streams: V0 events (`action`/`observation` + `args`/`extras`),
+`output.jsonl` instances (`history` list of events), and V1 SDK events
+(`ActionEvent` with `tool_name` and an `action` object; `ObservationEvent`).
+
+`run` → args.command; `read` → args.path (str_replace_editor `view` is a read);
+`write`/`edit` → args.path; `run_ipython` → args.code; `browse` → args.url.
+Observations give the output, and newer builds report the shell's working
+directory in `extras.metadata.working_dir`, which later commands run in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gavelkit.task.anticheat.trajectory.events import Event, text_of, tool_call_event
+
+
+def looks_like_event(obj: Any) -> bool:
+    return isinstance(obj, dict) and (
+        (("action" in obj or "observation" in obj) and ("source" in obj or "id" in obj))
+        or obj.get("kind") in ("ActionEvent", "ObservationEvent", "MessageEvent"))
+
+
+def looks_like_instance(obj: Any) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("history"), list) and (
+        "instance_id" in obj or "instance" in obj or "test_result" in obj)
+
+
+class Normaliser:
+    fmt = "openhands"
+
+    def __init__(self) -> None:
+        self.index = 0
+        self.cwd: str | None = None
+
+    def feed(self, obj: Any, line: int) -> list[Event]:
+        if looks_like_instance(obj):
+            out: list[Event] = []
+            for ev in obj["history"]:
+                out.extend(self.feed(ev, line))
+            return out
+        if isinstance(obj, list):  # a history list, or (old) [action, observation] pairs
+            out = []
+            for ev in obj:
+                out.extend(self.feed(ev, line))
+            return out
+        if not isinstance(obj, dict):
+            return []
+        ev = self._one(obj, line)
+        if ev is None:
+            return []
+        self.index += 1
+        return [ev]
+
+    def _one(self, obj: dict[str, Any], line: int) -> Event | None:
+        time = obj.get("timestamp")
+        actor = str(obj.get("source", "agent"))
+        if obj.get("kind") == "ActionEvent":
+            action = obj.get("action") if isinstance(obj.get("action"), dict) else {}
+            return tool_call_event(self.index, str(obj.get("tool_name", action.get("kind", ""))),
+                                   action, line=line, time=time, cwd=self.cwd,
+                                   call_id=obj.get("tool_call_id"))
+        if obj.get("kind") == "ObservationEvent":
+            obs = obj.get("observation") if isinstance(obj.get("observation"), dict) else {}
+            return Event(self.index, line=line, time=time, actor="tool", tool="output",
+                         output=text_of(obs.get("content") or obs.get("output") or obs),
+                         cwd=self.cwd, call_id=obj.get("tool_call_id"))
+        if "observation" in obj:
+            extras = obj.get("extras") if isinstance(obj.get("extras"), dict) else {}
+            meta = extras.get("metadata") if isinstance(extras.get("metadata"), dict) else {}
+            wd = meta.get("working_dir")
+            ev = Event(self.index, line=line, time=time, actor="tool", tool="output",
+                       output=text_of(obj.get("content") or obj.get("message")), cwd=self.cwd,
+                       call_id=str(obj.get("cause", "")) or None)
+            if isinstance(wd, str) and wd:
+                self.cwd = wd
+            return ev
+        action = obj.get("action")
+        args = obj.get("args") if isinstance(obj.get("args"), dict) else {}
+        if not isinstance(action, str):
+            return None
+        ev = Event(self.index, line=line, time=time, actor="agent" if actor == "agent" else actor,
+                   tool=action, cwd=args.get("cwd") or self.cwd, call_id=str(obj.get("id", "")) or None)
+        if action == "run" and isinstance(args.get("command"), str):
+            ev.command = args["command"]
+            ev.tool = "shell"
+        elif action == "run_ipython":
+            ev.code = str(args.get("code", ""))
+            ev.tool = "python"
+        elif action == "read":
+            ev.read.append(str(args.get("path", "")))
+            ev.tool = "read"
+        elif action in ("write", "edit"):
+            if str(args.get("command", "")) == "view":
+                ev.read.append(str(args.get("path", "")))
+                ev.tool = "read"
+            else:
+                ev.write.append(str(args.get("path", "")))
+                ev.tool = "write"
+        elif action in ("browse", "browse_interactive"):
+            ev.url = str(args.get("url", "") or args.get("browser_actions", ""))
+            ev.tool = "fetch"
+        else:
+            return None if action in ("message", "system", "finish", "think", "recall",
+                                      "change_agent_state", "null") else ev
+        ev.read = [p for p in ev.read if p]
+        ev.write = [p for p in ev.write if p]
+        return ev
+
+
+def events_from_document(doc: Any) -> Iterator[Event]:
+    norm = Normaliser()
+    yield from norm.feed(doc, 0)

@@ -1,0 +1,205 @@
+"""Gates A and C helpers: reproducible spot-check tables and their verification.
+
+`build(task, n, seed, gate)` samples covered map rows (Gate C: generated rows)
+with `random.Random(seed)` over the rows sorted by node id, so the same seed
+gives the same sample on every machine, and fills three of the four columns:
+the node id, an assertion summary read from the test's AST, and the exact
+spec heading(s) the row maps to. The judge fills `verdict`.
+
+`verify(task, text, gate)` checks a filled table: four columns, no empty
+cell, every quoted heading present verbatim in spec.md, every verdict in the
+gate's allowed set (data: spotcheck.gate_a_verdicts / gate_c_verdicts), the
+node id a covered row of the map, at least gate_c_min_rows rows for Gate C;
+any negative verdict fails the gate.
+
+Gate C triggers when the oracle_source (map header, `filter/` prefix, inline
+mention, or task.json oracle.source) is a variant meaning generated-only.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gavelkit.core.findings import Finding
+from gavelkit.task.config import fold, is_generated_only
+from gavelkit.task.formats._md import escape_cell, find_tables, norm_key, strip_ticks
+from gavelkit.task.formats.nodeids import base_nodeid, file_of
+from gavelkit.task.formats.spec_test_map import MapRow
+from gavelkit.task.formats.testsrc import TestModule, read_module, summarize
+from gavelkit.task.gates.gate_d import match_sections
+
+COLUMNS = ["nodeid", "assertion summary", "spec_section", "verdict"]
+
+
+def gate_c_triggered(task: Any) -> tuple[bool, str | None, str]:
+    value, where = task.oracle_source()
+    return is_generated_only(value, task.config), value, where
+
+
+def candidates(task: Any, gate: str) -> list[MapRow]:
+    rows = task.map.covered_rows() if task.map else []
+    if gate == "C" and task.map and task.map.layout == "with-source":
+        gen = [r for r in rows if "generated" in fold(r.source)]
+        rows = gen
+    return sorted(rows, key=lambda r: r.nodeid)
+
+
+def sample(task: Any, n: int, seed: int, gate: str = "A") -> list[MapRow]:
+    rows = candidates(task, gate)
+    if n >= len(rows):
+        return rows
+    picked = random.Random(seed).sample(rows, n)
+    return sorted(picked, key=lambda r: r.nodeid)
+
+
+def _module_for(task: Any, nodeid: str, cache: dict[str, TestModule | None]) -> TestModule | None:
+    rel = file_of(nodeid)
+    path = task.test_files.get(rel)
+    if path is None:
+        stem = Path(rel).stem
+        path = next((p for r, p in task.test_files.items() if Path(r).stem == stem), None)
+        if path is None:
+            # graduated tasks split by layer; look for the function in any oracle file
+            for p in task.test_files.values():
+                mod = _load(p, cache)
+                if mod and mod.find(_qual(nodeid)):
+                    return mod
+            return None
+    return _load(path, cache)
+
+
+def _load(path: Path, cache: dict[str, TestModule | None]) -> TestModule | None:
+    key = str(path)
+    if key not in cache:
+        cache[key] = read_module(path)[0]
+    return cache[key]
+
+
+def _qual(nodeid: str) -> str:
+    rest = base_nodeid(nodeid).split("::", 1)[-1]
+    return rest.replace("::", ".")
+
+
+def _summary(mod: TestModule, tf: Any) -> str:
+    """The test's own checks, or those of the same-module helpers it calls."""
+    if tf.checks:
+        return summarize(tf)
+    parts = [f"via {name}(): {summarize(mod.helpers[name])}" for name in sorted(tf.calls)
+             if name in mod.helpers and mod.helpers[name].checks]
+    return "; ".join(parts) if parts else summarize(tf)
+
+
+@dataclass(slots=True)
+class SpotRow:
+    nodeid: str
+    summary: str
+    spec_section: str
+    verdict: str = ""
+    line: int = 0
+
+
+def build(task: Any, n: int, seed: int, gate: str = "A") -> list[SpotRow]:
+    cache: dict[str, TestModule | None] = {}
+    out = []
+    for r in sample(task, n, seed, gate):
+        mod = _module_for(task, r.nodeid, cache)
+        tf = mod.find(_qual(r.nodeid)) if mod else None
+        summary = _summary(mod, tf) if mod and tf else "(test source not in the task folder)"
+        heads = []
+        for cell in r.sections:
+            hits = match_sections(task.spec, cell) if task.spec else []
+            heads += [h.text for h in hits] or [f"{cell} (NOT A SPEC HEADING)"]
+        out.append(SpotRow(r.nodeid, summary, "; ".join(dict.fromkeys(heads))))
+    return out
+
+
+def render(rows: list[SpotRow], gate: str, seed: int, n: int, allowed: list[str]) -> str:
+    lines = [f"<!-- gavel task spotcheck: Gate {gate}, seed {seed}, sample {n}; "
+             f"verdict one of: {', '.join(allowed)} -->", "",
+             "| " + " | ".join(COLUMNS) + " |", "|---|---|---|---|"]
+    for r in rows:
+        lines.append("| " + " | ".join(escape_cell(c) for c in
+                                       (f"`{r.nodeid}`", r.summary, r.spec_section, r.verdict)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def allowed_verdicts(cfg: dict[str, Any], gate: str) -> list[str]:
+    return list(cfg["spotcheck"]["gate_c_verdicts" if gate == "C" else "gate_a_verdicts"])
+
+
+def _heading_ok(task: Any, part: str) -> bool:
+    spec = task.spec
+    for cand in {part.strip(), strip_ticks(part), part.strip().strip("\"'“”")}:
+        if cand and spec.exact(cand) is not None:
+            return True
+    return False
+
+
+@dataclass(slots=True)
+class Verification:
+    findings: list[Finding] = field(default_factory=list)
+    rows: list[SpotRow] = field(default_factory=list)
+    verdicts: dict[str, int] = field(default_factory=dict)
+
+
+def verify(task: Any, text: str, path: str, gate: str = "A") -> Verification:
+    res = Verification()
+    allowed = allowed_verdicts(task.config, gate)
+    allowed_f = {fold(a): a for a in allowed}
+    table = next((t for t in find_tables(text)
+                  if [norm_key(h) for h in t.header] == [norm_key(c) for c in COLUMNS]), None)
+    if table is None:
+        res.findings.append(Finding("TSK-A001", "error",
+                                    "no table with the columns nodeid | assertion summary | "
+                                    "spec_section | verdict", path, 0, 0))
+        return res
+    covered = {r.nodeid for r in task.map.covered_rows()} if task.map else set()
+    for row in table.rows:
+        cells = row.cells
+        if len(cells) != 4:
+            res.findings.append(Finding("TSK-A002", "error",
+                                        f"row has {len(cells)} cells, expected 4", path, row.line, 1))
+            continue
+        sr = SpotRow(strip_ticks(cells[0]), cells[1], cells[2], cells[3], row.line)
+        res.rows.append(sr)
+        for name, c in zip(COLUMNS, cells, strict=True):
+            if not c.strip() or c.strip() in ("-", "—", "…", "TODO", "?"):
+                res.findings.append(Finding("TSK-A002", "error",
+                                            f"empty '{name}' cell: a row counts only when complete",
+                                            path, row.line, 1))
+        if cells[2].strip() and task.spec is not None:
+            for part in re.split(r";|\s\+\s", cells[2]):
+                if part.strip() and not _heading_ok(task, part):
+                    res.findings.append(Finding(
+                        "TSK-A003", "error",
+                        f"spec_section {part.strip()!r} is not a heading of spec.md, verbatim",
+                        path, row.line, 1))
+        v = fold(cells[3]) if cells[3].strip() else ""
+        if v and v not in allowed_f:
+            res.findings.append(Finding("TSK-A004", "error",
+                                        f"verdict {cells[3].strip()!r} is not one of "
+                                        f"{', '.join(allowed)} (Gate {gate})", path, row.line, 1))
+        elif v:
+            res.verdicts[allowed_f[v]] = res.verdicts.get(allowed_f[v], 0) + 1
+        if covered and sr.nodeid not in covered:
+            res.findings.append(Finding("TSK-A005", "warning",
+                                        f"{sr.nodeid} is not a covered row of spec_test_map.md",
+                                        path, row.line, 1))
+    if gate == "C":
+        need = int(task.config["spotcheck"]["gate_c_min_rows"])
+        if len(res.rows) < need:
+            res.findings.append(Finding("TSK-A006", "error",
+                                        f"Gate C needs at least {need} sampled generated tests; "
+                                        f"the table has {len(res.rows)}", path, 0, 0))
+    bad = {k: n for k, n in res.verdicts.items() if fold(k) != "derivable"}
+    if bad:
+        what = ", ".join(f"{n} {k}" for k, n in sorted(bad.items()))
+        res.findings.append(Finding(
+            "TSK-A007", "error",
+            f"Gate {gate} fails: {what}; return filter_correction_request.md to test-filter"
+            + (" for regeneration" if gate == "C" else " to correct the map"), path, 0, 0))
+    return res

@@ -1,0 +1,189 @@
+"""`judge-all`: score what is missing and judge every task of a folder, in parallel.
+
+A task folder holds its oracle files and, by convention, `reference/` (the
+reference solution) and `candidate-runs/<run>/solution/` (or `output/`). For
+each task the job (1) runs solvability when `judge/reference_run/` has no score
+yet, (2) scores each candidate solution that has no `score_result.json` yet,
+(3) judges the newest candidate run. Jobs are plain functions of a path, so the
+same work runs in a process pool (`--jobs N`) or on a Dask distributed cluster
+(`--executor dask [--scheduler ADDRESS]`; the `dask` extra). The work inside a
+job is subprocess + sandbox, so a pool of N slots is what the measurements
+favour (ecosystem-measurements §8).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(slots=True)
+class FleetOptions:
+    jobs: int = 1
+    executor: str = "process"
+    scheduler: str | None = None
+    rescore: bool = False
+    move_state: bool = True
+    isolation: str = "auto"
+    offline: bool = False
+
+
+def find_tasks(root: Path) -> list[Path]:
+    out = []
+    for p in sorted(root.iterdir()):
+        if p.is_dir() and ((p / "kept_nodeids.txt").is_file() or (p / "task.json").is_file()):
+            out.append(p)
+    if not out and ((root / "kept_nodeids.txt").is_file() or (root / "task.json").is_file()):
+        out.append(root)
+    return out
+
+
+def candidate_runs(task: Path) -> list[tuple[Path, Path | None]]:
+    """(run folder, solution folder or None) for each candidate run, oldest first."""
+    base = task / "candidate-runs"
+    if not base.is_dir():
+        return []
+    out = []
+    for run in sorted((p for p in base.iterdir() if p.is_dir()), key=lambda p: p.name):
+        sol = next((run / n for n in ("solution", "output") if (run / n).is_dir()), None)
+        out.append((run, sol))
+    return out
+
+
+def judge_one(task_dir: str, opts: FleetOptions) -> dict[str, Any]:
+    """Everything one task needs; never raises (errors become the row's `error`)."""
+    from gavelkit.core.errors import InputError, UsageError
+    from gavelkit.task.judging.judge import judge_run
+    from gavelkit.task.scoring.options import RunOptions
+    from gavelkit.task.scoring.runner import run_solution
+
+    t0 = time.monotonic()
+    task = Path(task_dir)
+    row: dict[str, Any] = {"task": task.name, "path": str(task)}
+    try:
+        ref_out = task / "judge" / "reference_run"
+        ref_sol = task / "reference"
+        if ref_sol.is_dir() and (opts.rescore or not (ref_out / "score_result.json").is_file()):
+            run_solution(task, RunOptions(solution=ref_sol, out=ref_out, role="reference",
+                                          isolation=opts.isolation, offline=opts.offline))
+        runs = candidate_runs(task)
+        for run, sol in runs:
+            if sol is not None and (opts.rescore or not (run / "score_result.json").is_file()):
+                run_solution(task, RunOptions(solution=sol, out=run, role="candidate",
+                                              isolation=opts.isolation, offline=opts.offline))
+        scored = [r for r, _ in runs if (r / "score_result.json").is_file()]
+        if not scored:
+            row["error"] = "no scored candidate run (candidate-runs/<run>/solution/)"
+            return row
+        run = scored[-1]
+        res = judge_run(task, run, move_state=opts.move_state,
+                        trajectories=[str(p) for p in sorted(run.glob("trajectory*.jsonl"))])
+        s = (res.score or {}).get("summary", {})
+        m = res.metrics
+        row.update({"run": run.name, "verdict": res.verdict, "route": res.route,
+                    "passed": s.get("passed"), "total": s.get("total"),
+                    "pass_rate": (res.score or {}).get("pass_rate_excluding_skips"),
+                    "reference_rate": res.reference_rate,
+                    "rate_gap": m.integration_gap["rate_gap"] if m else None,
+                    "root_causes": m.root_failures if m else None,
+                    "anti_cheat": res.scan.verdict})
+    except (InputError, UsageError, OSError) as exc:
+        row["error"] = str(exc)
+    row["seconds"] = round(time.monotonic() - t0, 2)
+    return row
+
+
+def judge_all(root: Path, opts: FleetOptions, progress: Any = None) -> list[dict[str, Any]]:
+    tasks = [str(p) for p in find_tasks(root)]
+    if not tasks:
+        return []
+    if opts.executor == "dask":
+        return _dask(tasks, opts, progress)
+    rows: dict[str, dict[str, Any]] = {}
+    if opts.jobs == 1:
+        for i, t in enumerate(tasks, 1):
+            if progress:
+                progress(f"judging {Path(t).name}", i - 1, len(tasks))
+            rows[t] = judge_one(t, opts)
+            if progress:
+                progress(f"{Path(t).name}: {rows[t].get('verdict', rows[t].get('error', ''))}",
+                         i, len(tasks))
+    else:
+        import concurrent.futures as cf
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        with cf.ProcessPoolExecutor(max_workers=opts.jobs, mp_context=ctx) as pool:
+            futs = {pool.submit(judge_one, t, opts): t for t in tasks}
+            for n, fut in enumerate(cf.as_completed(futs), 1):
+                t = futs[fut]
+                try:
+                    rows[t] = fut.result()
+                except Exception as exc:  # a crashed worker is an infrastructure error
+                    rows[t] = {"task": Path(t).name, "path": t,
+                               "error": f"worker failed: {type(exc).__name__}: {exc}"}
+                if progress:
+                    progress(f"{Path(t).name}: "
+                             f"{rows[t].get('verdict', rows[t].get('error', ''))}", n, len(tasks))
+    return [rows[t] for t in tasks]
+
+
+def _dask(tasks: list[str], opts: FleetOptions, progress: Any) -> list[dict[str, Any]]:
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:
+        from gavelkit.core.errors import UsageError
+
+        raise UsageError("--executor dask needs the dask extra: pip install "
+                         f"'gavelkit[dask]' ({exc})") from None
+    cluster = None
+    if opts.scheduler:
+        client = Client(opts.scheduler)
+    else:
+        cluster = LocalCluster(n_workers=opts.jobs, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    rows: dict[str, dict[str, Any]] = {}
+    try:
+        futs = {client.submit(judge_one, t, opts, pure=False): t for t in tasks}
+        for n, fut in enumerate(as_completed(list(futs)), 1):
+            t = futs[fut]
+            try:
+                rows[t] = fut.result()
+            except Exception as exc:
+                rows[t] = {"task": Path(t).name, "path": t,
+                           "error": f"dask worker failed: {type(exc).__name__}: {exc}"}
+            if progress:
+                progress(f"{Path(t).name}: {rows[t].get('verdict', '')}", n, len(tasks))
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return [rows[t] for t in tasks]
+
+
+def render_table(rows: list[dict[str, Any]]) -> str:
+    head = ["task", "verdict", "score", "reference", "rate_gap", "roots", "anti-cheat", "s"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        if r.get("error"):
+            lines.append(f"| {r['task']} | ERROR | {r['error'][:60]} | | | | | "
+                         f"{r.get('seconds', '')} |")
+            continue
+        pr = r.get("pass_rate")
+        rr = r.get("reference_rate")
+        lines.append(f"| {r['task']} | {r['verdict']}"
+                     + (f" ({r['route']})" if r.get("route") else "")
+                     + f" | {r['passed']}/{r['total']}"
+                     + (f" {pr:.1%}" if pr is not None else "")
+                     + f" | {'' if rr is None else f'{rr:.1%}'} | {r.get('rate_gap')} | "
+                     f"{r.get('root_causes')} | {r.get('anti_cheat')} | {r.get('seconds')} |")
+    n = len(rows)
+    q = sum(1 for r in rows if r.get("verdict") == "QUALIFIED")
+    lines.append(f"\n{n} task(s): {q} QUALIFIED, "
+                 f"{sum(1 for r in rows if r.get('verdict') == 'BROKEN')} BROKEN, "
+                 f"{sum(1 for r in rows if r.get('verdict') == 'CHEAT_DETECTED')} CHEAT_DETECTED, "
+                 f"{sum(1 for r in rows if r.get('error'))} error(s)")
+    return "\n".join(lines)

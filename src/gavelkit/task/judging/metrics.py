@@ -1,0 +1,405 @@
+"""Gap metrics and failure clustering over a scored run (seed "Integration Gap Metrics").
+
+    m = compute(task, score, reference_score=None, solution_dir=None)
+    m.layers            # {layer: {passed, total, rate}}
+    m.integration_gap   # {atomic_rate, integration_e2e_rate, rate_gap}
+    m.negative_gap      # diagnostic when atomic < integration
+    m.true_gap_events   # integration/e2e failures whose depended atomic tests all pass
+    m.clusters          # failures grouped under a root cause (cascade analysis)
+    m.saturation        # the 100 %-with-few-files heuristic
+    m.labels            # evidence-derived task labels
+
+Only failures classified `candidate` count as model evidence; environment,
+verifier and infrastructure failures are reported beside the rates, never
+folded into them silently.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gavelkit.task.formats.nodeids import base_nodeid, func_key
+from gavelkit.task.judgedata import for_task
+
+GAP_LAYERS = ("integration", "system_e2e")
+_FRAME = re.compile(r"^([^\s:][^:\n]*\.py):(\d+):(?: in (\w+)| (\w+(?:Error|Exception|Exit)\w*))?",
+                    re.M)
+_NAME_MISSING = (
+    (re.compile(r"cannot import name '(\w+)'"), "missing name {0}"),
+    (re.compile(r"No module named '([\w.]+)'"), "missing module {0}"),
+    (re.compile(r"has no attribute '(\w+)'"), "missing attribute {0}"),
+    (re.compile(r"NameError: name '(\w+)' is not defined"), "undefined name {0}"),
+)
+
+
+@dataclass(slots=True)
+class Cluster:
+    id: str
+    signature: str
+    klass: str
+    tests: list[str] = field(default_factory=list)
+    layers: dict[str, int] = field(default_factory=dict)
+    sections: list[str] = field(default_factory=list)
+    dimension: str = ""
+    reference_passes: bool | None = None
+    traced_to_spec: bool = True
+    example: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "root_cause": self.signature, "class": self.klass,
+                "size": len(self.tests), "tests": self.tests, "layers": self.layers,
+                "spec_sections": self.sections, "dimension": self.dimension,
+                "reference_passes": self.reference_passes,
+                "traced_to_spec": self.traced_to_spec, "example": self.example}
+
+
+@dataclass(slots=True)
+class Metrics:
+    layers: dict[str, dict[str, Any]]
+    integration_gap: dict[str, Any]
+    negative_gap: dict[str, Any]
+    true_gap_events: list[dict[str, Any]]
+    clusters: list[Cluster]
+    classes: dict[str, int]
+    saturation: dict[str, Any]
+    labels: list[dict[str, str]]
+    pass_rate: float | None
+
+    @property
+    def root_failures(self) -> int:
+        return sum(1 for c in self.clusters if c.klass == "candidate")
+
+    @property
+    def candidate_failures(self) -> int:
+        return sum(len(c.tests) for c in self.clusters if c.klass == "candidate")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"layers": self.layers, "integration_gap": self.integration_gap,
+                "negative_gap": self.negative_gap, "true_gap_events": self.true_gap_events,
+                "clusters": [c.to_dict() for c in self.clusters], "classes": self.classes,
+                "cascade": {"failures": self.candidate_failures,
+                            "root_causes": self.root_failures,
+                            "cascaded": self.candidate_failures - self.root_failures},
+                "saturation": self.saturation, "labels": self.labels,
+                "pass_rate": self.pass_rate}
+
+
+def _rate(p: int, t: int) -> float | None:
+    return round(p / t, 4) if t else None
+
+
+def layer_rates(cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for c in cases:
+        if c.get("counted_as") == "skipped":
+            continue
+        d = out.setdefault(c.get("layer") or "unknown", {"passed": 0, "total": 0})
+        d["total"] += 1
+        d["passed"] += c.get("counted_as") == "passed"
+    for d in out.values():
+        d["rate"] = _rate(d["passed"], d["total"])
+    return out
+
+
+def integration_gap(layers: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    a = layers.get("atomic", {"passed": 0, "total": 0})
+    ip = sum(layers.get(x, {}).get("passed", 0) for x in GAP_LAYERS)
+    it = sum(layers.get(x, {}).get("total", 0) for x in GAP_LAYERS)
+    ar, ir = _rate(a["passed"], a["total"]), _rate(ip, it)
+    gap = round(ar - ir, 4) if ar is not None and ir is not None else None
+    return {"atomic_rate": ar, "integration_e2e_rate": ir, "rate_gap": gap}
+
+
+def root_signature(case: dict[str, Any], package: str | None) -> str:
+    """What a failure roots in: a missing name, the candidate frame that raised, or the test."""
+    call = case.get("call") or {}
+    crash = (call.get("crash") or {}).get("message", "") or ""
+    text = crash + "\n" + str(call.get("longrepr", ""))
+    for rx, fmt in _NAME_MISSING:
+        m = rx.search(text)
+        if m:
+            return fmt.format(m.group(1))
+    if case["outcome"] in ("collection_error",):
+        return f"collection error in {case.get('file')}"
+    if case["outcome"] in ("timeout",):
+        return "timeout"
+    frames = _FRAME.findall(str(call.get("longrepr", "")))
+    pkg = package or ""
+    cand = [f for f in frames if pkg and (f"/{pkg}/" in "/" + f[0].replace("\\", "/")
+                                          or f[0].replace("\\", "/").endswith(f"/{pkg}.py"))]
+    exc = ""
+    m = re.search(r"^E\s+(\w+(?:Error|Exception|Warning|Exit))", str(call.get("longrepr", "")),
+                  re.M)
+    if m:
+        exc = m.group(1)
+    elif crash:
+        exc = crash.split(":", 1)[0].strip()[:60]
+    if cand:
+        path, line, func, _ = cand[-1]
+        short = path.replace("\\", "/").split(f"/{pkg}/")[-1] if f"/{pkg}/" in path else path
+        return f"{exc or 'error'} in {pkg}/{short}:{line}" + (f" ({func})" if func else "")
+    # no candidate frame: the test's own assertion failed; one root per test function
+    return f"{exc or case['outcome']} in {base_nodeid(case['nodeid'])}"
+
+
+def _sections(task: Any) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    if task.map:
+        for r in task.map.rows:
+            if r.covered:
+                out.setdefault(r.nodeid, list(r.sections))
+                out.setdefault(func_key(r.nodeid), list(r.sections))
+    return out
+
+
+def _depends(task: Any) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    if task.taxonomy:
+        for e in task.taxonomy.entries:
+            dep = e.extra.get("depends_on")
+            if isinstance(dep, list):
+                out[func_key(e.key)] = [str(x) for x in dep]
+    return out
+
+
+def dimension_for(signature: str, sections: list[str], layers: dict[str, int],
+                  rules: list[dict[str, Any]]) -> str:
+    """First rule matching the root cause itself; else the spec sections and layers."""
+    for hay in (signature, " | ".join([*sections, *layers])):
+        for r in rules:
+            if r["regex"] != ".*" and re.search(r["regex"], hay, re.I):
+                return str(r["dimension"])
+    return "atomic-behavior"
+
+
+CASCADE_ROOTS = re.compile(r"^(missing (name|module|attribute)|undefined name|collection error)")
+
+
+def normalise(cases: list[Any]) -> list[dict[str, Any]]:
+    """Cases of any scorer (ours or the public harness) with `counted_as` and `layer` set."""
+    out = []
+    for c in cases:
+        if not isinstance(c, dict) or not isinstance(c.get("nodeid"), str):
+            continue
+        if not c.get("counted_as"):
+            o = str(c.get("outcome", ""))
+            c = {**c, "counted_as": "passed" if o in ("passed", "xfail", "xpass") else
+                 "skipped" if o == "skipped" else o or "failed"}
+        if not c.get("layer"):
+            c = {**c, "layer": "unknown"}
+        if not c.get("file"):
+            c = {**c, "file": c["nodeid"].split("::", 1)[0]}
+        out.append(c)
+    return out
+
+
+def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None = None,
+            solution_dir: str | Path | None = None) -> Metrics:
+    cases = normalise(score.get("cases", []))
+    package = (score.get("gavel") or {}).get("package")
+    layers = layer_rates(cases)
+    gap = integration_gap(layers)
+    secs = _sections(task)
+    dims = for_task("dimensions", task.dir)["rule"]
+    ref_pass: dict[str, bool] = {}
+    if reference:
+        for c in normalise(reference.get("cases", [])):
+            ref_pass[c["nodeid"]] = c["counted_as"] == "passed"
+    classes: dict[str, int] = {}
+    clusters: dict[tuple[str, str], Cluster] = {}
+    for c in cases:
+        if c.get("counted_as") in ("passed", "skipped"):
+            continue
+        klass = (c.get("classification") or {}).get("class", "candidate")
+        classes[klass] = classes.get(klass, 0) + 1
+        sig = root_signature(c, package)
+        key = (klass, sig)
+        cl = clusters.get(key)
+        if cl is None:
+            cl = clusters[key] = Cluster(f"C{len(clusters) + 1}", sig, klass,
+                                         example=((c.get("call") or {}).get("crash") or {}).get(
+                                             "message", "")[:300])
+        cl.tests.append(c["nodeid"])
+        cl.layers[c.get("layer", "unknown")] = cl.layers.get(c.get("layer", "unknown"), 0) + 1
+        s = secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or []
+        if not s:
+            cl.traced_to_spec = False
+        for x in s:
+            if x not in cl.sections:
+                cl.sections.append(x)
+    ordered = sorted(clusters.values(), key=lambda x: (-len(x.tests), x.signature))
+    for i, cl in enumerate(ordered, 1):
+        cl.id = f"C{i}"
+        cl.dimension = dimension_for(cl.signature, cl.sections, cl.layers, dims)
+        if ref_pass:
+            vals = [ref_pass.get(t) for t in cl.tests if t in ref_pass]
+            cl.reference_passes = all(vals) if vals else None
+    passed = {c["nodeid"] for c in cases if c.get("counted_as") == "passed"}
+    events = true_gap_events(task, cases, passed, secs, ordered)
+    neg = negative_gap(task, cases, gap)
+    rate = score.get("pass_rate_excluding_skips")
+    sat = saturation(task, rate, solution_dir, package)
+    m = Metrics(layers, gap, neg, events, ordered, classes, sat, [], rate)
+    m.labels = labels(task, m)
+    return m
+
+
+def true_gap_events(task: Any, cases: list[dict[str, Any]], passed: set[str],
+                    secs: dict[str, list[str]], clusters: list[Cluster]) -> list[dict[str, Any]]:
+    """Integration/e2e candidate failures whose depended atomic tests all pass."""
+    deps = _depends(task)
+    atomic_by_section: dict[str, list[str]] = {}
+    by_func: dict[str, list[str]] = {}
+    for c in cases:
+        by_func.setdefault(func_key(c["nodeid"]), []).append(c["nodeid"])
+        if c.get("layer") == "atomic":
+            for s in secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or []:
+                atomic_by_section.setdefault(s, []).append(c["nodeid"])
+    dim_of = {t: cl.dimension for cl in clusters for t in cl.tests}
+    sig_of = {t: cl.signature for cl in clusters for t in cl.tests}
+    out = []
+    for c in cases:
+        if c.get("layer") not in GAP_LAYERS or c.get("counted_as") in ("passed", "skipped"):
+            continue
+        if (c.get("classification") or {}).get("class", "candidate") != "candidate":
+            continue
+        if CASCADE_ROOTS.match(sig_of.get(c["nodeid"], "")):
+            continue  # a missing primitive explains it: cascade, not composition
+        dep = deps.get(func_key(c["nodeid"]))
+        if dep:
+            depended = [n for d in dep for n in by_func.get(func_key(d), [d])]
+            basis = "depends_on"
+        else:
+            depended = []
+            for s in secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or []:
+                depended += [n for n in atomic_by_section.get(s, []) if n not in depended]
+            basis = "spec_section overlap"
+        if not depended:
+            continue
+        if all(n in passed for n in depended):
+            out.append({"failed_test": c["nodeid"], "layer": c["layer"],
+                        "depended_atomic_tests": depended, "all_depended_pass": True,
+                        "root_cause_dimension": dim_of.get(c["nodeid"], "cross-view-consistency"),
+                        "basis": basis})
+    return out
+
+
+def negative_gap(task: Any, cases: list[dict[str, Any]], gap: dict[str, Any]) -> dict[str, Any]:
+    ar, ir = gap["atomic_rate"], gap["integration_e2e_rate"]
+    if ar is None or ir is None or ar >= ir:
+        return {"applies": False}
+    failed_atomic = [c for c in cases if c.get("layer") == "atomic"
+                     and c.get("counted_as") not in ("passed", "skipped")]
+    importish = [c["nodeid"] for c in failed_atomic
+                 if c["outcome"] in ("collection_error", "not_collected")
+                 or re.search(r"ImportError|ModuleNotFoundError|cannot import name",
+                              str((c.get("call") or {}).get("longrepr", "")))]
+    assertion = [c["nodeid"] for c in failed_atomic if c["nodeid"] not in importish]
+    weak = weak_passing_integration(task, cases)
+    causes = []
+    if importish:
+        causes.append(f"{len(importish)} atomic failure(s) are import/collection errors: check "
+                      "they import only spec paths (Q1); if not, return to Stage 3 for cleanup")
+    if assertion:
+        causes.append(f"{len(assertion)} atomic failure(s) are behaviour errors (normal model "
+                      "weakness)")
+    if weak:
+        causes.append(f"{len(weak)} passing integration test(s) assert nothing beyond 'no "
+                      "exception' (too weak: test quality issue, return to Stage 3)")
+    return {"applies": True, "atomic_rate": ar, "integration_e2e_rate": ir,
+            "atomic_import_failures": importish, "atomic_assertion_failures": assertion,
+            "weak_integration_passes": weak, "diagnosis": causes,
+            "route": "S3_ORACLE_MERGE" if importish or weak else None}
+
+
+def weak_passing_integration(task: Any, cases: list[dict[str, Any]]) -> list[str]:
+    from gavelkit.task.formats.testsrc import read_module
+
+    mods: dict[str, Any] = {}
+    out = []
+    for c in cases:
+        if c.get("layer") not in GAP_LAYERS or c.get("counted_as") != "passed":
+            continue
+        f = c.get("file") or ""
+        if f not in mods:
+            p = task.dir / f
+            mods[f] = read_module(p)[0] if p.is_file() else None
+        mod = mods[f]
+        if mod is None:
+            continue
+        name = func_key(c["nodeid"]).split(".", 1)[-1]
+        tf = mod.find(name)
+        helped = tf is not None and any(
+            h is not None and h.checks for h in (mod.helpers.get(x) for x in tf.calls))
+        if tf is not None and not tf.checks and not helped:
+            out.append(c["nodeid"])
+    return out
+
+
+def saturation(task: Any, rate: float | None, solution_dir: str | Path | None,
+               package: str | None) -> dict[str, Any]:
+    cfg = for_task("labels", task.dir)["saturation"]
+    data = task.task_json.data if task.task_json else {}
+    up = None
+    for holder, key in ((data.get("source_meta"), "files"), (data.get("source_meta"), "py_files"),
+                        (data, "upstream_files"), (data.get("oracle"), "upstream_files")):
+        if isinstance(holder, dict) and isinstance(holder.get(key), int):
+            up = holder[key]
+            break
+    files = None
+    if solution_dir and Path(solution_dir).is_dir():
+        files = sum(1 for p in Path(solution_dir).rglob("*.py")
+                    if "__pycache__" not in p.parts and not any(
+                        x.startswith(".") or x in ("tests", "test") for x in p.parts))
+    out = {"checked": rate == 1.0, "candidate_files": files, "upstream_files": up,
+           "applies": False}
+    if rate != 1.0:
+        out["reason"] = "candidate pass rate is below 100 %"
+        return out
+    if files is None or up is None:
+        out["reason"] = ("file counts unknown (need the solution folder and task.json "
+                         "source_meta.files or upstream_files)")
+        return out
+    out["applies"] = up >= cfg["min_upstream_files"] and files <= up * cfg["max_file_ratio"]
+    out["reason"] = (f"{files} candidate file(s) vs {up} upstream at 100 %: "
+                     + ("consistent with recall from training data rather than reconstruction "
+                        "from the spec" if out["applies"] else "not significantly fewer"))
+    return out
+
+
+def labels(task: Any, m: Metrics) -> list[dict[str, str]]:
+    th = for_task("labels", task.dir)["thresholds"]
+    out: list[dict[str, str]] = []
+    r = m.pass_rate
+    if r is not None:
+        if r >= th["trivially_solved_rate"]:
+            out.append({"label": "saturated-candidate-score", "evidence": "candidate pass rate "
+                        "is 100 %"})
+            if m.saturation.get("applies"):
+                out.append({"label": "trivially-solved", "evidence": m.saturation["reason"]})
+        elif r <= th["too_hard_rate"]:
+            out.append({"label": "too-hard", "evidence": f"candidate pass rate {r:.1%}"})
+        elif th["discriminating_low"] < r < th["discriminating_high"]:
+            out.append({"label": "discriminating", "evidence": f"candidate pass rate {r:.1%} "
+                        "is between floor and ceiling"})
+    cand = [c for c in m.clusters if c.klass == "candidate"]
+    nfail = sum(len(c.tests) for c in cand)
+    if nfail >= th["min_cascade_failures"]:
+        top = sum(len(c.tests) for c in cand[:3])
+        if top / nfail >= th["cascade_share"] and len(cand) < nfail:
+            out.append({"label": "cascade-dominated", "evidence": f"{top} of {nfail} failures "
+                        f"root in the top {min(3, len(cand))} cause(s)"})
+    if m.true_gap_events:
+        out.append({"label": "composition-signal", "evidence": f"{len(m.true_gap_events)} "
+                    "true integration gap event(s)"})
+    if m.classes.get("environment") or m.classes.get("infrastructure"):
+        out.append({"label": "environment-noise", "evidence": f"{m.classes.get('environment', 0)}"
+                    f" environment and {m.classes.get('infrastructure', 0)} infrastructure "
+                    "failure(s) kept out of the model evidence"})
+    if m.classes.get("verifier"):
+        out.append({"label": "verifier-suspect", "evidence": f"{m.classes['verifier']} failure(s)"
+                    " classified as verifier problems"})
+    return out

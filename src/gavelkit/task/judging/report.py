@@ -1,0 +1,151 @@
+"""HTML reports of benchmark tasks, one task or a whole folder of them.
+
+Built only from the files on disk, through `load_task` and `run_gates`: the candidate
+and reference scores (harness shape: summary, by_layer, cases with crash info; or the
+short form in task.json), task.json (`integration_gap`, `true_gap_events`,
+`weaknesses`, `labels`, the `judge` record), PIPELINE_STATE.md History and
+judge/diagnosis_report.md. The judge writes these files too; whatever is missing is
+shown as missing, never guessed. Numbers recorded by the judge are shown as recorded,
+and beside them what the score file itself says, so a stale record is visible.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gavelkit.core import htmlreport as hr
+from gavelkit.core.errors import InputError
+from gavelkit.core.findings import Finding
+from gavelkit.task.judging.report_charts import cluster_chart, fleet_chart, heatmap, layer_chart
+from gavelkit.task.judging.report_data import collect
+
+TASK_MARKERS = ("spec.md", "task.json", "PIPELINE_STATE.md", "spec_test_map.md",
+                "MANIFEST.json", "filter/spec_test_map.md")
+@dataclass
+class Report:
+    data: dict[str, Any]
+    html: str = ""
+    findings: list[Finding] = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- scores
+
+def build_task(task_dir: str | Path, config: str | None = None, html: bool = True,
+               progress: Callable[[int, int, str], None] | None = None) -> Report:
+    """One task's report (data only with html=False: the fleet table needs no charts).
+    Raises InputError when the folder does not exist. `progress(done, total, stage)`
+    is told each stage."""
+    from gavelkit import __version__
+    from gavelkit.task.formats.load import load_task
+
+    step = progress or (lambda done, total, stage: None)
+    step(0, 2, "reading files and running gates")
+    task = load_task(task_dir, config)
+    d = collect(task)
+    if not html:
+        return Report(d)
+    step(1, 2, "charts")
+    charts = {
+        "layers": layer_chart(d) if any(v["rate"] is not None for v in d["layers"].values())
+        else None,
+        "heatmap": heatmap(d["coverage"]) if d["coverage"]["sections"] else None,
+        "clusters": cluster_chart(d["crash_clusters"]) if d["crash_clusters"] else None,
+    }
+    page = hr.render("task_report.html.j2", d=d, charts=charts, version=__version__)
+    step(2, 2, "done")
+    return Report(d, page, [])
+
+
+def looks_like_task(p: Path) -> bool:
+    return p.is_dir() and any((p / m).is_file() for m in TASK_MARKERS)
+
+
+def find_tasks(root: Path) -> list[Path]:
+    """Task folders under root: its children that look like tasks, else its grandchildren
+    (a repo root with tasks/ and wip/), else root itself."""
+    kids = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    found = [p for p in kids if looks_like_task(p)]
+    if not found:
+        found = [g for k in kids for g in sorted(k.iterdir()) if looks_like_task(g)]
+    if not found and looks_like_task(root):
+        found = [root]
+    return found
+
+
+def _row(d: dict[str, Any], link: str | None) -> dict[str, Any]:
+    secs = d["coverage"]["sections"]
+    return {"id": d["id"], "state": d["state"] or "", "verdict": d["verdict"] or "",
+            "pass_rate": d["candidate"]["pass_rate"], "reference": d["reference"]["pass_rate"],
+            "atomic": d["gap"]["atomic_rate"], "int_e2e": d["gap"]["integration_e2e_rate"],
+            "gap": d["gap"]["rate_gap"], "gates": {g: v["verdict"] for g, v in d["gates"].items()},
+            "uncovered": sum(1 for s in secs if s["status"] == "uncovered"),
+            "uncovered_core": sum(1 for s in secs if s["status"] == "uncovered" and s["core"]),
+            "clusters": len(d["judge_clusters"]) or len(d["crash_clusters"]),
+            "labels": d["labels"], "link": link}
+
+
+def fleet_one(folder: Path, config: str | None = None, reports_dir: Path | None = None,
+              base: Path | None = None) -> tuple[str, dict[str, Any] | None, Finding | None]:
+    """One fleet row (and its page under reports_dir); never raises for one bad task.
+    A plain function of paths so it runs in a worker process as well."""
+    try:
+        rep = build_task(folder, config, html=reports_dir is not None)
+    except InputError as exc:
+        return folder.name, None, Finding("RPT-T001", "warning",
+                                          f"task left out: {exc.message}", str(folder))
+    except Exception as exc:  # one broken task must not sink a hundred
+        if os.environ.get("GAVEL_DEBUG"):
+            raise
+        return folder.name, None, Finding("RPT-T001", "warning", f"task left out: "
+                                          f"{type(exc).__name__}: {exc}", str(folder))
+    link = None
+    if reports_dir is not None:
+        target = reports_dir / f"{folder.name}.html"
+        hr.write(str(target), rep.html)
+        link = os.path.relpath(target, base or Path("."))
+    return folder.name, _row(rep.data, link), None
+
+
+def build_fleet(folders: Iterable[Path], config: str | None = None,
+                reports_dir: Path | None = None, out: Path | None = None, jobs: int = 1,
+                wrap: Callable[[Iterable[Any], int], Iterable[Any]] | None = None) -> Report:
+    """The fleet page over many task folders; an unreadable folder is a warning, not a stop.
+
+    jobs > 1 builds the rows in that many worker processes (worth it with reports_dir,
+    where each task draws its charts). `wrap(results, n)` sees every finished row in
+    order, e.g. `core.progress.track`; each result is (folder name, row, finding).
+    """
+    from gavelkit import __version__
+
+    folders = list(folders)
+    base = out.parent if out is not None else None
+    wrap = wrap or (lambda it, n: it)
+    rows: list[dict[str, Any]] = []
+    findings: list[Finding] = []
+    if jobs > 1 and len(folders) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        from functools import partial
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(folders))) as pool:
+            results = pool.map(partial(fleet_one, config=config, reports_dir=reports_dir,
+                                       base=base), folders)
+            done = list(wrap(results, len(folders)))
+    else:
+        done = list(wrap((fleet_one(f, config, reports_dir, base) for f in folders),
+                         len(folders)))
+    for _, row, finding in done:
+        if row is not None:
+            rows.append(row)
+        if finding is not None:
+            findings.append(finding)
+    data = {"tasks": rows,
+            "states": sorted({r["state"] for r in rows if r["state"]}),
+            "verdicts": sorted({r["verdict"] for r in rows if r["verdict"]}),
+            "left_out": [f.to_dict() for f in findings]}
+    chart = fleet_chart(rows) if any(r["gap"] is not None for r in rows) else None
+    html = hr.render("fleet_report.html.j2", d=data, chart=chart, version=__version__)
+    return Report(data, html, findings)

@@ -1,0 +1,353 @@
+"""What the task report shows, collected from the task folder: layer counts and gap,
+crash clusters, coverage, history, diagnosis and the verdict."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from gavelkit.core.errors import InputError
+from gavelkit.task.formats.score import ScoreResult, read_score, score_from_dict
+
+LAYERS = ("atomic", "integration", "system_e2e")
+FAILED = ("failed", "error", "timeout", "collection_error", "not_collected")
+VERDICTS = ("QUALIFIED", "BROKEN", "CHEAT_DETECTED")
+EXTRA_CANDIDATE = ("evidence/candidate_score.json", "judge/candidate_score.json")
+def _rate(counts: dict[str, int]) -> float | None:
+    total = counts.get("total")
+    if total is None:
+        total = sum(v for k, v in counts.items() if k != "total")
+    denom = total - counts.get("skipped", 0)
+    return counts.get("passed", 0) / denom if denom > 0 else None
+
+
+def layer_counts(sr: ScoreResult | None, taxonomy: dict[str, str]) -> dict[str, dict[str, int]]:
+    """Outcome counts per layer: the file's by_layer, else counted from its cases."""
+    if sr is None:
+        return {}
+    if sr.by_layer:
+        return {k: dict(v) for k, v in sr.by_layer.items()}
+    out: dict[str, dict[str, int]] = {}
+    for c in sr.cases:
+        layer = c.layer or taxonomy.get(c.nodeid) or taxonomy.get(c.nodeid.split("[")[0]) or "?"
+        row = out.setdefault(layer, {"total": 0})
+        row[c.outcome] = row.get(c.outcome, 0) + 1
+        row["total"] += 1
+    return out
+
+
+def gap_metrics(layers: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """Seed rate-difference: atomic rate minus the integration+system_e2e rate."""
+    atomic = layers.get("atomic", {})
+    merged: dict[str, int] = {}
+    for name in ("integration", "system_e2e"):
+        for k, v in layers.get(name, {}).items():
+            merged[k] = merged.get(k, 0) + v
+    a, ie = _rate(atomic) if atomic else None, _rate(merged) if merged else None
+    return {"atomic_rate": a, "integration_e2e_rate": ie,
+            "rate_gap": (a - ie) if a is not None and ie is not None else None}
+
+
+def _candidate(task: Any) -> tuple[ScoreResult | None, str]:
+    if task.score_result is not None:
+        return task.score_result, task.rel(Path(task.score_result.path))
+    for rel in EXTRA_CANDIDATE:
+        p = task.dir / rel
+        if p.is_file():
+            sr, _ = read_score(p)
+            if sr is not None:
+                return sr, rel
+    tj = task.task_json
+    cs = tj.data.get("candidate_score") if tj else None
+    if isinstance(cs, dict) and ("passed" in cs or "summary" in cs):
+        sr, _ = score_from_dict(cs, "task.json candidate_score")
+        return sr, "task.json candidate_score"
+    return None, ""
+
+
+def _reference(task: Any) -> tuple[float | None, str]:
+    if task.reference_score is not None and task.reference_score.pass_rate is not None:
+        return task.reference_score.pass_rate, task.rel(Path(task.reference_score.path))
+    tj = task.task_json.data if task.task_json else {}
+    v = tj.get("reference_pass_rate")
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return float(v), "task.json reference_pass_rate"
+    for key in ("reference_score", "reference"):
+        d = tj.get(key) or (task.manifest or {}).get(key)
+        if isinstance(d, dict):
+            if isinstance(d.get("pass_rate"), int | float):
+                return float(d["pass_rate"]), f"{key}.pass_rate"
+            if isinstance(d.get("passed"), int) and isinstance(d.get("total"), int) and d["total"]:
+                return d["passed"] / d["total"], f"{key} passed/total"
+    return None, ""
+
+
+# ----------------------------------------------------------------------------- clusters
+
+_ADDR = re.compile(r"0x[0-9a-fA-F]+")
+_NUM = re.compile(r"\b\d+(\.\d+)?\b")
+
+
+def signature(message: str) -> str:
+    """Crash message -> cluster key: first line, addresses/numbers/quoted values folded."""
+    first = next((ln.strip() for ln in message.splitlines() if ln.strip()), "")
+    first = _ADDR.sub("0x…", first)
+    if first.startswith(("AssertionError", "assert ")):
+        # assertion details differ per test; the exception kind and the call are the cause
+        first = _NUM.sub("N", first)
+    return first[:160]
+
+
+def crash_clusters(sr: ScoreResult | None) -> list[dict[str, Any]]:
+    """Failing cases grouped by crash signature, biggest first (a cascade shows as one
+    large cluster: a missing import fails dozens of tests with one message)."""
+    if sr is None:
+        return []
+    groups: dict[str, dict[str, Any]] = {}
+    for c in sr.raw.get("cases") or []:
+        if not isinstance(c, dict) or c.get("outcome") not in FAILED:
+            continue
+        call = c.get("call") if isinstance(c.get("call"), dict) else {}
+        crash = call.get("crash") if isinstance(call.get("crash"), dict) else {}
+        msg = str(crash.get("message") or "")
+        key = signature(msg) if msg else f"{c.get('outcome')} with no crash message " \
+            "(setup, collection or timeout)"
+        g = groups.setdefault(key, {"root_cause": key, "tests": [], "layers": {},
+                                    "outcomes": {}})
+        g["tests"].append(str(c.get("nodeid")))
+        layer = str(c.get("layer") or "?")
+        g["layers"][layer] = g["layers"].get(layer, 0) + 1
+        oc = str(c.get("outcome"))
+        g["outcomes"][oc] = g["outcomes"].get(oc, 0) + 1
+    out = sorted(groups.values(), key=lambda g: (-len(g["tests"]), g["root_cause"]))
+    for g in out:
+        g["count"] = len(g["tests"])
+    return out
+
+
+def _judge_clusters(tj: dict[str, Any]) -> list[dict[str, Any]]:
+    judge = tj.get("judge") if isinstance(tj.get("judge"), dict) else {}
+    raw = judge.get("failure_clusters") or tj.get("failure_clusters") or []
+    if isinstance(raw, dict):
+        raw = [{"cluster": k, **(v if isinstance(v, dict) else {"detail": v})}
+               for k, v in raw.items()]
+    out = []
+    for c in raw if isinstance(raw, list) else []:
+        if not isinstance(c, dict):
+            continue
+        tests = c.get("tests") or c.get("failed_tests") or c.get("affected_tests")
+        size = c.get("size", c.get("count"))
+        if not isinstance(size, int) or isinstance(size, bool):
+            size = len(tests) if isinstance(tests, list) else tests if isinstance(tests, int) \
+                else None
+        layers = c.get("layers", c.get("layer"))
+        if isinstance(layers, dict):
+            layers = ", ".join(f"{k} {v}" for k, v in layers.items())
+        elif isinstance(layers, list):
+            layers = ", ".join(map(str, layers))
+        out.append({
+            "name": str(c.get("cluster") or c.get("name") or c.get("id") or ""),
+            "root_cause": str(c.get("root_cause") or c.get("cause") or c.get("description")
+                              or ""),
+            "dimension": str(c.get("dimension") or c.get("root_cause_dimension") or ""),
+            "count": size,
+            "layer": str(layers or ""),
+            "kind": str(c.get("class") or c.get("kind") or c.get("type")
+                        or c.get("classification") or ""),
+        })
+    return out
+
+
+# ----------------------------------------------------------------------------- coverage
+
+def coverage(task: Any, gate_d: Any) -> dict[str, Any]:
+    """Per audited section: covered tests by layer and (small oracles) by test id."""
+    if task.spec is None or task.map is None or gate_d is None:
+        return {"sections": [], "tests": []}
+    from gavelkit.task.gates.gate_d import match_sections
+
+    spec = task.spec
+    rows = {r["line"]: r for r in gate_d.table}
+    index = {s.line: i for i, s in enumerate(spec.sections) if s.line in rows}
+    by_section: dict[int, dict[str, list[str]]] = {ln: {} for ln in index}
+    tests: list[tuple[str, str]] = []
+    for row in task.map.covered_rows():
+        hits: set[int] = set()
+        for cell in row.sections:
+            found = match_sections(spec, cell)
+            hits |= {s.line for s in found if s.line in by_section}
+        if hits:
+            tests.append((row.nodeid, row.layer or "?"))
+        for ln in hits:
+            by_section[ln].setdefault(row.layer or "?", []).append(row.nodeid)
+    sections = []
+    for ln, r in sorted(rows.items(), key=lambda kv: index.get(kv[0], 0)):
+        per = by_section.get(ln, {})
+        sections.append({"section": r["section"], "line": ln, "core": r["core"],
+                         "status": r["status"], "covered": r["covered"],
+                         "with_subsections": r["covered_with_subsections"],
+                         "minimum": r["minimum"],
+                         "by_layer": {k: len(v) for k, v in per.items()},
+                         "tests": sorted({t for v in per.values() for t in v})})
+    order = {name: i for i, name in enumerate(LAYERS)}
+    tests.sort(key=lambda t: (order.get(t[1], 9), t[0]))
+    return {"sections": sections, "tests": [{"nodeid": t, "layer": lyr} for t, lyr in tests]}
+
+
+# ----------------------------------------------------------------------------- history
+
+def _history(task: Any, tj: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    if task.pipeline is not None:
+        for h in task.pipeline.history:
+            out.append({"date": h.date, "from": h.from_state, "to": h.to_state, "note": h.note,
+                        "source": "PIPELINE_STATE.md"})
+    judge = tj.get("judge") if isinstance(tj.get("judge"), dict) else {}
+    if judge.get("verdict"):
+        out.append({"date": str(judge.get("date") or ""), "from": "", "to":
+                    str(judge["verdict"]), "note": "judge record in task.json",
+                    "source": "task.json judge"})
+    if task.ledger is not None:
+        from gavelkit.task.pipeline.digests import ledger_names  # the same matching as REOPENED_S3
+
+        names = ledger_names(task)
+        for r in task.ledger.rows:
+            if r.matches(names):
+                out.append({"date": "", "from": "", "to": r.status,
+                            "note": " ".join(x for x in (r.metric, r.detail) if x),
+                            "source": f"CANDIDATES.md line {r.line}"})
+    ro = tj.get("reopened_s3")
+    if isinstance(ro, dict):
+        out.append({"date": str(ro.get("date") or ""), "from": "QUALIFIED", "to": "REOPENED_S3",
+                    "note": str(ro.get("reason") or ""), "source": "task.json reopened_s3"})
+    return out
+
+
+def _diagnosis(task: Any) -> dict[str, Any]:
+    """Verdict line and the sections a person reads first from judge/diagnosis_report.md."""
+    for rel in ("judge/diagnosis_report.md", "diagnosis_report.md"):
+        p = task.dir / rel
+        if not p.is_file():
+            continue
+        from gavelkit.core.textio import read_text
+
+        try:
+            text = read_text(p)
+        except InputError as exc:
+            return {"path": rel, "error": exc.message}
+        m = re.search(r"^\s*\**Verdict\**\s*[:：]\s*\**`?([A-Z_]+)", text, re.M)
+        parts: dict[str, str] = {}
+        chunks = re.split(r"^##\s+", text, flags=re.M)
+        for ch in chunks[1:]:
+            title, _, body = ch.partition("\n")
+            key = title.strip()
+            if re.search(r"failure|cascade|final|verdict|decision", key, re.I):
+                parts[key] = body.strip()[:4000]
+        return {"path": rel, "verdict": m.group(1) if m else None, "sections": parts}
+    return {}
+
+
+def _verdict(tj: dict[str, Any], diag: dict[str, Any], extra: dict[str, Any]) -> tuple[str | None, str]:
+    judge = tj.get("judge") if isinstance(tj.get("judge"), dict) else {}
+    for value, where in ((extra.get("verdict"), "judge/judge_result.json"),
+                         (judge.get("verdict"), "task.json judge.verdict"),
+                         (diag.get("verdict"), diag.get("path", "")),
+                         (tj.get("status") if tj.get("status") in VERDICTS else None,
+                          "task.json status")):
+        if isinstance(value, str) and value:
+            return value, where
+    return None, ""
+
+
+def _judge_record(rec: dict[str, Any]) -> dict[str, Any]:
+    """Route, reasons and the cascade count from judge/judge_result.json, when present."""
+    if not rec:
+        return {}
+    metrics = rec.get("metrics") if isinstance(rec.get("metrics"), dict) else {}
+    cascade = metrics.get("cascade") if isinstance(metrics.get("cascade"), dict) else {}
+    reasons = rec.get("reasons") if isinstance(rec.get("reasons"), list) else []
+    return {"verdict": rec.get("verdict"), "route": rec.get("route"), "date": rec.get("date"),
+            "reasons": [str(r) for r in reasons],
+            "cascade": {k: v for k, v in cascade.items() if isinstance(v, int)}}
+
+
+def _json_file(p: Path) -> dict[str, Any]:
+    if not p.is_file():
+        return {}
+    try:
+        data = json.loads(p.read_text("utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+# ----------------------------------------------------------------------------- collect
+
+def collect(task: Any) -> dict[str, Any]:
+    from gavelkit.task.gates import run_gates
+
+    gates = run_gates(task, "DEF")
+    tj = dict(task.task_json.data) if task.task_json else {}
+    taxonomy = dict(task.task_json.taxonomy) if task.task_json else {}
+    cand, cand_src = _candidate(task)
+    ref_rate, ref_src = _reference(task)
+    layers = layer_counts(cand, taxonomy)
+    computed = gap_metrics(layers)
+    recorded = tj.get("integration_gap") if isinstance(tj.get("integration_gap"), dict) else None
+    gap = dict(computed)
+    gap["source"] = f"computed from {cand_src}" if cand_src else "no score file"
+    if recorded:
+        for k in ("atomic_rate", "integration_e2e_rate", "rate_gap"):
+            if isinstance(recorded.get(k), int | float):
+                gap[k] = float(recorded[k])
+        gap["source"] = "task.json integration_gap"
+        gap["computed"] = computed
+    events = tj.get("true_gap_events") or (recorded or {}).get("true_gap_events") or []
+    diag = _diagnosis(task)
+    extra = _json_file(task.dir / "judge" / "judge_result.json") or \
+        _json_file(task.dir / "judge" / "verdict.json")
+    verdict, verdict_src = _verdict(tj, diag, extra)
+    judge = tj.get("judge") if isinstance(tj.get("judge"), dict) else {}
+    gd = gates.results.get("D")
+    return {
+        "id": task.id, "dir": str(task.dir),
+        "state": task.state or (str((task.manifest or {}).get("status") or "") or None),
+        "verdict": verdict,
+        "verdict_source": verdict_src,
+        "labels": [x for x in tj.get("labels", []) if isinstance(x, str)]
+        if isinstance(tj.get("labels"), list) else [],
+        "candidate": {"source": cand_src, "pass_rate": cand.pass_rate if cand else None,
+                      "passed": cand.passed if cand else None,
+                      "total": cand.total if cand else None,
+                      "counts": dict(cand.counts) if cand else {}},
+        "reference": {"pass_rate": ref_rate, "source": ref_src},
+        "layers": {k: {**v, "rate": _rate(v)} for k, v in sorted(
+            layers.items(), key=lambda kv: (LAYERS.index(kv[0]) if kv[0] in LAYERS else 9))},
+        "gap": gap,
+        "true_gap_events": [e for e in events if isinstance(e, dict)]
+        if isinstance(events, list) else [],
+        "weaknesses": [w for w in tj.get("weaknesses", []) if isinstance(w, dict)]
+        if isinstance(tj.get("weaknesses"), list) else [],
+        "judge_clusters": _judge_clusters(tj),
+        "crash_clusters": crash_clusters(cand),
+        "coverage": coverage(task, gd),
+        "gates": {g: {"verdict": r.verdict,
+                      "errors": sum(1 for f in r.findings if f.severity == "error"),
+                      "warnings": sum(1 for f in r.findings if f.severity == "warning"),
+                      "findings": [f.to_dict() for f in r.findings][:200]}
+                  for g, r in gates.results.items()},
+        "recorded_gates": {str(k): str(v) for k, v in (judge.get("fairness_gates") or {}).items()}
+        if isinstance(judge.get("fairness_gates"), dict) else {},
+        "uncovered": gd.data.get("uncovered", []) if gd else [],
+        "history": _history(task, tj),
+        "diagnosis": diag,
+        "judge_record": _judge_record(extra),
+        "load_findings": [f.to_dict() for f in task.findings],
+        "files": {k: task.rel(v) for k, v in task.paths.items()},
+    }
+
+
+# ----------------------------------------------------------------------------- charts
+

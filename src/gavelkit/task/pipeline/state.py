@@ -1,0 +1,302 @@
+"""The pipeline state machine on PIPELINE_STATE.md: guarded, capped, locked transitions.
+
+States, allowed edges, loop counters, caps and guards live in
+`data/task_states.toml`; this module applies them. Library API (issue 8's
+judge calls these)::
+
+    plan = plan_transition(task_dir, "S5_JUDGE")    # no write; plan.findings says why not
+    result = transition(task_dir, "S2_SPEC_DRAFT", "spec gap in Error Semantics")
+    result.to_state   # may be RETIRED when a loop counter passed its cap
+    init_state(task_dir, task_id)                   # new PIPELINE_STATE.md
+    allowed_next("S4_ANALYSIS")
+
+`transition` holds an exclusive lock on the state file for the whole
+read-check-write, and writes atomically, so two writers serialise and a kill
+mid-write leaves the old or the new file, never a mix. Entering QUALIFIED
+records the oracle digests (see oracle.py); QUALIFIED -> QUALIFIED is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gavelkit.core.errors import InputError
+from gavelkit.core.findings import Finding
+from gavelkit.core.textio import atomic_write, locked, read_text
+from gavelkit.task.config import load_config, state_table
+from gavelkit.task.formats.load import STATE_NAME, find_globs
+from gavelkit.task.formats.pipeline_state import (
+    HistoryRow,
+    PipelineState,
+    parse_pipeline_state,
+    render_transition,
+)
+from gavelkit.task.formats.score import read_score
+from gavelkit.task.pipeline.clock import today
+
+ITERS = ("spec_iter", "filter_iter", "eval_iter")
+
+
+@dataclass(slots=True)
+class Plan:
+    from_state: str
+    requested: str
+    to_state: str
+    counters: dict[str, int] = field(default_factory=dict)  # changed counters, new values
+    findings: list[Finding] = field(default_factory=list)
+    note_suffix: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity == "error" for f in self.findings)
+
+
+def states() -> list[str]:
+    return list(state_table()["states"])
+
+
+def allowed_next(state: str) -> list[str]:
+    st = state_table()["states"].get(state)
+    return list(st["next"]) if st else []
+
+
+def default_todo(state: str, ps: PipelineState | None = None) -> list[str]:
+    """The task file's own Catalogue todo for `state` if it has one, else ours."""
+    if ps is not None and ps.catalogue.get(state):
+        return list(ps.catalogue[state])
+    st = state_table()["states"].get(state, {})
+    return list(st.get("todo", []))
+
+
+def _guard_ok(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tuple[bool, str]:
+    kind = guard["kind"]
+    if kind == "exists":
+        for rel in guard["any"]:
+            if (task_dir / rel).is_file():
+                return True, rel
+        return False, "none of " + ", ".join(guard["any"]) + " exists"
+    if kind == "reference_full":
+        refs = find_globs(task_dir, cfg["state"]["reference_score_globs"])
+        if not refs:
+            return False, "no reference_score.json found"
+        sr, fnd = read_score(refs[0])
+        if sr is None:
+            return False, f"{refs[0]}: {fnd[0].message if fnd else 'unreadable'}"
+        rate = sr.pass_rate
+        if rate is None:
+            return False, f"{refs[0].name} scored nothing (0/0)"
+        if sr.passed != sr.total - sr.counts.get("skipped", 0) or rate < 1.0:
+            return False, (f"{refs[0].name} pass rate is {rate:.1%} "
+                           f"({sr.passed}/{sr.total - sr.counts.get('skipped', 0)})")
+        return True, str(refs[0])
+    if kind == "candidate_score":
+        hits = find_globs(task_dir, cfg["state"]["candidate_score_globs"])
+        for h in hits:
+            sr, _ = read_score(h)
+            if sr is not None:
+                return True, str(h)
+        return False, "no readable score_result.json from a candidate run"
+    if kind in ("first_line", "newer_than_oracle"):
+        hit = next((task_dir / rel for rel in guard["any"] if (task_dir / rel).is_file()), None)
+        if hit is None:
+            return False, "none of " + ", ".join(guard["any"]) + " exists"
+        if kind == "first_line":
+            first = read_text(hit, allow_empty=True).split("\n", 1)[0].strip()
+            if first != guard["expect"]:
+                return False, f"{hit.name} starts with {first[:60]!r}"
+            return True, str(hit)
+        from gavelkit.task.formats.load import load_task
+
+        task = load_task(task_dir)
+        stale = [rel for rel, p in task.test_files.items()
+                 if p.stat().st_mtime > hit.stat().st_mtime]
+        if stale:
+            return False, f"{', '.join(stale)} changed after {hit.name}"
+        return True, str(hit)
+    raise ValueError(f"unknown guard kind {kind!r}")
+
+
+def plan_from(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any] | None = None) -> Plan:
+    """Decide what a transition to `to` would do, without writing anything."""
+    cfg = cfg or load_config(task_dir)
+    table = state_table()
+    cur = ps.state
+    plan = Plan(cur, to, to)
+    path = ps.path
+    if to not in table["states"]:
+        plan.findings.append(Finding("TSK-S001", "error",
+                                     f"unknown state {to!r}; one of: {', '.join(table['states'])}",
+                                     path, 0, 0))
+        return plan
+    if cur not in table["states"]:
+        plan.findings.append(Finding("TSK-S001", "error", f"current state {cur!r} is not a "
+                                     "known state; fix the Current block by hand",
+                                     path, ps.current_lines.get("state", 0), 1))
+        return plan
+    if cur == "QUALIFIED" and to == "QUALIFIED":
+        from gavelkit.task.pipeline.digests import compare_digests
+
+        changed = compare_digests(task_dir)
+        why = ("the oracle changed since QUALIFIED; run `gavel task check-oracle` to reopen "
+               "(REOPENED_S3) and re-run S4 -> S5") if changed else "the task is already QUALIFIED"
+        plan.findings.append(Finding("TSK-S005", "error",
+                                     f"QUALIFIED -> QUALIFIED is forbidden: {why}", path,
+                                     ps.current_lines.get("state", 0), 1))
+        return plan
+    if to not in table["states"][cur]["next"]:
+        nxt = ", ".join(table["states"][cur]["next"]) or "none (terminal)"
+        plan.findings.append(Finding("TSK-S002", "error",
+                                     f"{cur} -> {to} is not an allowed transition; from {cur}: {nxt}",
+                                     path, ps.current_lines.get("state", 0), 1))
+        return plan
+    enabled = set(cfg["state"].get("enable_guards", []))
+    for guard in table.get("guards", []):
+        if guard["to"] != to or (guard.get("from") and cur not in guard["from"]):
+            continue
+        if guard.get("optional") and guard.get("name") not in enabled:
+            continue
+        ok, detail = _guard_ok(guard, task_dir, cfg)
+        if not ok:
+            plan.findings.append(Finding("TSK-S003", "error", f"{guard['why']}: {detail}",
+                                         path, 0, 0))
+    for loop in table.get("loops", []):
+        if loop["to"] == to and cur in loop["from"]:
+            name = loop["counter"]
+            new = ps.iter_value(name) + 1
+            plan.counters[name] = new
+            cap = int({**table["caps"], **cfg["state"].get("caps", {})}[name])
+            if new > cap:
+                plan.to_state = table["retire_state"]
+                plan.note_suffix = f"{name} {new} > cap {cap}: RETIRED instead of {to}"
+                plan.findings.append(Finding("TSK-S004", "warning", plan.note_suffix, path,
+                                             ps.current_lines.get(name, 0), 1))
+    return plan
+
+
+def _read_ps(task_dir: Path) -> PipelineState:
+    path = task_dir / STATE_NAME
+    text = read_text(path)
+    ps, fnd = parse_pipeline_state(text, str(path))
+    bad = [f for f in fnd if f.severity == "error"]
+    if bad:
+        raise InputError(str(path), bad[0].message, bad[0].line, bad[0].col, code="TSK-R007")
+    return ps
+
+
+def plan_transition(task_dir: str | Path, to: str, config: str | Path | None = None) -> Plan:
+    d = Path(task_dir)
+    return plan_from(_read_ps(d), to, d, load_config(d, config))
+
+
+@dataclass(slots=True)
+class Result:
+    plan: Plan
+    written: bool
+    row: HistoryRow | None = None
+
+    @property
+    def to_state(self) -> str:
+        return self.plan.to_state
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.plan.findings
+
+
+def transition(task_dir: str | Path, to: str, note: str = "", *, date: str | None = None,
+               config: str | Path | None = None, dry_run: bool = False,
+               extra: dict[str, str] | None = None) -> Result:
+    """Apply a transition under the state-file lock; refused transitions write nothing."""
+    d = Path(task_dir)
+    path = d / STATE_NAME
+    if not path.is_file():
+        raise InputError(str(path), "no PIPELINE_STATE.md (run `gavel task init` first)")
+    cfg = load_config(d, config)
+    with locked(path):
+        ps = _read_ps(d)
+        plan = plan_from(ps, to, d, cfg)
+        if not plan.ok or dry_run:
+            return Result(plan, False)
+        day = date or today()
+        updates: dict[str, str] = {"state": plan.to_state}
+        stage = state_table()["states"][plan.to_state].get("stage")
+        if stage is not None and "stage" in ps.current:
+            updates["stage"] = str(stage)
+        for k, v in plan.counters.items():
+            updates[k] = str(v)
+        updates["updated"] = day
+        if extra:
+            updates.update(extra)
+        num = max([r.num for r in ps.history] + [len(ps.history)]) + 1
+        text_note = note.strip()
+        if plan.note_suffix:
+            text_note = f"{text_note} ({plan.note_suffix})" if text_note else plan.note_suffix
+        row = HistoryRow(num, day, plan.from_state, plan.to_state, text_note)
+        new_text = render_transition(ps, updates, default_todo(plan.to_state, ps), row)
+        if plan.to_state == "QUALIFIED":
+            from gavelkit.task.pipeline.digests import record_digests
+
+            record_digests(d, date=day)
+        atomic_write(path, new_text)
+    return Result(plan, True, row)
+
+
+TEMPLATE = """# Pipeline State — {task_id}
+
+> Edit only `## Current`. On every transition update `state`, append a row to
+> `## History` and replace `todo` with the new state's todo. On a loop, also add
+> one to the matching `*_iter`. Use `gavel task state` to do this safely.
+
+---
+
+## Current
+
+```
+state:       {state}
+stage:       {stage}
+spec_iter:   0
+filter_iter: 0
+eval_iter:   0
+updated:     {date}
+```
+
+todo:
+{todo}
+
+---
+
+## History
+
+| # | date | from | to | note |
+|---|------|------|----|------|
+
+---
+
+## Forbidden Transitions
+
+{forbidden}
+"""
+
+
+def init_state(task_dir: str | Path, task_id: str | None = None, *, date: str | None = None,
+               force: bool = False) -> Path:
+    """Write a fresh PIPELINE_STATE.md in S1_SCREENING; refuses to overwrite unless force."""
+    d = Path(task_dir)
+    if not d.is_dir():
+        raise InputError(str(d), "not a task folder (no such directory)")
+    path = d / STATE_NAME
+    table = state_table()
+    init = table["initial"]
+    with locked(path):
+        if path.exists() and not force:
+            raise FileExistsError(str(path))
+        text = TEMPLATE.format(
+            task_id=task_id or d.resolve().name, state=init,
+            stage=table["states"][init]["stage"], date=date or today(),
+            todo="\n".join(f"- [ ] {t}" for t in table["states"][init]["todo"]),
+            forbidden="\n".join(f"- `{g['to']}`: {g['why']}" for g in table["guards"]
+                                 if not g.get("optional")))
+        atomic_write(path, text)
+    return path

@@ -1,0 +1,116 @@
+"""Classify each failing node: environment / verifier / infrastructure / candidate.
+
+The decision table (task-judge.md §4.2) is data (`data/judge/failure_classes.toml`);
+this module extracts the signals it needs from a case (outcome, phase, crash
+message, longrepr, stderr tail, which module a failing import names) and
+returns the first matching rule's class with the signal that decided it, so
+the report can say *why* a failure was not counted against the candidate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gavelkit.task.judgedata import for_task
+from gavelkit.task.scoring.envbuild import norm, read_requirements
+
+CLASSES = ("environment", "verifier", "infrastructure", "candidate")
+_MNF = re.compile(r"No module named '([\w.]+)'")
+_CANNOT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
+_ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
+
+# import name -> distribution name, for the common cases where they differ
+_DIST_ALIASES = {"yaml": "pyyaml", "dateutil": "python-dateutil", "bs4": "beautifulsoup4",
+                 "PIL": "pillow", "sklearn": "scikit-learn", "attr": "attrs",
+                 "google.protobuf": "protobuf", "jwt": "pyjwt", "dotenv": "python-dotenv"}
+
+
+@dataclass(slots=True)
+class Context:
+    package: str | None
+    requirements: set[str] = field(default_factory=set)
+    public_names: set[str] = field(default_factory=set)
+    rules: list[dict[str, Any]] = field(default_factory=list)
+
+
+def context_for(task: Any, opts: Any = None) -> Context:
+    from gavelkit.task.scoring.target import target_package
+
+    pkg = target_package(task, getattr(opts, "package", None))
+    req = task.dir / "oracle" / "requirements.txt"
+    reqs = {norm(r) for r in read_requirements(req if req.is_file() else None)}
+    names: set[str] = set()
+    if task.spec is not None:
+        body = "\n".join(task.spec.lines)
+        names = set(re.findall(r"`([A-Za-z_][\w.]*)`", body))
+        names |= {n.rsplit(".", 1)[-1] for n in names}
+    rules = list(for_task("failure_classes", task.dir)["rule"])
+    return Context(pkg, reqs, names, rules)
+
+
+def _module_kind(text: str, ctx: Context) -> str | None:
+    m = _MNF.search(text)
+    if m:
+        mod = m.group(1)
+        top = mod.split(".")[0]
+        if ctx.package and top == ctx.package.split(".")[0]:
+            # `No module named 'pkg.sub'` with pkg importable: a missing submodule
+            if mod == ctx.package:
+                return "target"
+            private = any(part.startswith("_") for part in mod.split(".")[1:])
+            return "target-attr-private" if private else "target-attr-public"
+        dist = norm(_DIST_ALIASES.get(top, top))
+        if dist in ctx.requirements or norm(top) in ctx.requirements:
+            return "requirement"
+        return "other"
+    for rx in (_CANNOT, _ATTR):
+        m = rx.search(text)
+        if m:
+            name, mod = (m.group(1), m.group(2)) if rx is _CANNOT else (m.group(2), m.group(1))
+            if ctx.package and mod.split(".")[0] == ctx.package.split(".")[0]:
+                if name.startswith("_") or (ctx.public_names and name not in ctx.public_names):
+                    return "target-attr-private"
+                return "target-attr-public"
+    return None
+
+
+def classify_text(outcome: str, phase: str, text: str, ctx: Context) -> dict[str, str]:
+    """First rule of the table that matches; `rule` and `signal` say which and why."""
+    mod_kind = _module_kind(text, ctx)
+    for rule in ctx.rules:
+        if "outcome" in rule and outcome not in rule["outcome"]:
+            continue
+        if "phase" in rule and phase not in rule["phase"]:
+            continue
+        if "module" in rule and rule["module"] != mod_kind:
+            continue
+        if "regex" in rule and not re.search(rule["regex"], text, re.I):
+            continue
+        evidence = ""
+        if "regex" in rule:
+            m = re.search(rule["regex"], text, re.I)
+            evidence = m.group(0) if m else ""
+        elif "module" in rule:
+            m = _MNF.search(text) or _CANNOT.search(text) or _ATTR.search(text)
+            evidence = m.group(0) if m else ""
+        return {"class": rule["class"], "rule": rule["id"], "signal": rule["signal"],
+                "evidence": evidence[:200]}
+    return {"class": "candidate", "rule": "default", "signal": "no rule matched", "evidence": ""}
+
+
+def classify_case(case: dict[str, Any], detail: dict[str, Any], ctx: Context) -> dict[str, str]:
+    crash = (detail.get("crash") or {}).get("message", "") if detail.get("crash") else ""
+    text = "\n".join(x for x in (crash, str(detail.get("longrepr", "")),
+                                 str(detail.get("stderr_tail", "")) if case["outcome"] in (
+                                     "not_collected", "collection_error", "error") else "",
+                                 f"(exit {detail.get('returncode')})"
+                                 if detail.get("returncode", 0) < 0 or
+                                 detail.get("returncode") == 137 else "") if x)
+    outcome = case["outcome"]
+    if case.get("counted_as") == "failed" and outcome == "skipped":
+        return {"class": "candidate", "rule": "candidate-skip",
+                "signal": "skip the reference does not take (caused by the candidate)",
+                "evidence": crash[:200]}
+    return classify_text(outcome, str(detail.get("phase") or ""), text, ctx)
