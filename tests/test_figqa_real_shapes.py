@@ -42,7 +42,7 @@ def test_suptitle_pushed_onto_axes_title_fires():
     ax = fig.add_subplot()
     ax.plot([0, 1], [0, 1])
     ax.set_title("Axes title here")
-    fig.suptitle("Figure suptitle pushed down", y=0.905)
+    fig.suptitle("Figure suptitle pushed down", y=0.92)
     gk_testing.fires(F(fig), "FIG-T001")
 
 

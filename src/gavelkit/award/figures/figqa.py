@@ -473,7 +473,9 @@ def _line_shapes(shape: _Shape, t: Any, renderer: Any) -> list[_Shape]:
     parts = []
     try:
         for item in info:
-            line, (w, *_), (x, y) = item[0], item[1], item[-1]
+            # (line, (w, h, d), (x, y)) since matplotlib 3.9; (line, (w, h), x, y) in 3.8
+            line, (w, *_) = item[0], item[1]
+            x, y = (item[2], item[3]) if len(item) == 4 else item[-1]
             ink = _ink(line, t.get_fontproperties()) if line.strip() else None
             if ink is None or w <= 0:
                 continue
