@@ -90,6 +90,15 @@ def test_text_on_a_translucent_band_fires_opaque_stack_label_is_clean():
     ax.text(5, np.sin(5), "band text", ha="center", va="center")
     f = gk_testing.fires(F(fig), "FIG-D003")
     assert "band text" in f.message
+    # a tinted zone (half the plane) named by its label is not a band of data
+    fig = new_fig()
+    ax = fig.add_subplot()
+    ax.fill_between([0, 10], [0, 10], [10, 10], alpha=0.1, color="red")
+    ax.plot([0, 10], [0, 10], "k--")
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 10)
+    ax.text(1, 8, "Judge-favouring", fontstyle="italic")
+    gk_testing.clean(F(fig), "FIG-D003")
     # a label placed inside its own opaque stack area names that area: allowed
     fig = new_fig()
     ax = fig.add_subplot()

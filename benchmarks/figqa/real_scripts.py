@@ -127,7 +127,13 @@ def run(a: argparse.Namespace) -> int:
 
 
 def evaluate(a: argparse.Namespace) -> int:
-    """Per figure: flagged?  and the hand label: real / false-alarm / mixed / clean / missed."""
+    """Join a run with the hand labels, figure by figure.
+
+    Each label row says what a person sees on the figure: `collision` with the
+    kinds of real defects on it (real_kinds, ';'-separated figqa kinds), or
+    `clean`.  A flagged figure is "right" when at least one reported kind is real,
+    "false alarms only" when none is; a real kind that is not reported is a miss.
+    """
     with open(a.results, encoding="utf-8") as fh:
         runs = [json.loads(x) for x in fh if x.strip()]
     labels: dict[tuple[str, str, int], dict] = {}
@@ -137,30 +143,45 @@ def evaluate(a: argparse.Namespace) -> int:
                 labels[(r["repo"], r["path"], int(r["figure"]))] = r
     status = Counter(r["status"] for r in runs)
     figs = [(r, f) for r in runs for f in r.get("figures", [])]
-    flagged = [(r, f) for r, f in figs if f.get("collisions")]
-    verdicts: Counter = Counter()
-    unlabelled = []
-    rows = []
+    tally: Counter = Counter()
+    false_kinds: Counter = Counter()
+    missed_kinds: Counter = Counter()
+    unlabelled, rows = [], []
     for r, f in figs:
+        reported = {x["kind"] for x in r.get("findings", [])
+                    if x.get("figure") == f["index"] and x.get("kind")}
         lab = labels.get((r["repo"], r["path"], int(f["index"])))
-        is_flagged = bool(f.get("collisions"))
         if lab is None:
-            if is_flagged:
+            if reported:
                 unlabelled.append(f"{r['repo']}:{r['path']} fig {f['index']}")
             continue
-        verdicts[("flagged " if is_flagged else "clean ") + lab["label"]] += 1
+        real = {k for k in lab.get("real_kinds", "").split(";") if k}
+        if reported:
+            verdict = "flagged, right" if reported & real else "flagged, false alarms only"
+        else:
+            verdict = "clean, missed" if real else "clean, right"
+        tally[verdict] += 1
+        false_kinds.update(reported - real)
+        missed_kinds.update(real - reported)
         rows.append({"repo": r["repo"], "path": r["path"], "figure": f["index"],
-                     "flagged": is_flagged, "label": lab["label"], "why": lab.get("why", "")})
+                     "verdict": verdict, "reported": sorted(reported), "real": sorted(real),
+                     "false_kinds": sorted(reported - real), "missed": sorted(real - reported),
+                     "why": lab.get("why", "")})
     codes = Counter(x["code"] for r in runs for x in r.get("findings", []))
-    res = {"scripts": len(runs), "status": dict(status), "figures": len(figs),
-           "figures_flagged": len(flagged), "labelled": dict(verdicts),
+    res = {"results": os.path.basename(a.results), "scripts": len(runs),
+           "scripts_by_status": dict(status), "scripts_ran": status.get("ok", 0),
+           "figures": len(figs), "figures_flagged": sum(1 for r, f in figs if f.get("collisions")),
+           "labelled_figures": len(rows), "verdicts": dict(tally),
+           "false_alarm_kinds_on_labelled": dict(false_kinds),
+           "missed_kinds_on_labelled": dict(missed_kinds),
            "flagged_unlabelled": unlabelled, "finding_codes": dict(codes.most_common()),
            "figures_detail": rows}
     with open(a.out, "w", encoding="utf-8") as fh:
         json.dump(res, fh, indent=1, ensure_ascii=False)
         fh.write("\n")
-    print(json.dumps({k: v for k, v in res.items() if k != "figures_detail"}, indent=1,
-                     ensure_ascii=False))
+    print(json.dumps({k: v for k, v in res.items() if k not in ("figures_detail",
+                                                                 "finding_codes")},
+                     indent=1, ensure_ascii=False))
     return 0
 
 

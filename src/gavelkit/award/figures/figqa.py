@@ -1113,6 +1113,23 @@ def _translucent(artist: Any) -> bool:
         return False
 
 
+def _thin_band(d: _Data) -> bool:
+    """A band around data (a confidence band), not a shaded zone of the plot.
+
+    A zone (half the plane tinted "judge-favouring") is as thick as the axes and
+    its label names it; a band is thin across its length, and text on it covers data.
+    """
+    try:
+        x0, y0, x1, y1 = d.bbox
+        area = sum(_poly_area(p) for p in d.polys)
+        ab = d.axes.bbox
+        across = min(area / max(x1 - x0, 1e-9) / max(ab.height, 1e-9),
+                     area / max(y1 - y0, 1e-9) / max(ab.width, 1e-9))
+        return across < 0.4
+    except Exception:
+        return False
+
+
 def _opaque_markers(d: _Data) -> bool:
     art = d.artist
     try:
@@ -1512,7 +1529,7 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                     # a label inside its own bar / region is allowed; not on a translucent
                     # band (a confidence band is data), nor a value that belongs to a
                     # neighbouring bar of another series
-                    if d.ref.role == "fill" and _translucent(d.artist):
+                    if d.ref.role == "fill" and _translucent(d.artist) and _thin_band(d):
                         detail = "text printed on a translucent band"
                     else:
                         detail = _foreign_bar(sh, d, bars)
