@@ -98,6 +98,8 @@ def test_text_on_a_translucent_band_fires_opaque_stack_label_is_clean():
     ax.set_xlim(0, 10)
     ax.set_ylim(0, 10)
     ax.text(1, 8, "Judge-favouring", fontstyle="italic")
+    ax.fill_between([7, 9.5], 0.5, 3, alpha=0.1)  # a small zone with constant bounds
+    ax.text(8, 1, "Fan zone", ha="center")
     gk_testing.clean(F(fig), "FIG-D003")
     # a label placed inside its own opaque stack area names that area: allowed
     fig = new_fig()

@@ -1121,6 +1121,11 @@ def _thin_band(d: _Data) -> bool:
     """
     try:
         x0, y0, x1, y1 = d.bbox
+        v = np.concatenate(d.polys)
+        on_edge = (np.abs(v[:, 0] - x0) < 0.5) | (np.abs(v[:, 0] - x1) < 0.5) | \
+            (np.abs(v[:, 1] - y0) < 0.5) | (np.abs(v[:, 1] - y1) < 0.5)
+        if on_edge.all():
+            return False  # constant bounds: a rectangle marking a zone, not data
         area = sum(_poly_area(p) for p in d.polys)
         ab = d.axes.bbox
         across = min(area / max(x1 - x0, 1e-9) / max(ab.height, 1e-9),
