@@ -156,7 +156,9 @@ def evaluate(a: argparse.Namespace) -> int:
                 unlabelled.append(f"{r['repo']}:{r['path']} fig {f['index']}")
             continue
         real = {k for k in lab.get("real_kinds", "").split(";") if k}
-        if reported:
+        if f.get("error") and not reported:
+            verdict = "could not check"  # e.g. usetex without LaTeX (FIG-S004, exit 2)
+        elif reported:
             verdict = "flagged, right" if reported & real else "flagged, false alarms only"
         else:
             verdict = "clean, missed" if real else "clean, right"
@@ -171,6 +173,7 @@ def evaluate(a: argparse.Namespace) -> int:
     res = {"results": os.path.basename(a.results), "scripts": len(runs),
            "scripts_by_status": dict(status), "scripts_ran": status.get("ok", 0),
            "figures": len(figs), "figures_flagged": sum(1 for r, f in figs if f.get("collisions")),
+           "figures_could_not_check": sum(1 for r, f in figs if f.get("error")),
            "labelled_figures": len(rows), "verdicts": dict(tally),
            "false_alarm_kinds_on_labelled": dict(false_kinds),
            "missed_kinds_on_labelled": dict(missed_kinds),
