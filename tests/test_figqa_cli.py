@@ -222,9 +222,11 @@ def test_run_copy_of_figqa_is_the_gate_and_its_stdout_is_shown(tmp_path):
 
 
 def test_wired_in_gate_raising_is_a_failed_gate_not_could_not_run(tmp_path):
+    from pathlib import Path
+
     from gavelkit.award.figures import figqa
 
-    s = _code_dir(tmp_path, open(figqa.__file__, encoding="utf-8").read())
+    s = _code_dir(tmp_path, Path(figqa.__file__).read_text(encoding="utf-8"))
     rc, out, _ = gk_testing.cli("award", "figqa", "run", s)
     assert rc == 1, out
     found = _parse_text(out)

@@ -1624,7 +1624,7 @@ def _legend_texts(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Shape]
     for i, ax, leg in legs:
         if not _visible(leg):
             continue
-        for t in list(leg.get_texts()) + [leg.get_title()]:
+        for t in [*leg.get_texts(), leg.get_title()]:
             sh = _text_shape(t, renderer, ArtistRef("Text", "legend text", str(t.get_text()), i),
                              ax)
             if sh is not None:
