@@ -71,8 +71,8 @@ def memo(**over: Any) -> dict[str, Any]:
         "phase": 7, "budget_spent": {"loops": 2, "cap": 2},
         "unresolved": [{"id": "G7-1", "severity": "high", "summary": "thin sensitivity"}],
         "options": [
-            {"option": "submit", "consequence": "likely finalist", "recommended": True},
-            {"option": "one more loop", "consequence": "deadline risk", "recommended": False},
+            {"option": "submit", "consequence": "likely finalist", "recommended": False},
+            {"option": "one more loop", "consequence": "deadline risk", "recommended": True},
         ],
     }
     body.update(over)

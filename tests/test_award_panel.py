@@ -179,12 +179,14 @@ def test_adjudication_round_and_memo(tmp_path: Path) -> None:
     assert c1.data["outlier"] == "C"
     # outlier re-dispatched once: its round-2 card with A and B from round 1
     still = card("C", scores={"results": 62}, round_=2)
+    prev = write(tmp_path, "c1-round-1.yaml", r1[2])
     res2, _ = panel(tmp_path, [r1[0], r1[1], still], target="meritorious",
-                    adjudication_round=True)
+                    adjudication_round=True, previous=prev)
     f = fires(res2.findings, "AWD-P005")
     assert "persisted after adjudication" in f.message and res2.adjudication == "C"
+    clean(res2.findings, "AWD-P013")
     res3, _ = panel(tmp_path, [r1[0], r1[1], still], target="meritorious",
-                    adjudication_round=True,
+                    adjudication_round=True, previous=prev,
                     adjudicated={"results": "seat C's evidence holds: validation set leak"})
     assert res3.passed
     fires(res3.findings, "AWD-P010")
@@ -248,7 +250,9 @@ def test_cli_text_json_and_exit_codes(tmp_path: Path) -> None:
 def test_cli_memo_adjudication(tmp_path: Path) -> None:
     a = write(tmp_path, "a.yaml", card("A", scores={"results": 90}))
     b = write(tmp_path, "b.yaml", card("B", scores={"results": 90}))
-    c = write(tmp_path, "c.yaml", card("C", scores={"results": 60}, round_=2))
+    c = write(tmp_path, "phase7-seat-C-round-2.yaml", card("C", scores={"results": 60},
+                                                            round_=2))
+    write(tmp_path, "phase7-seat-C-round-1.yaml", card("C", scores={"results": 58}))
     m = write(tmp_path, "memo.md", "```yaml\ndecision_memo:\n  phase: 7\n  adjudications:\n"
               "    - {criterion: results, outlier: C, outcome: kept C's score}\n```\n")
     rc, out, _ = cli("award", "aggregate", str(a), str(b), str(c), "--target", "meritorious",

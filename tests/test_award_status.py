@@ -172,7 +172,7 @@ def test_half_written_run(tmp_path: Path) -> None:
     rc, out, err = cli("award", "status", str(run), "--format", "json")
     assert rc in (0, 1) and "Traceback" not in out + err
     doc = json.loads(out)
-    assert doc["status"]["next_action"]["action"] in ("advance", "fix", "STOP")
+    assert doc["status"]["next_action"]["action"] in ("advance", "fix", "repair", "STOP")
 
 
 def test_unreadable_run_dir_exit_2(tmp_path: Path) -> None:

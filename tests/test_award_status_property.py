@@ -41,7 +41,7 @@ def test_status_never_raises(tmp_path_factory, gates, cards, target) -> None:  #
         text = dump(c) if not broken else "scorecard: [\n"
         (run / "scorecards" / f"phase7-seat-{seat}-round-{rnd}.yaml").write_text(text)
     st_ = run_status(run, target)
-    assert st_.action.kind in ("advance", "fix", "rescore", "adjudicate", "STOP")
+    assert st_.action.kind in ("advance", "fix", "rescore", "adjudicate", "repair", "STOP")
     if st_.action.kind == "STOP":
         d = draft(st_)["decision_memo"]
         assert d["budget_spent"]["loops"] <= d["budget_spent"]["cap"]

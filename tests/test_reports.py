@@ -16,7 +16,7 @@ from task_helpers import CORPUS, copy_good, need_corpus
 from gk_testing import clean, cli, fires
 from run_util import add_card, add_gate, make_run, pass_phases
 
-AWARD_SECTIONS = ["next", "timeline", "issues", "budgets", "panel", "conflicts", "pdfqa",
+AWARD_SECTIONS = ["next", "timeline", "issues", "budgets", "panel", "conflicts", "decisions", "pdfqa",
                   "findings"]
 TASK_SECTIONS = ["rates", "coverage", "clusters", "gates", "history", "files"]
 

@@ -25,8 +25,9 @@ def _import_gavel():
             sys.path.insert(0, src)
             from gavelkit.cli.main import main
             return main
-    sys.stderr.write("lint_run: the gavelkit package is required. Install it with: "
-                     "python3 -m pip install gavelkit (or pip install -e <gavelkit checkout>)\n")
+    sys.stderr.write("lint_run: the gavelkit package is required and is not on PyPI. Install "
+                     "it from a gavelkit checkout: python3 -m pip install <path to the "
+                     "checkout> (it brings PyYAML)\n")
     sys.exit(2)
 
 
@@ -43,7 +44,11 @@ def translate(argv):
 if __name__ == "__main__":
     args = translate(sys.argv[1:])
     if args is None:
-        print(__doc__.strip())
+        try:
+            print(__doc__.strip())
+            sys.stdout.flush()
+        except BrokenPipeError:  # `lint_run.py --help | head`
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0 if sys.argv[1:] else 2)
     main = _import_gavel()
 

@@ -25,8 +25,9 @@ try:
 except ImportError as exc:
     sys.stderr.write(
         f"make_contact_sheet: gavelkit with pypdfium2 and Pillow is needed ({exc}).\n"
-        f"    Install it with: {os.path.basename(sys.executable)} -m pip install gavelkit"
-        "   (from a clone: pip install <repo>)\n")
+        f"    gavelkit is not on PyPI; install it from a checkout: "
+        f"{os.path.basename(sys.executable)} -m pip install <path to the gavelkit checkout>"
+        " (it brings pypdfium2 and Pillow)\n")
     sys.exit(2)
 
 if __name__ == "__main__":

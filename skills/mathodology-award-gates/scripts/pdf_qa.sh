@@ -7,7 +7,7 @@
 set -u
 py="${PYTHON:-python3}"
 if ! command -v "$py" >/dev/null 2>&1; then
-  echo "pdf_qa: '$py' not found. Install Python 3.11+, then: pip install gavelkit" >&2
+  echo "pdf_qa: '$py' not found. Install Python 3.11+, then gavelkit from its checkout: pip install <path to the gavelkit checkout>" >&2
   exit 2
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" 2>/dev/null && pwd)"
@@ -17,7 +17,7 @@ if [ -n "$here" ] && [ -d "$here/../../../src/gavelkit" ]; then
 fi
 if ! "$py" -c "import gavelkit.award.pdf.pdfqa, pypdfium2, PIL" >/dev/null 2>&1; then
   echo "pdf_qa: gavelkit with pypdfium2 and Pillow is not installed for $py." >&2
-  echo "        Install it with: $py -m pip install gavelkit   (from a clone: $py -m pip install <repo>)" >&2
+  echo "        gavelkit is not on PyPI; install it from a checkout: $py -m pip install <path to the gavelkit checkout> (it brings pypdfium2 and Pillow)" >&2
   exit 2
 fi
 exec "$py" -m gavelkit award pdfqa "$@"

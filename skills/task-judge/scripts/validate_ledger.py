@@ -18,8 +18,8 @@ def _main():
         here = os.path.dirname(os.path.realpath(__file__))
         src = os.path.normpath(os.path.join(here, "..", "..", "..", "src"))
         if not os.path.isdir(os.path.join(src, "gavelkit")):
-            sys.stderr.write("validate_ledger: the gavelkit package is required: "
-                             "python3 -m pip install gavelkit\n")
+            sys.stderr.write("validate_ledger: the gavelkit package is required and is not "
+                             "on PyPI: python3 -m pip install <path to the gavelkit checkout>\n")
             return 2
         sys.path.insert(0, src)
         from gavelkit.cli.main import main

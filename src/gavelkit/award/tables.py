@@ -7,9 +7,12 @@ seat's rubric, `[award.tiers.<name>]` keys replace a tier's numbers or aliases.
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 from gavelkit.core.errors import UsageError
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Tier:

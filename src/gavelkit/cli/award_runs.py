@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -51,8 +52,12 @@ def init_main(argv: list[str], prog: str) -> int:
         print(f"created run {run.name} in {run}")
         for c in created:
             print(f"  + {c}")
-        print(f"next: fill {run / 'phase-logs' / 'variant.yaml'} and check it with "
-              f"`gavel award lint variant {run / 'phase-logs' / 'variant.yaml'}`")
+        vpath = run / "phase-logs" / "variant.yaml"
+        if args.variant:
+            print(f"variant.yaml holds the variant block of {args.variant}; next: run Phase 0 "
+                  f"(intake) and its critic gate, then `gavel award status {run}`")
+        else:
+            print(f"next: fill {vpath} and check it with `gavel award lint variant {vpath}`")
     return 0
 
 
@@ -78,6 +83,8 @@ def status_main(argv: list[str], prog: str) -> int:
         from gavelkit.award.runs.memo_draft import write_draft
 
         memo_path = write_draft(st, Path(args.write_memo) if args.write_memo else None)
+        if memo_path.is_relative_to(st.run):  # read again: the STOP now names the memo
+            st = run_status(st.run, args.target, load_tables(args.config))
     fmt = "text" if args.format == "table" else args.format
     text = status_render.render_table(st) if args.format == "table" else status_render.render_text(st)
     if memo_path:
@@ -86,19 +93,29 @@ def status_main(argv: list[str], prog: str) -> int:
              "memo": str(memo_path) if memo_path else None}
     findings = st.findings if args.format != "table" else [
         f for f in st.findings if f.severity == "error"]
-    code = emit(findings, fmt, "award status", extra, text=text, quiet=args.quiet)
+    from gavelkit.cli.award_blocks import emit_keeping_code
+
+    # The exit code is decided by the run, never by where the output goes (`| head -1`).
+    code = emit_keeping_code(findings, fmt, "award status", extra, text=text, quiet=args.quiet)
     # An unreadable file inside a readable run is an error finding (1); only a run
     # folder that cannot be read at all exits 2 (raised before this point).
     return 0 if st.action.may_continue and code == 0 else 1
 
 
 def briefs_main(argv: list[str], prog: str) -> int:
-    p = parser(prog, "Write the three blind seat briefs, or --check briefs for leaks.")
+    p = parser(prog, "Write the blind seat briefs, or --check briefs for leaks.\n\n"
+               "Round 1 and a full re-score: all three seats. An adjudication round (status "
+               "says `adjudicate`): only the outlier seat, with the evidence question and "
+               "nothing of the other seats.")
     p.add_argument("paths", nargs="+", metavar="RUN_DIR|FILE")
     p.add_argument("--check", action="store_true", help="check the given brief files for leaks")
     p.add_argument("--round", type=int, default=1)
+    p.add_argument("--seat", choices=["A", "B", "C"],
+                   help="adjudication round: the re-dispatched seat (must be the outlier)")
+    p.add_argument("--question", help="adjudication round: the evidence question for the "
+                   "outlier seat (about its own cited evidence; never another seat's score)")
     p.add_argument("--contest", help="contest name (default: the variant block's contest)")
-    p.add_argument("--out", help="folder for the briefs (default: RUN_DIR/phase-logs/briefs)")
+    p.add_argument("--out", help="folder for the briefs (default: RUN_DIR/briefs)")
     add_format(p, sarif=True)
     args = p.parse_args(argv)
     from gavelkit.award.runs import briefs
@@ -132,10 +149,43 @@ def briefs_main(argv: list[str], prog: str) -> int:
                         and not is_placeholder(b.body["contest"])), None)
         if not contest:
             raise UsageError("no contest name: pass --contest or fill the variant block")
-    written = briefs.write_briefs(run, contest, args.round, Path(args.out) if args.out else None)
+    seats, question, criterion = _round_seats(run, args)
+    written = briefs.write_briefs(run, contest, args.round, Path(args.out) if args.out else None,
+                                  seats=seats, question=question, criterion=criterion)
     findings = [f for w in written for f in briefs.check_brief(w)]
     return emit(findings, args.format, "award briefs", {"written": [str(w) for w in written]},
                 text="\n".join(f"wrote {w}" for w in written), quiet=args.quiet)
+
+
+def _round_seats(run: Path, args: argparse.Namespace) -> tuple[list[str] | None, str | None,
+                                                              str | None]:
+    """Which seats a round's briefs go to: all three, or the outlier alone (seed §3)."""
+    if args.round == 1 and not (args.seat or args.question):
+        return None, None, None
+    from gavelkit.award.runs.budget import run_status
+
+    st = run_status(run)
+    a = st.action
+    last = st.rounds[-1].round if st.rounds else 0
+    if a.kind == "adjudicate" and args.round == last + 1:
+        panel = st.rounds[-1].panel
+        conf = next((c for c in panel.conflicts if not c.adjudicated), None) if panel else None
+        outlier = conf.outlier if conf else None
+        if args.seat and args.seat != outlier:
+            raise UsageError(f"seat {args.seat} is not the outlier: round {args.round} "
+                             f"re-dispatches only seat {outlier} (the outlier on "
+                             f"{conf.criterion if conf else '?'!r})")
+        crit = conf.criterion if conf else None
+        q = args.question or (f"Which page, section, figure or table supports your "
+                              f"{crit!r} score? Re-check it against the paper.")
+        return [outlier] if outlier else None, q, crit
+    if args.seat or args.question:
+        raise UsageError(f"--seat/--question belong to an adjudication round; status says "
+                         f"{a.kind}: {a.reason}")
+    if a.kind == "rescore" and args.round == last + 1:
+        return None, None, None
+    raise UsageError(f"round {args.round} is neither the next re-score nor an adjudication of "
+                     f"this run; status says {a.kind}: {a.reason}")
 
 
 def manifest_main(argv: list[str], prog: str) -> int:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from gavelkit.core.findings import Finding, exit_code
 
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
 
 def parser(prog: str, description: str) -> argparse.ArgumentParser:
+    import argparse  # lazily: the hottest commands read their argv without it (fastargs)
+
     return argparse.ArgumentParser(prog=prog, description=description,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
 

@@ -84,7 +84,80 @@ def award_steps(root: Path) -> list[Step]:
     steps.extend(run_steps(run))
     steps.extend(figure_steps(run))
     steps.extend(paper_steps(run))
+    steps.append(manifest_step(run))
     steps.append(report_step(run, root.parent / "award-report.html"))
+    steps.extend(stop_resume_steps(root, run))
+    return steps
+
+
+def manifest_step(run: Path) -> Step:
+    """The Phase 6 QA wrote the contact sheet into outputs/figures/: recompile the manifest,
+    or status (rightly) refuses to advance on a stale one."""
+    from gavelkit.award.runs import manifest
+
+    stale = manifest.check_manifest(run)
+    manifest.write_manifest(run)
+    again = manifest.check_manifest(run)
+    return Step("recompile package/manifest.md after the Phase 6 QA outputs", not again,
+                f"{len(stale)} stale entr{'y' if len(stale) == 1 else 'ies'} before "
+                "(e.g. the contact sheet), none after")
+
+
+def stop_resume_steps(root: Path, example: Path) -> list[Step]:
+    """A run that stops (phase 4 loop 1 does not improve), gets a drafted decision memo, a
+    human's recorded decision, and resumes — the STOP is lifted only by that decision."""
+    import yaml
+
+    from gavelkit.award.blocks.lint import lint_paths
+    from gavelkit.award.runs.budget import run_status
+    from gavelkit.award.runs.layout import init_run
+    from gavelkit.award.runs.memo_draft import write_draft
+
+    variant = (example / "phase-logs" / "phase0.md").read_text(encoding="utf-8")
+    block = next(b.split("```", 1)[0] for b in variant.split("```yaml\n")[1:]
+                 if b.startswith("variant:"))
+    run, _, _ = init_run(root / "award-stop-run", "20260131-1000-stop", block)
+
+    def gate(phase: int, loop: int, ids: list[str]) -> None:
+        issues = [{"id": i, "severity": "high", "summary": f"{i} open", "artifact": "paper",
+                   "required_fix": "fix", "owner": "mathodology-coder"} for i in ids]
+        body = {"gate": {"phase": phase, "loop": loop, "verdict": "fail" if ids else "pass",
+                         "issues": issues, "evidence_checked": ["re-ran run_all.py"],
+                         "missing_evidence": []}}
+        (run / "gates" / f"phase-{phase}-loop-{loop}.yaml").write_text(
+            yaml.safe_dump(body, sort_keys=False), encoding="utf-8")
+
+    for ph in range(4):
+        gate(ph, 0, [])
+    gate(4, 0, ["G4-1", "G4-2"])
+    gate(4, 1, ["G4-1", "G4-3"])
+    st = run_status(run)
+    steps = [Step("stop: phase 4 loop 1 did not improve (2 -> 2 open high)",
+                  st.action.kind == "STOP", f"NEXT {st.action.kind}: {st.action.reason}")]
+    memo = write_draft(st)
+    res = lint_paths([memo], "memo")[0]
+    rec = [o["option"].split(":")[0] for o in res.blocks[0].block.body["options"]
+           if o["recommended"]] if res.blocks else []
+    still = run_status(run).action.kind
+    steps.append(Step("decision memo drafted; the run stays at STOP until a human decides",
+                      not res.all_findings() and still == "STOP" and rec == ["rework"],
+                      f"{memo.name} lints clean; recommended: {', '.join(rec)}; status: {still}"))
+    text = memo.read_text(encoding="utf-8").replace(
+        "decision_memo:\n", "decision_memo:\n  decision: {choice: rework, by: 'team lead (Ana)', "
+        "rationale: 'replace the ARIMA fit with a state-space model for G4-1'}\n", 1)
+    memo.write_text(text, encoding="utf-8")
+    st = run_status(run)
+    steps.append(Step("human decision recorded (rework): the run resumes with fix loop 2",
+                      st.action.kind == "fix" and st.action.decision is not None,
+                      f"NEXT {st.action.kind} phase {st.action.phase}: {st.action.reason}"))
+    gate(4, 2, [])
+    st = run_status(run)
+    under = [f.message for f in st.findings if f.code == "AWD-T015"]
+    steps.append(Step("loop 2 passes under the decision: advance to phase 5, no overrun",
+                      (st.action.kind, st.action.phase) == ("advance", 5) and bool(under)
+                      and not any(f.severity == "error" for f in st.findings),
+                      f"NEXT {st.action.kind} phase {st.action.phase}; "
+                      + (under[0] if under else "no decision recorded")))
     return steps
 
 

@@ -38,6 +38,8 @@ COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
      "detect an oracle change after QUALIFIED and carry out REOPENED_S3"),
     (("task", "gates"), "gavelkit.cli.task_pipeline:gates_main",
      "static gates D (coverage), E (quality), F (phrasing) on a task folder"),
+    (("task", "gates-all"), "gavelkit.cli.task_gates_all:main",
+     "gates D/E/F on every task of a folder: verdict per task, most common causes"),
     (("task", "spotcheck"), "gavelkit.cli.task_pipeline:spotcheck_main",
      "Gates A/C: reproducible spot-check table, or --verify a filled one"),
     (("task", "run"), "gavelkit.cli.task_judging:run_main",
@@ -88,6 +90,26 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+def _group_help(args: list[str]) -> int | None:
+    """`gavel award --help`, `gavel award figqa -h`: list that group's commands (exit 0)."""
+    words = []
+    for a in args:
+        if a in ("-h", "--help", "help"):
+            break
+        words.append(a)
+    else:
+        return None
+    sub = [(w, h) for w, _, h in COMMANDS if tuple(w[: len(words)]) == tuple(words)]
+    if not words or not sub:
+        return None
+    width = max(len(" ".join(w)) for w, _ in sub)
+    print(f"usage: gavel {' '.join(words)} COMMAND [ARGS...]   "
+          f"(gavel {' '.join(words)} COMMAND --help for details)\n\ncommands:")
+    for w, h in sub:
+        print(f"  {' '.join(w):<{width}}  {h}")
+    return 0
+
+
 def resolve(argv: Sequence[str]) -> tuple[tuple[str, ...], str] | None:
     best: tuple[tuple[str, ...], str] | None = None
     for words, target, _ in COMMANDS:
@@ -108,6 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     hit = resolve(args)
     if hit is None:
+        group = _group_help(args)
+        if group is not None:
+            return group
         groups = sorted({w[0] for w, _, _ in COMMANDS})
         if args[0] in groups:
             sub = [" ".join(w) for w, _, _ in COMMANDS if w[0] == args[0]]
@@ -162,10 +187,11 @@ def _silence_stdout() -> None:
 
 
 def run() -> None:
+    code = 0
     try:
         code = main()
         sys.stdout.flush()
     except BrokenPipeError:
+        # the reader stopped early (`| head`); the exit code stays what the command decided
         _silence_stdout()
-        code = 0
     sys.exit(code)

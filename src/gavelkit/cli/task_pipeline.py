@@ -137,6 +137,14 @@ def gates_main(argv: list[str], prog: str) -> int:
     findings = report.findings
     text_lines = []
     d = report.results.get("D")
+    if d is not None:
+        src = d.data.get("source")
+        cols = d.data.get("map", {}).get("columns") if src == "map" else None
+        text_lines.append("\nGate D source: " + {
+            "map": "spec_test_map.md", "mapping_file": f"oracle.mapping_file ({d.data.get('source_path')})",
+            "task_record": "task.json coverage record (from the task's record, not recomputed)",
+        }.get(str(src), "none (no map with sections, mapping file or coverage record)")
+            + (" - columns: " + "; ".join(f"{k} = {v}" for k, v in cols.items()) if cols else ""))
     if d and d.table:
         text_lines.append("\nGate D coverage:")
         text_lines.append("| spec section | covered | with subsections | min | core | status |")
@@ -152,8 +160,20 @@ def gates_main(argv: list[str], prog: str) -> int:
                 text_lines.append("| " + " | ".join(str(u[k]).replace("|", "\\|") for k in
                                                       ("spec section", "uncovered behaviors",
                                                        "impact", "recommendation")) + " |")
+    by_code: dict[str, int] = {}
+    for f in findings:
+        if f.severity in ("error", "warning"):
+            by_code[f"{f.code} {f.severity}"] = by_code.get(f"{f.code} {f.severity}", 0) + 1
+    if by_code:
+        text_lines.append("\nby cause: " + ", ".join(
+            f"{k} x{n}" for k, n in sorted(by_code.items(), key=lambda kv: (-kv[1], kv[0]))))
+    if report.standard:
+        std = report.standard
+        text_lines.append(f"\nstandard applied: {std['applied']} ({std['applied_title']}; "
+                          f"{std['detected_by']}); current: {std['current']}")
     text_lines.append("\nverdicts: " + ", ".join(f"Gate {g} {v}" for g, v in report.verdicts.items()))
     extra = {"task": task.id, "verdicts": report.verdicts, "passed": report.passed,
+             "standard": report.standard,
              "gates": {g: {"verdict": r.verdict, "table": r.table, "data": r.data}
                        for g, r in report.results.items()}}
     rc = emit(findings, a.format, "task gates", extra=extra, text="\n".join(text_lines),

@@ -9,10 +9,13 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Any
 
 from gavelkit.core.errors import InputError
 from gavelkit.core.textio import read_text
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_NAME = "gavel.toml"
 

@@ -7,9 +7,14 @@ derives the exit code, so library callers and the CLI agree on what failed.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
 
-Severity = Literal["error", "warning", "info"]
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Severity = Literal["error", "warning", "info"]
+else:
+    Severity = str
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 
 EXIT_OK = 0

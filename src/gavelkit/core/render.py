@@ -7,10 +7,13 @@ editors and agents can jump to it; JSON and SARIF are for programs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from gavelkit import __version__
 from gavelkit.core.findings import Finding, counts, exit_code, sort_key
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 

@@ -7,13 +7,16 @@ size limits, duplicate keys and alias bombs are handled once.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from gavelkit.core.errors import InputError
 from gavelkit.core.fences import YAML_TAGS, find_fences
 from gavelkit.core.findings import Finding
 from gavelkit.core.textio import read_text
 from gavelkit.core.yamlload import load_documents
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
 

@@ -12,11 +12,14 @@ file when the YAML came from a Markdown fence).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import yaml
 
 from gavelkit.core.errors import InputError
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from gavelkit.core.findings import Finding, Severity
 from gavelkit.core.yamlload import Pos, PosDict, PosList
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Ctx:
@@ -78,6 +81,20 @@ def fmt_num(x: float) -> str:
     if float(x).is_integer():
         return str(int(x))
     return f"{x:.4f}".rstrip("0").rstrip(".")
+
+
+def fmt_vs(x: float, bar: float | None) -> str:
+    """`x` with enough digits to read on the right side of `bar`: a true 84.99999 is never
+    shown as 85 next to a threshold of 85 (the panel compares with a 1e-9 tolerance)."""
+    text = fmt_num(x)
+    if bar is None:
+        return text
+    passes = x >= bar - 1e-9
+    for digits in range(5, 13):
+        if (float(text) >= bar - 1e-9) == passes:
+            break
+        text = f"{x:.{digits}f}".rstrip("0").rstrip(".")
+    return text
 
 
 def require(ctx: Ctx, body: PosDict, required: list[str], code: str, kind: str) -> None:

@@ -61,8 +61,7 @@ def check_gate(ctx: Ctx, body: PosDict, tables: Tables) -> None:
     if verdict == "pass" and blocking:
         ctx.error("AWD-G005", f"verdict: pass with open blocker/high issue(s) {', '.join(blocking)}; "
                   "the seed requires fail on any unresolved blocker or high", vpos(body, "verdict"))
-    elif verdict == "fail" and not blocking and not any(
-            isinstance(x, dict) and x.get("severity") in spec["severity"] for x in issues):
+    elif verdict == "fail" and not issues:
         ctx.warn("AWD-G015", "verdict: fail with no issue listed; name the issue(s) so the next "
                  "loop can be matched by id", vpos(body, "verdict"))
 
@@ -70,6 +69,12 @@ def check_gate(ctx: Ctx, body: PosDict, tables: Tables) -> None:
 def _issue_id(ctx: Ctx, issue: PosDict, i: int, where: tuple[int, int], rx: re.Pattern[str],
               phase: int | None, seen: dict[str, int]) -> None:
     iid = issue.get("id")
+    if iid is not None and not isinstance(iid, str):
+        ctx.error("AWD-G009", f"issues[{i}] id must be a string of the form G<phase>-<n>, got "
+                  f"{describe(iid)}", vpos(issue, "id"),
+                  hint=f"write 'G{phase}-{iid}'" if phase is not None and isinstance(iid, int)
+                  else None)
+        return
     if not nonblank(iid):
         ctx.error("AWD-G008", f"issues[{i}] has no stable id G<phase>-<n>; without it the lead "
                   "cannot match findings across loops", where)
@@ -77,9 +82,11 @@ def _issue_id(ctx: Ctx, issue: PosDict, i: int, where: tuple[int, int], rx: re.P
     m = rx.match(iid)
     if not m:
         hint = None
-        fixed = re.sub(r"^[gG](\d+)[_\-.](\d+)$", r"G\1-\2", iid.strip())
+        fixed = re.sub(r"^[gG]0*(\d+)[_\-.]0*(\d+)$", r"G\1-\2", iid.strip())
         if rx.match(fixed):
-            hint = f"write {fixed!r}"
+            zeros = re.search(r"(?<!\d)0\d", iid) is not None
+            hint = f"write {fixed!r}" + (" (no leading zeros: ids are matched as written "
+                                         "across loops)" if zeros else "")
         ctx.error("AWD-G009", f"issues[{i}] id {iid!r} is not of the form G<phase>-<n>",
                   vpos(issue, "id"), hint=hint)
     elif phase is not None and int(m.group(1)) != phase:
@@ -90,6 +97,15 @@ def _issue_id(ctx: Ctx, issue: PosDict, i: int, where: tuple[int, int], rx: re.P
                   vpos(issue, "id"))
     else:
         seen[iid] = i
+
+
+_PLACEHOLDER_TEXT = re.compile(r"^\W*(tbd|tba|todo|fixme|n/?a|none|nil|null|later|pending|"
+                               r"see above|xxx+|\?+|-+|\.+|…)?\W*$|^<[^>]*>$", re.IGNORECASE)
+
+
+def _placeholder(text: Any) -> bool:
+    """'TBD', 'n/a', '-', '<rationale>': a placeholder is not a rationale."""
+    return isinstance(text, str) and bool(_PLACEHOLDER_TEXT.match(text.strip()))
 
 
 def _acceptance(issue: PosDict, keys: list[str]) -> tuple[str | None, Any]:
@@ -108,9 +124,10 @@ def _fix_or_acceptance(ctx: Ctx, issue: PosDict, i: int, where: tuple[int, int],
         ctx.error("AWD-G014", f"issues[{i}] is {sev}: it must be fixed, not risk-accepted",
                   vpos(issue, key))
         return
-    if key is not None and not nonblank(rationale):
-        ctx.error("AWD-G013", f"issues[{i}] '{key}' needs a rationale (why the risk is acceptable)",
-                  vpos(issue, key))
+    if key is not None and (not nonblank(rationale) or _placeholder(rationale)):
+        got = f", got {describe(rationale)}" if nonblank(rationale) else ""
+        ctx.error("AWD-G013", f"issues[{i}] '{key}' needs a rationale (why the risk is "
+                  f"acceptable){got}", vpos(issue, key))
         return
     if not has_fix and key is None:
         if sev == "medium":

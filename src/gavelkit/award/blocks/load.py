@@ -9,12 +9,14 @@ is never silently taken.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gavelkit.award.tables import load_tables
 from gavelkit.core.findings import Finding
 from gavelkit.core.sources import Source
 from gavelkit.core.yamlload import PosDict
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 KINDS = ("handoff", "gate", "scorecard", "decision_memo", "variant")
 CLI_KIND = {"memo": "decision_memo"}

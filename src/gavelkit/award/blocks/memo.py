@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,6 +20,8 @@ from gavelkit.award.tables import Tables
 from gavelkit.core.yamlload import PosDict
 
 K = "decision_memo"
+# The human decisions that lift a STOP (read by award.runs.decisions).
+CHOICES = ("rework", "accept_risk", "change_scope")
 
 
 def check_memo(ctx: Ctx, body: PosDict, tables: Tables) -> None:
@@ -56,21 +59,108 @@ def check_memo(ctx: Ctx, body: PosDict, tables: Tables) -> None:
                 ctx.error("AWD-M006", f"unresolved[{i}] must carry a severity "
                           f"(blocker|high|medium|low), got {describe(got)}", ipos(unresolved, i))
     _options(ctx, body, lim["options_min"], lim["options_max"])
+    _adjudications(ctx, body)
+    _decision(ctx, body)
+    _no_accept_with_high(ctx, body)
 
 
-def adjudications(blocks: Iterable[Any]) -> dict[str, str]:
+_ACCEPTING = re.compile(r"\b(accept\w*|advance\w*|submit\w*|proceed\w*|ship\w*|move on)\b",
+                        re.IGNORECASE)
+_REWORKING = re.compile(r"\b(rework\w*|fix\w*|re-?do|redo\w*|route\w* (it |the phase )?back)\b",
+                        re.IGNORECASE)
+
+
+def _no_accept_with_high(ctx: Ctx, body: PosDict) -> None:
+    """Seed §2: never recommend advancing past an open blocker or high."""
+    unresolved = body.get("unresolved")
+    opts = body.get("options")
+    if not isinstance(unresolved, list) or not isinstance(opts, list):
+        return
+    worst = [str(u.get("id") or u.get("summary") or "?") for u in unresolved
+             if isinstance(u, dict) and u.get("severity") in ("blocker", "high")]
+    if not worst:
+        return
+    for i, o in enumerate(opts):
+        if not isinstance(o, dict) or o.get("recommended") is not True:
+            continue
+        text = str(o.get("option") or "")
+        if _ACCEPTING.search(text) and not _REWORKING.search(text):
+            ctx.error("AWD-M011", f"options[{i}] is recommended and accepts the risk or advances "
+                      f"while blocker/high {', '.join(worst)} remain unresolved; the severity "
+                      "ladder allows accepting only a medium", ipos(opts, i))
+
+
+def _adjudications(ctx: Ctx, body: PosDict) -> None:
+    key = "adjudications" if "adjudications" in body else "adjudication"
+    if key not in body:
+        return
+    items = body[key]
+    if isinstance(items, dict):
+        items = [items]
+    if not isinstance(items, list):
+        ctx.error("AWD-M010", f"'{key}' must be a list of {{criterion, outcome}}, got "
+                  f"{describe(items)}", vpos(body, key))
+        return
+    for i, it in enumerate(items):
+        where = ipos(items, i) if isinstance(body[key], list) else vpos(body, key)
+        if not isinstance(it, dict):
+            ctx.error("AWD-M010", f"{key}[{i}] must be a mapping {{criterion, outcome}}, got "
+                      f"{describe(it)}", where)
+            continue
+        for k in ("criterion", "outcome"):
+            if not nonblank(it.get(k)):
+                ctx.error("AWD-M010", f"{key}[{i}] needs a non-empty '{k}' (the lead's recorded "
+                          f"adjudication), got {describe(it.get(k))}",
+                          vpos(it, k) if k in it else where)
+
+
+def _decision(ctx: Ctx, body: PosDict) -> None:
+    if "decision" in body:
+        dec = body["decision"]
+        where = vpos(body, "decision")
+        if not isinstance(dec, dict):
+            ctx.error("AWD-M012", "decision must be {choice: rework|accept_risk|change_scope, by, "
+                      f"rationale}}, got {describe(dec)}", where)
+        else:
+            if dec.get("choice") not in CHOICES:
+                ctx.error("AWD-M012", f"decision.choice must be {'|'.join(CHOICES)}, got "
+                          f"{describe(dec.get('choice'))}",
+                          vpos(dec, "choice") if "choice" in dec else where)
+            for k, what in (("by", "who decided (a human)"), ("rationale", "why")):
+                if not nonblank(dec.get(k)):
+                    ctx.error("AWD-M012", f"decision needs a non-empty '{k}' ({what})",
+                              vpos(dec, k) if k in dec else where)
+    if "stopped_at" in body:
+        st = body["stopped_at"]
+        ok = (isinstance(st, dict) and is_int(st.get("phase"))
+              and (is_int(st.get("loop")) or is_int(st.get("round"))))
+        if not ok:
+            ctx.error("AWD-M012", "stopped_at must be {phase, loop} or {phase: 7, round}, got "
+                      f"{describe(st)}", vpos(body, "stopped_at"))
+
+
+def adjudications(blocks: Iterable[Any], phase: int | None = 7) -> dict[str, str]:
     """criterion -> recorded outcome, from memo blocks' `adjudications: [{criterion, outcome}]`.
 
     Shared by `aggregate --memo` and `status`, so both clear a conflict on the same record.
+    Only memos of the panel phase count (`phase=None`: any memo).
     """
     out: dict[str, str] = {}
     for b in blocks:
+        if phase is not None and b.body.get("phase") != phase:
+            continue
         items = b.body.get("adjudications") or b.body.get("adjudication") or []
         items = [items] if isinstance(items, dict) else items
         for it in items if isinstance(items, list) else []:
             if isinstance(it, dict) and isinstance(it.get("criterion"), str) and it.get("outcome"):
                 out[it["criterion"]] = str(it["outcome"])
     return out
+
+
+def foreign_adjudications(blocks: Iterable[Any], phase: int = 7) -> list[Any]:
+    """Memo blocks of another phase that carry adjudications (they are not read)."""
+    return [b for b in blocks if b.body.get("phase") != phase
+            and (b.body.get("adjudications") or b.body.get("adjudication"))]
 
 
 def _options(ctx: Ctx, body: PosDict, lo: int, hi: int) -> None:

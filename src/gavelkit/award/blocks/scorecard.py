@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from gavelkit.award.blocks.checks import (
     Ctx,
@@ -20,6 +19,10 @@ from gavelkit.award.blocks.checks import (
 )
 from gavelkit.award.tables import Tables, Tier
 from gavelkit.core.yamlload import PosDict
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 K = "scorecard"
 EPS = 1e-9
@@ -197,12 +200,21 @@ def _total_and_tier(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None
     card.tier = tier
     if comp is None:
         return
-    band = tables.band(comp)
-    if tier.rank > band.rank:
-        ctx.error("AWD-S011", f"implied_tier {token!r} is above the band of the recomputed total "
-                  f"{fmt_num(comp)} ({band.name}); a seat may go below its band, never above",
+    # Within the tolerance the declared total is as good as the recomputed one: a card
+    # declaring 84.9 on a true 85.0 may read either band (finalist or outstanding).
+    bands = [tables.band(comp)]
+    decl = card.declared_total
+    if decl is not None and abs(decl - comp) <= tol + EPS and tables.band(decl) is not bands[0]:
+        bands.append(tables.band(decl))
+    hi = max(bands, key=lambda t: t.rank)
+    lo = min(bands, key=lambda t: t.rank)
+    which = (f"the recomputed total {fmt_num(comp)}" if len(bands) == 1 else
+             f"the declared {fmt_num(decl or 0)} and recomputed {fmt_num(comp)} totals")
+    if tier.rank > hi.rank:
+        ctx.error("AWD-S011", f"implied_tier {token!r} is above the band of {which} "
+                  f"({hi.name}); a seat may go below its band, never above",
                   vpos(body, "implied_tier"))
-    elif tier.rank < band.rank and not nonblank(body.get("tier_justification")):
-        ctx.error("AWD-S012", f"implied_tier {token!r} is below the band of the recomputed total "
-                  f"{fmt_num(comp)} ({band.name}) without a tier_justification",
+    elif tier.rank < lo.rank and not nonblank(body.get("tier_justification")):
+        ctx.error("AWD-S012", f"implied_tier {token!r} is below the band of {which} "
+                  f"({'/'.join(b.name for b in bands)}) without a tier_justification",
                   vpos(body, "implied_tier"), hint="add tier_justification: <why>")

@@ -17,6 +17,7 @@ from gavelkit.core.yamlload import PosDict
 K = "variant"
 THRESHOLDS_REF = "mathodology-award-gates"
 _TZ = re.compile(r"(Z|UTC|GMT|[+-]\d{2}:?\d{2}|\b[A-Z]{2,5}T\b|\b[A-Z][a-z]+/[A-Za-z_]+)")
+_TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
 _NUMBERY = re.compile(r"(?<![\d.])(?:[5-9]\d|100)(?:\.\d+)?(?![\d.])")
 _THRESHOLD_WORDS = re.compile(r"threshold|floor|total\s*(?:>=|≥)|(?:>=|≥)\s*\d|门槛|分数线|总分",
                               re.IGNORECASE)
@@ -34,6 +35,12 @@ def check_variant(ctx: Ctx, body: PosDict, tables: Tables) -> int | None:
     if "thresholds_ref" in body and body["thresholds_ref"] != THRESHOLDS_REF:
         ctx.error("AWD-V004", f"thresholds_ref must be {THRESHOLDS_REF!r} (numbers are not "
                   f"restated here), got {describe(body['thresholds_ref'])}", vpos(body, "thresholds_ref"))
+    if nonblank(body.get("target_tier")) and not is_placeholder(body["target_tier"]) \
+            and target_of(body["target_tier"], tables) is None:
+        ctx.error("AWD-V008", f"target_tier {body['target_tier']!r} names no known tier",
+                  vpos(body, "target_tier"),
+                  hint="use outstanding|finalist|meritorious or an alias such as O-Prize, 国一, "
+                  "一等奖, 国一边缘, 国二 (labels may be joined by '/')")
     pages = _limits(ctx, body)
     if "deadline" in body:
         _deadline(ctx, body)
@@ -47,6 +54,20 @@ _PLACEHOLDER = re.compile(r"<[^<>\n]{3,}>")
 
 def is_placeholder(text: str) -> bool:
     return bool(_PLACEHOLDER.search(text))
+
+
+def target_of(label: str, tables: Tables) -> Any:
+    """The target Tier a variant's target_tier label names ('Outstanding / O-Prize'), or None."""
+    from gavelkit.core.errors import UsageError
+
+    for part in re.split(r"[/,|;()（）、]+", label):
+        if not part.strip():
+            continue
+        try:
+            return tables.target(part)
+        except UsageError:
+            continue
+    return None
 
 
 def _placeholders(ctx: Ctx, node: Any, where: str, pos: tuple[int, int]) -> None:
@@ -89,7 +110,9 @@ def _deadline(ctx: Ctx, body: PosDict) -> None:
                      hint="e.g. 2026-02-02T20:00:00-05:00 or '2026-02-02 20:00 EST'")
         return
     if isinstance(d, date) or (isinstance(d, str) and not _TZ.search(d)):
-        ctx.warn("AWD-V005", f"deadline {describe(str(d))} has no time and time zone",
+        missing = ("no time zone" if isinstance(d, str) and _TIME.search(d)
+                   else "no time and time zone")
+        ctx.warn("AWD-V005", f"deadline {describe(str(d))} has {missing}",
                  vpos(body, "deadline"), hint="e.g. '2026-02-02 20:00 EST'")
     elif not isinstance(d, str):
         ctx.error("AWD-V002", f"deadline must be a date and time zone, got {describe(d)}",

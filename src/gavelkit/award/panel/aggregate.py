@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gavelkit.award.blocks.checks import fmt_num
+from gavelkit.award.blocks.checks import fmt_num, fmt_vs
 from gavelkit.award.blocks.lint import check_block
 from gavelkit.award.blocks.load import select
 from gavelkit.award.blocks.scorecard import Card
@@ -112,18 +112,23 @@ def _fail(res: PanelResult, code: str, message: str, path: str = "", line: int =
 
 def aggregate(paths: Sequence[str | Path], target: str, tables: Tables | None = None,
               adjudication_round: bool = False,
-              adjudicated: dict[str, str] | None = None) -> PanelResult:
+              adjudicated: dict[str, str] | None = None,
+              previous: str | Path | None = None) -> PanelResult:
     """Aggregate one round of seat cards against `target`.
 
     `adjudication_round`: the panel of a conflict re-dispatch, where exactly one seat
     (the outlier) carries the next round and the other two are from the round before.
     `adjudicated`: criterion -> recorded outcome (from a decision_memo); such a conflict
-    is reported but no longer blocks the pass.
+    is reported but no longer blocks the pass — only in an adjudication round, after the
+    outlier was re-dispatched (seed §3).
+    `previous`: the re-dispatched seat's card of the round before (default: found next to
+    its new card by name), to check that the re-scored seat was the outlier.
     Raises UsageError for an unknown target.
     """
     tables = tables or load_tables()
     res = PanelResult(tables.target(target))
     invalid = False
+    bad: dict[str, str] = {}
     for p in paths:
         src = load_source(p)
         res.findings.extend(src.findings)
@@ -139,19 +144,67 @@ def aggregate(paths: Sequence[str | Path], target: str, tables: Tables | None = 
             res.findings.extend(br.findings)
             if not br.ok or br.card is None:
                 invalid = True
+                if isinstance(b.body.get("seat"), str):
+                    bad.setdefault(b.body["seat"], f"{b.path}:{b.line}")
                 res.findings.append(Finding("AWD-P004", "error",
                                             "invalid scorecard: the panel cannot be evaluated "
                                             "until it lints clean", b.path, b.line, b.col))
                 continue
             res.seats.append(Seat(br.card.seat or "?", b.path, b.line, br.card))
-    return evaluate(res, tables, invalid, adjudication_round, adjudicated)
+    evaluate(res, tables, invalid, adjudication_round, adjudicated, bad)
+    if res.adjudication is not None:
+        _check_outlier(res, tables, previous)
+    return res
+
+
+def _previous_card(res: PanelResult, tables: Tables,
+                   previous: str | Path | None) -> tuple[Seat | None, str]:
+    import re
+
+    seat = next(s for s in res.seats if s.seat == res.adjudication)
+    prev_round = (res.round or 2) - 1
+    if previous is None:
+        name = Path(seat.path).name
+        cand = re.sub(r"-round-\d+(\.ya?ml)$", rf"-round-{prev_round}\1", name)
+        if cand == name:
+            return None, f"pass the seat's round-{prev_round} card with --previous"
+        previous = Path(seat.path).with_name(cand)
+    src = load_source(previous)
+    if src.unusable:
+        return None, f"its round-{prev_round} card {str(previous)!r} cannot be read"
+    blocks, _ = select(src, "scorecard")
+    for b in blocks:
+        br = check_block(b, tables)
+        if br.ok and br.card is not None and br.card.seat == seat.seat \
+                and br.card.round == prev_round:
+            return Seat(seat.seat, b.path, b.line, br.card), ""
+    return None, (f"{str(previous)!r} holds no valid round-{prev_round} card of seat "
+                  f"{seat.seat}")
+
+
+def _check_outlier(res: PanelResult, tables: Tables, previous: str | Path | None) -> None:
+    """The re-dispatched seat must be the outlier of a conflict of the full round before."""
+    seat = res.adjudication
+    prev, why = _previous_card(res, tables, previous)
+    if prev is None:
+        _fail(res, "AWD-P013", f"cannot verify that seat {seat} was the outlier of the round "
+              f"before: {why}")
+        return
+    full = [s for s in res.seats if s.seat != seat] + [prev]
+    conflicts = find_conflicts(full, tables.limits["conflict_spread"])
+    if seat not in {c.outlier for c in conflicts}:
+        named = "; ".join(c.describe() for c in conflicts) or "none"
+        _fail(res, "AWD-P013", f"seat {seat} was re-dispatched but was not the outlier of an "
+              f"evidence conflict in round {prev.card.round} (conflicts: {named}); only the "
+              "outlier seat is re-dispatched", prev.path, prev.line)
 
 
 def evaluate(res: PanelResult, tables: Tables, invalid: bool = False,
              adjudication_round: bool = False,
-             adjudicated: dict[str, str] | None = None) -> PanelResult:
+             adjudicated: dict[str, str] | None = None,
+             bad: dict[str, str] | None = None) -> PanelResult:
     """Apply the panel rule to the seats already in `res` (shared with `award status`)."""
-    if _completeness(res) and not invalid:
+    if _completeness(res, bad or {}) and not invalid:
         _consistency(res, adjudication_round)
     if invalid or any(f.code in ("AWD-P001", "AWD-P002", "AWD-P003") for f in res.findings):
         res.failed.append("panel not evaluated: fix the findings above first")
@@ -161,14 +214,16 @@ def evaluate(res: PanelResult, tables: Tables, invalid: bool = False,
     return res
 
 
-def _completeness(res: PanelResult) -> bool:
+def _completeness(res: PanelResult, bad: dict[str, str]) -> bool:
     by_seat: dict[str, list[Seat]] = {}
     for s in res.seats:
         by_seat.setdefault(s.seat, []).append(s)
     problems = []
     for seat in ("A", "B", "C"):
         got = by_seat.get(seat, [])
-        if not got:
+        if not got and seat in bad:
+            problems.append(f"seat {seat}'s card ({bad[seat]}) does not lint clean")
+        elif not got:
             problems.append(f"seat {seat} missing")
         elif len(got) > 1:
             problems.append(f"seat {seat} given {len(got)} times (" +
@@ -220,7 +275,7 @@ def _conditions(res: PanelResult, tables: Tables, adjudicated: dict[str, str]) -
     total = low.card.computed_total or 0.0
     res.min_total = (low.seat, total)
     if total < t.threshold - EPS:
-        _fail(res, "AWD-P008", f"(b) minimum seat total {fmt_num(total)} (seat {low.seat}, "
+        _fail(res, "AWD-P008", f"(b) minimum seat total {fmt_vs(total, t.threshold)} (seat {low.seat}, "
               f"recomputed) < {fmt_num(t.threshold)} required for {t.name}", low.path, low.line,
               total=total, threshold=t.threshold)
     weakest: tuple[str, str, float] | None = None
@@ -229,12 +284,20 @@ def _conditions(res: PanelResult, tables: Tables, adjudicated: dict[str, str]) -
             if weakest is None or score < weakest[2]:
                 weakest = (s.seat, name, score)
             if score < t.floor - EPS:
-                _fail(res, "AWD-P009", f"(c) seat {s.seat} criterion {name!r} = {fmt_num(score)} < "
+                _fail(res, "AWD-P009", f"(c) seat {s.seat} criterion {name!r} = {fmt_vs(score, t.floor)} < "
                       f"floor {fmt_num(t.floor)}", s.path, s.line)
     res.weakest = weakest
     res.conflicts = find_conflicts(seats, tables.limits["conflict_spread"])
     for c in res.conflicts:
         outcome = adjudicated.get(c.criterion)
+        put = res.adjudication is not None and res.adjudication in (c.low_seat, c.high_seat)
+        if outcome and not put:
+            path = next((s.path for s in seats if s.seat == (c.outlier or c.low_seat)), "")
+            _fail(res, "AWD-P011", f"(d) evidence conflict {c.describe()} — the memo records an "
+                  f"adjudication ({outcome!r}) but the outlier seat was never re-dispatched with "
+                  "the evidence question; re-dispatch it once first, adjudicate only if the "
+                  "conflict persists", path, 0, **c.to_dict())
+            continue
         if outcome:
             c.adjudicated = outcome
             res.findings.append(Finding("AWD-P010", "info",
@@ -286,13 +349,14 @@ def render_panel(res: PanelResult) -> str:
                                               if res.adjudication else ""))
     for s in sorted(res.seats, key=lambda s: s.seat):
         c = s.card
-        comp = fmt_num(c.computed_total) if c.computed_total is not None else "?"
+        comp = fmt_vs(c.computed_total, t.threshold) if c.computed_total is not None else "?"
         decl = fmt_num(c.declared_total) if c.declared_total is not None else "?"
         lines.append(f"Seat {s.seat}: total {comp} (declared {decl}), implied "
                      f"{c.tier_token!r}  [{s.path}]")
     if res.evaluated:
         if res.min_total:
-            lines.append(f"Minimum seat total: {fmt_num(res.min_total[1])} (seat {res.min_total[0]})")
+            lines.append(f"Minimum seat total: {fmt_vs(res.min_total[1], t.threshold)} (seat "
+                         f"{res.min_total[0]})")
         if res.weakest:
             lines.append(f"Weakest criterion: {res.weakest[1]!r} = {fmt_num(res.weakest[2])} "
                          f"(seat {res.weakest[0]})")

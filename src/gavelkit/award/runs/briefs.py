@@ -3,7 +3,8 @@
 A seat sees only its brief, the rendered PDF and package/manifest.md. The brief names
 its role, criteria and weights, the band anchors and the total-to-tier band, asks for
 cited evidence and one scorecard block — and never the target, the pass thresholds,
-the pass rule, or paths to phase logs and other seats' cards.
+the pass rule, other seats' scores, or paths to phase logs and other seats' cards. A
+re-dispatched outlier gets a one-seat brief carrying only the evidence question.
 """
 
 from __future__ import annotations
@@ -45,8 +46,39 @@ def _band_rows(tables: Tables) -> list[str]:
     return rows
 
 
+def _reading_hint() -> str:
+    """Suggest only PDF tools this machine has (a seat cannot use what is not installed)."""
+    import shutil
+
+    tools = [t for t in ("pdftotext", "pdfinfo") if shutil.which(t)]
+    if tools:
+        return (f"Use read-only commands only (for example {', '.join(f'`{t}`' for t in tools)}); "
+                "if a check you need would write a file, name it in `ranked_gaps` instead of "
+                "running it.")
+    return ("Read the PDF with whatever read-only PDF text extraction you have; if a check you "
+            "need would write a file, name it in `ranked_gaps` instead of running it.")
+
+
+def _question_section(round_: int, question: str, criterion: str | None) -> list[str]:
+    what = f"your `{criterion}` score" if criterion else "your score"
+    return [
+        "## The evidence question",
+        "",
+        f"This is a re-score (round {round_}) of {what}. Before scoring, answer this question "
+        "from the paper and its artifacts, and cite the page, section, figure, table or file "
+        "that answers it:",
+        "",
+        f"> {question.strip()}",
+        "",
+        "Then score every criterion again from the evidence alone.",
+        "",
+    ]
+
+
 def render_brief(seat: str, run: Path, contest: str, round_: int = 1,
-                 tables: Tables | None = None) -> str:
+                 tables: Tables | None = None, question: str | None = None,
+                 criterion: str | None = None) -> str:
+    """One seat's blind brief; `question` makes it the one-seat brief of a re-dispatch."""
     tables = tables or load_tables()
     s = tables.seats[seat]
     pdf = f"work/{run.name}/{layout()['paper']}"
@@ -66,9 +98,9 @@ def render_brief(seat: str, run: Path, contest: str, round_: int = 1,
         f"- the rendered paper: `{pdf}`",
         f"- its artifact inventory: `{manifest}`",
         "",
-        "Nothing else. Use read-only commands only (for example `pdftotext`, `pdfinfo`); if "
-        "a check you need would write a file, name it in `ranked_gaps` instead of running it.",
+        "Nothing else. " + _reading_hint(),
         "",
+        *(_question_section(round_, question, criterion) if question else []),
         "## What you score",
         "",
         "| criterion | weight |",
@@ -117,13 +149,18 @@ def render_brief(seat: str, run: Path, contest: str, round_: int = 1,
 
 
 def write_briefs(run: Path, contest: str, round_: int = 1, out: Path | None = None,
-                 tables: Tables | None = None) -> list[Path]:
+                 tables: Tables | None = None, seats: list[str] | None = None,
+                 question: str | None = None, criterion: str | None = None) -> list[Path]:
+    """Write the briefs to RUN/briefs/ (not phase-logs/, which seats must not read).
+
+    `seats`: only these seats (a re-dispatch writes the outlier's brief alone).
+    """
     tables = tables or load_tables()
-    dest = out or run / "phase-logs" / "briefs"
+    dest = out or run / layout().get("briefs", "briefs")
     written = []
-    for seat in sorted(tables.seats):
+    for seat in seats or sorted(tables.seats):
         p = dest / f"seat-{seat}-round-{round_}.md"
-        atomic_write(p, render_brief(seat, run, contest, round_, tables))
+        atomic_write(p, render_brief(seat, run, contest, round_, tables, question, criterion))
         written.append(p)
     return written
 

@@ -11,13 +11,21 @@ an error: the run never continues silently.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gavelkit.award.blocks.checks import fmt_num
-from gavelkit.award.panel.aggregate import Conflict, PanelResult, Seat, evaluate
+from gavelkit.award.panel.aggregate import PanelResult, Seat, evaluate
+from gavelkit.award.runs.decisions import Decision, covering, recorded
+from gavelkit.award.runs.next_action import next_action
 from gavelkit.award.runs.runfiles import CardFile, GateFile, RunFiles, read_run
+from gavelkit.award.runs.runstate import (  # re-exported: status_render, report, memo_draft
+    Action,
+    LoopInfo,
+    OpenIssue,
+    PhaseInfo,
+    RoundInfo,
+    RunStatus,
+)
 from gavelkit.award.tables import Tables, Tier, load_tables
 from gavelkit.core.errors import UsageError
 from gavelkit.core.findings import Finding
@@ -34,80 +42,6 @@ def budgets() -> dict[str, int]:
     return yaml.safe_load(path("award", "budgets.yaml").read_text(encoding="utf-8"))
 
 
-@dataclass
-class OpenIssue:
-    id: str
-    severity: str
-    summary: str
-    owner: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"id": self.id, "severity": self.severity, "summary": self.summary,
-                "owner": self.owner}
-
-
-@dataclass
-class LoopInfo:
-    loop: int
-    path: str
-    verdict: str | None
-    open: list[OpenIssue]
-    improved: bool | None = None
-    other: list[OpenIssue] = field(default_factory=list)
-
-    @property
-    def count(self) -> int:
-        return len(self.open)
-
-
-@dataclass
-class PhaseInfo:
-    phase: int
-    loops: list[LoopInfo] = field(default_factory=list)
-    stalled: dict[str, list[int]] = field(default_factory=dict)
-
-    @property
-    def fix_loops(self) -> int:
-        return max((lp.loop for lp in self.loops), default=0)
-
-
-@dataclass
-class RoundInfo:
-    round: int
-    kind: str  # full | adjudication | incomplete
-    seats: dict[str, CardFile]
-    panel: PanelResult | None = None
-    min_total: float | None = None
-    min_seat: str | None = None
-    improved: bool | None = None
-    redispatched: str | None = None
-
-
-@dataclass
-class Action:
-    kind: str  # advance | fix | rescore | adjudicate | STOP
-    phase: int | None
-    reason: str
-    items: list[str] = field(default_factory=list)
-    memo: dict[str, Any] | None = None
-
-    @property
-    def may_continue(self) -> bool:
-        return self.kind != "STOP"
-
-
-@dataclass
-class RunStatus:
-    run: Path
-    target: Tier | None
-    target_source: str
-    phases: dict[int, PhaseInfo]
-    rounds: list[RoundInfo]
-    fix_loops_used: int
-    findings: list[Finding]
-    action: Action
-
-
 def _issues(gf: GateFile) -> tuple[list[OpenIssue], list[OpenIssue]]:
     blocking, other = [], []
     issues = gf.block.body.get("issues") if gf.block is not None else None
@@ -120,7 +54,18 @@ def _issues(gf: GateFile) -> tuple[list[OpenIssue], list[OpenIssue]]:
     return blocking, other
 
 
-def _phases(rf: RunFiles, caps: dict[str, int], findings: list[Finding]) -> dict[int, PhaseInfo]:
+def _under(findings: list[Finding], dec: Decision | None, code: str, message: str,
+           path: str) -> None:
+    """An overrun finding, or (when a human decision covers the stop) the info that it did."""
+    if dec is None:
+        findings.append(Finding(code, "error", message, path))
+    else:
+        findings.append(Finding("AWD-T015", "info", f"{message.split(';')[0]} — under the "
+                                f"human decision {dec.describe()}", path))
+
+
+def _phases(rf: RunFiles, caps: dict[str, int], findings: list[Finding],
+            decisions: list[Decision] = ()) -> dict[int, PhaseInfo]:
     phases: dict[int, PhaseInfo] = {}
     by_key: dict[tuple[int, int], GateFile] = {}
     for gf in rf.gates:
@@ -137,10 +82,11 @@ def _phases(rf: RunFiles, caps: dict[str, int], findings: list[Finding]) -> dict
         info.loops.append(LoopInfo(lp, gf.path, verdict if isinstance(verdict, str) else None,
                                    blocking, other=other))
         if lp > caps["phase_fix_loops"]:
-            findings.append(Finding("AWD-T008", "error", f"phase {ph} has a loop-{lp} gate: "
-                                    f"beyond {caps['phase_fix_loops'] + 1} evaluations "
-                                    "(loop 0 plus two fix loops); the run went past its budget",
-                                    gf.path))
+            dec = covering(decisions, ph, lp - 1)
+            _under(findings, dec if dec and dec.continues_phase else None, "AWD-T008",
+                   f"phase {ph} has a loop-{lp} gate: beyond {caps['phase_fix_loops'] + 1} "
+                   "evaluations (loop 0 plus two fix loops); the run went past its budget",
+                   gf.path)
     for info in phases.values():
         loops = [lp.loop for lp in info.loops]
         missing = sorted(set(range(max(loops) + 1)) - set(loops))
@@ -152,11 +98,12 @@ def _phases(rf: RunFiles, caps: dict[str, int], findings: list[Finding]) -> dict
         for cur in info.loops:
             if prev is not None and cur.loop == prev.loop + 1:
                 cur.improved = cur.count < prev.count
-                if prev.improved is False:
-                    findings.append(Finding("AWD-T010", "error", f"phase {info.phase} loop "
-                                            f"{cur.loop} ran after loop {prev.loop} failed to "
-                                            "improve; the seed says stop for a human instead",
-                                            cur.path))
+                if prev.improved is False and not (prev.verdict == "pass" and not prev.open):
+                    dec = covering(decisions, info.phase, prev.loop)
+                    _under(findings, dec if dec and dec.continues_phase else None, "AWD-T010",
+                           f"phase {info.phase} loop {cur.loop} ran after loop {prev.loop} "
+                           "failed to improve; the seed says stop for a human instead "
+                           "(record the decision in a decision_memo)", cur.path)
                 for oi in cur.open:
                     if any(p.id == oi.id for p in prev.open):
                         seen = info.stalled.setdefault(oi.id, [prev.loop])
@@ -174,7 +121,8 @@ def _phases(rf: RunFiles, caps: dict[str, int], findings: list[Finding]) -> dict
 
 
 def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict[str, str],
-            caps: dict[str, int], findings: list[Finding]) -> list[RoundInfo]:
+            caps: dict[str, int], findings: list[Finding],
+            decisions: list[Decision] = ()) -> list[RoundInfo]:
     by_round: dict[int, dict[str, CardFile]] = {}
     for cf in rf.cards:
         seats = by_round.setdefault(cf.round, {})
@@ -189,9 +137,10 @@ def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict
     for r in sorted(by_round):
         seats = by_round[r]
         if r > caps["panel_rounds"]:
-            findings.append(Finding("AWD-T006", "error", f"panel round {r} exists: beyond "
-                                    f"{caps['panel_rounds']} rounds (round 1 plus two re-scores)",
-                                    next(iter(seats.values())).path))
+            dec = covering(decisions, caps["panel_phase"], r - 1, panel=True)
+            _under(findings, dec if dec and dec.continues_phase else None, "AWD-T006",
+                   f"panel round {r} exists: beyond {caps['panel_rounds']} rounds (round 1 plus "
+                   "two re-scores)", next(iter(seats.values())).path)
         if set(seats) == {"A", "B", "C"}:
             info = RoundInfo(r, "full", dict(seats))
         elif len(seats) == 1 and effective is not None and r == rounds[-1].round + 1:
@@ -199,9 +148,10 @@ def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict
             info = RoundInfo(r, "adjudication", {**effective, **seats}, redispatched=seat)
             outliers = {c.outlier for c in (prev_panel.conflicts if prev_panel else [])}
             if seat not in outliers:
-                findings.append(Finding("AWD-T007", "warning", f"round {r} re-scores only seat "
+                findings.append(Finding("AWD-T007", "error", f"round {r} re-scores only seat "
                                         f"{seat}, which was not the outlier of an open evidence "
-                                        "conflict in the round before", seats[seat].path))
+                                        "conflict in the round before; only the outlier is "
+                                        "re-dispatched (seed §3)", seats[seat].path))
         else:
             findings.append(Finding("AWD-T005", "error", f"round {r} has seat(s) "
                                     f"{', '.join(sorted(seats))}: a round is all three seats, or "
@@ -221,31 +171,47 @@ def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict
                 last = r == max(by_round)
                 evaluate(res, tables, adjudication_round=info.kind == "adjudication",
                          adjudicated=adjudicated if last else None)
+                findings.extend(f for f in res.findings if f.code == "AWD-P011")
                 info.panel = res
                 prev_panel = res
         if rounds and rounds[-1].min_total is not None and info.min_total is not None:
             info.improved = info.min_total > rounds[-1].min_total + EPS
             if rounds[-1].improved is False:
-                findings.append(Finding("AWD-T010", "error", f"panel round {r} ran after round "
-                                        f"{rounds[-1].round} failed to raise the minimum seat "
-                                        "total; the seed says stop for a human instead",
-                                        next(iter(seats.values())).path))
+                dec = covering(decisions, caps["panel_phase"], rounds[-1].round, panel=True)
+                _under(findings, dec if dec and dec.continues_phase else None, "AWD-T010",
+                       f"panel round {r} ran after round {rounds[-1].round} failed to raise the "
+                       "minimum seat total; the seed says stop for a human instead",
+                       next(iter(seats.values())).path)
         rounds.append(info)
     return rounds
 
 
-def target_from_variant(rf: RunFiles, tables: Tables) -> tuple[Tier | None, str]:
-    import re
+def target_from_variant(rf: RunFiles, tables: Tables,
+                        findings: list[Finding] | None = None) -> tuple[Tier | None, str]:
+    """The target named by the variant; template text is never read as a target."""
+    from gavelkit.award.blocks.variant import is_placeholder, target_of
 
+    why = []
     for b in rf.variants:
         label = b.body.get("target_tier")
         if not isinstance(label, str):
             continue
-        for part in re.split(r"[/,|;()（）、]+", label):
-            try:
-                return tables.target(part), f"variant target_tier {label!r} ({b.path})"
-            except UsageError:
-                continue
+        if is_placeholder(label):
+            why.append((f"the variant's target_tier is still the template placeholder "
+                        f"{label!r}: fill it in (or pass --target)", b))
+            continue
+        tier = target_of(label, tables)
+        if tier is not None:
+            return tier, f"variant target_tier {label!r} ({b.path})"
+        why.append((f"the variant's target_tier {label!r} names no known tier (e.g. "
+                    "Outstanding / O-Prize, Finalist, 国一, 国二): no target", b))
+    if findings is not None:
+        if not rf.variants:
+            findings.append(Finding("AWD-T017", "warning", "no variant: block in phase-logs/: "
+                                    "the target tier is unknown (pass --target)",
+                                    str(rf.run / "phase-logs")))
+        for msg, b in why:
+            findings.append(Finding("AWD-T017", "warning", msg, b.path, b.line, b.col))
     return None, ""
 
 
@@ -261,125 +227,88 @@ def run_status(run: str | Path, target: str | None = None,
     tier = tables.target(target) if target else None
     rf = read_run(run, tables)
     findings = list(rf.findings)
+    findings.extend(_handoffs(rf, tables))
     source = "--target" if tier else ""
     if tier is None:
-        tier, source = target_from_variant(rf, tables)
-    phases = _phases(rf, caps, findings)
+        tier, source = target_from_variant(rf, tables, findings)
+    decisions = recorded(rf.memos, caps["panel_phase"], bool(rf.cards))
+    phases = _phases(rf, caps, findings, decisions)
+    _gaps(run, phases, decisions, findings)
     fix_used = sum(info.fix_loops for ph, info in phases.items())
     if fix_used > caps["run_fix_loops"]:
         findings.append(Finding("AWD-T009", "error", f"{fix_used} fix loops across the run: "
                                 f"beyond the whole-run cap of {caps['run_fix_loops']}",
                                 str(run / "gates")))
-    from gavelkit.award.blocks.memo import adjudications
+    from gavelkit.award.blocks.memo import adjudications, foreign_adjudications
 
-    rounds = _rounds(rf, tables, tier, adjudications(rf.memos), caps, findings)
+    for b in foreign_adjudications(rf.memos, caps["panel_phase"]):
+        findings.append(Finding("AWD-P012", "error", f"adjudications recorded in a phase-"
+                                f"{b.body.get('phase')} decision_memo are not read: evidence "
+                                f"conflicts are adjudicated in the Phase {caps['panel_phase']} "
+                                "memo", b.path, b.line, b.col))
+    rounds = _rounds(rf, tables, tier, adjudications(rf.memos, caps["panel_phase"]), caps,
+                     findings, decisions)
     if rounds and not any(ph >= caps["panel_phase"] for ph in phases):
         findings.append(Finding("AWD-T014", "warning", "scorecards exist but there is no Phase 7 "
                                 "critic gate: the panel ran before the critic's audit",
                                 rounds[0].seats[next(iter(rounds[0].seats))].path))
     status = RunStatus(run, tier, source, phases, rounds, fix_used, findings,
-                       Action("advance", 0, ""))
+                       Action("advance", 0, ""), decisions, _memo_list(rf))
     status.action = next_action(status, caps)
     return status
 
 
-def _overrun(status: RunStatus) -> Finding | None:
-    for f in status.findings:
-        if f.code in ("AWD-T006", "AWD-T008", "AWD-T009", "AWD-T010"):
-            return f
-    return None
+def _handoffs(rf: RunFiles, tables: Tables) -> list[Finding]:
+    """Lint every handoff block of the phase logs under its own role, inside this run, and
+    every decision memo."""
+    from gavelkit.award.blocks.lint import check_block
+
+    out: list[Finding] = []
+    for b in rf.handoffs:
+        agent = b.body.get("agent")
+        role = agent if isinstance(agent, str) and agent in tables.agents else None
+        out.extend(check_block(b, tables, role, rf.run).findings)
+    for b in rf.memos:  # a malformed decision lifts nothing: say why
+        out.extend(check_block(b, tables).findings)
+    return out
 
 
-def next_action(st: RunStatus, caps: dict[str, int]) -> Action:
-    over = _overrun(st)
-    if over is not None:
-        return Action("STOP", None, f"budget overrun in the run files: {over.message}")
-    if not st.phases:
-        return Action("advance", 0, "no gate yet: run Phase 0 (intake) and its critic gate")
-    cur = max(st.phases)
-    info = st.phases[cur]
-    last = info.loops[-1]
-    failing = last.verdict != "pass" or bool(last.open)
-    if failing:
-        if last.improved is False:
-            prev = info.loops[-2]
-            return Action("STOP", cur, f"phase {cur} loop {last.loop} did not improve: open "
-                          f"blocker+high went {prev.count} -> {last.count}",
-                          [f"{o.id} ({o.severity}, {o.owner}): {o.summary}" for o in last.open])
-        if last.loop >= caps["phase_fix_loops"]:
-            return Action("STOP", cur, f"phase {cur} used all {caps['phase_fix_loops'] + 1} "
-                          "evaluations and still fails",
-                          [f"{o.id} ({o.severity}, {o.owner}): {o.summary}" for o in last.open])
-        if st.fix_loops_used >= caps["run_fix_loops"]:
-            return Action("STOP", cur, f"the run used all {caps['run_fix_loops']} fix loops",
-                          [f"{o.id} ({o.severity}, {o.owner}): {o.summary}" for o in last.open])
-        items = [f"{o.id} ({o.severity}) -> {o.owner}: {o.summary}" for o in last.open]
-        if not items:
-            items = ["the gate failed without an open blocker/high issue: ask the critic why"]
-        return Action("fix", cur, f"run fix loop {last.loop + 1} for phase {cur} "
-                      f"(loop {last.loop} verdict {last.verdict})", items)
-    if cur < caps["panel_phase"]:
-        return Action("advance", cur + 1, f"phase {cur} gate passed at loop {last.loop}")
-    if cur >= caps["last_phase"]:
-        return Action("advance", None, f"phase {cur} gate passed: the run is complete; submit "
-                      "the package")
-    return _panel_action(st, caps)
+def _gaps(run: Path, phases: dict[int, PhaseInfo], decisions: list[Decision],
+          findings: list[Finding]) -> None:
+    """Skipped phases, and earlier phases left with a failing gate: never silent."""
+    if not phases:
+        return
+    cur = max(phases)
+    missing = [p for p in range(cur) if p not in phases]
+    if missing:
+        findings.append(Finding("AWD-T016", "error", f"phase(s) {', '.join(map(str, missing))} "
+                                f"have no critic gate although phase {cur} has one: a skipped "
+                                "phase was never audited", str(run / "gates")))
+    for ph, info in sorted(phases.items()):
+        last = info.loops[-1]
+        if ph == cur or (last.verdict == "pass" and not last.open):
+            continue
+        dec = covering(decisions, ph, last.loop)
+        if dec is None or dec.choice != "accept_risk":
+            findings.append(Finding("AWD-T018", "error", f"phase {ph} was left with its loop-"
+                                    f"{last.loop} gate failing ({last.count} open blocker/high) "
+                                    "and no recorded decision to accept the risk, yet later "
+                                    "phases ran", last.path))
 
 
-def _panel_action(st: RunStatus, caps: dict[str, int]) -> Action:
-    ph = caps["panel_phase"]
-    if st.target is None:
-        return Action("STOP", ph, "the target tier is unknown: pass --target or fill the "
-                      "variant block's target_tier")
-    if not st.rounds:
-        return Action("advance", ph, "Phase 7 critic gate passed: dispatch the three blind "
-                      "seats in one message (round 1); `gavel award briefs RUN_DIR` writes "
-                      "their briefs")
-    r = st.rounds[-1]
-    if r.kind == "incomplete" or r.panel is None or not r.panel.evaluated:
-        why = "; ".join(r.panel.failed) if r.panel else "cards missing or invalid"
-        return Action("STOP", ph, f"panel round {r.round} cannot be evaluated ({why}); fix the "
-                      "cards or decide by hand")
-    p = r.panel
-    if p.passed:
-        return Action("advance", ph + 1, f"panel round {r.round} passes at {st.target.name} "
-                      f"(minimum seat total {fmt_num(r.min_total or 0)})")
-    used = r.round
-    if r.improved is False:
-        prev = st.rounds[-2]
-        return Action("STOP", ph, f"re-score round {r.round} did not raise the minimum seat total "
-                      f"({fmt_num(prev.min_total or 0)} -> {fmt_num(r.min_total or 0)})", p.failed)
-    open_conf = [c for c in p.conflicts if not c.adjudicated]
-    if open_conf:
-        c = open_conf[0]
-        if r.kind == "adjudication" and r.redispatched in {x.outlier for x in open_conf}:
-            return Action("STOP", ph, f"the evidence conflict on {c.criterion!r} persisted after "
-                          f"re-dispatching seat {r.redispatched}; record the lead's adjudication "
-                          "in a decision_memo", [x.describe() for x in open_conf])
-        if used >= caps["panel_rounds"]:
-            return Action("STOP", ph, f"all {caps['panel_rounds']} panel rounds are used and an "
-                          "evidence conflict is open", [x.describe() for x in open_conf])
-        if c.outlier is None:
-            return Action("STOP", ph, f"evidence conflict on {c.criterion!r} has no clear outlier "
-                          "seat: the lead must decide which seat to re-dispatch",
-                          [x.describe() for x in open_conf])
-        return Action("adjudicate", ph, f"re-dispatch only seat {c.outlier} (round {used + 1}) "
-                      f"with the evidence question on {c.criterion!r}; it counts as a re-score "
-                      "round", [x.describe() for x in open_conf] + [_question(c)])
-    if used >= caps["panel_rounds"]:
-        return Action("STOP", ph, f"all {caps['panel_rounds']} panel rounds are used and the "
-                      f"panel fails at {st.target.name}", p.failed)
-    fixes = []
-    for s, cf in sorted(r.seats.items()):
-        thing = cf.block.body.get("fix_one_thing") if cf.block is not None else None
-        fixes.append(f"seat {s}: {thing}")
-    return Action("rescore", ph, f"panel round {r.round} fails at {st.target.name}; address the "
-                  f"seats' fix_one_thing, then re-score all three seats (round {used + 1})",
-                  fixes + [f"failed: {m}" for m in p.failed])
+def _count(items: Any) -> int:
+    return len(items) if isinstance(items, list) else 1 if isinstance(items, dict) else 0
 
 
-def _question(c: Conflict) -> str:
-    other = c.high_seat if c.outlier == c.low_seat else c.low_seat
-    return (f"evidence question for seat {c.outlier}: seat {other} scored {c.criterion!r} "
-            f"{fmt_num(c.high if other == c.high_seat else c.low)}; which artifact evidence "
-            "supports your score?")
+def _memo_list(rf: RunFiles) -> list[dict[str, Any]]:
+    out = []
+    for b in rf.memos:
+        dec = b.body.get("decision")
+        stop = b.body.get("stopped_at")
+        out.append({"path": b.path, "line": b.line, "phase": b.body.get("phase"),
+                    "stopped_at": (", ".join(f"{k} {v}" for k, v in stop.items())
+                                   if isinstance(stop, dict) else None),
+                    "decision": dict(dec) if isinstance(dec, dict) else None,
+                    "adjudications": _count(b.body.get("adjudications")
+                                            or b.body.get("adjudication"))})
+    return out

@@ -83,7 +83,7 @@ def check_layout(run: Path) -> list[Finding]:
         if not (run / folder).is_dir():
             out.append(Finding("AWD-L001", "warning", f"layout folder {folder}/ is missing",
                                str(run / folder)))
-    top = {f.split("/")[0] for f in expected}
+    top = {f.split("/")[0] for f in expected} | {layout().get("briefs", "briefs")}
     for entry in sorted(run.iterdir()) if run.is_dir() else []:
         if entry.name not in top and not entry.name.startswith("."):
             out.append(Finding("AWD-L002", "info", f"{entry.name} is not part of the run layout "

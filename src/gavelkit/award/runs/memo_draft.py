@@ -2,8 +2,9 @@
 
 The draft states the phase, the budget spent, every unresolved issue with its
 severity, and 2-3 options with consequences and exactly one recommendation. The
-recommendation rule is deliberately plain: with an open blocker, rework; otherwise
-accept the residual risk and advance.
+recommendation follows the severity ladder (seed §2): with an open blocker or high,
+rework; with only medium or low left, accept the residual risk and advance. Phase 7
+counts re-scores, as the seed's example does. The human's choice goes into `decision:`.
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ def draft(st: RunStatus) -> dict[str, Any]:
     act = st.action
     phase = act.phase if act.phase is not None else max(st.phases, default=0)
     unresolved: list[dict[str, Any]] = []
-    if phase == caps["panel_phase"] and st.rounds:
+    panel = phase == caps["panel_phase"] and bool(st.rounds)
+    if panel:
         r = st.rounds[-1]
-        loops, cap = r.round, caps["panel_rounds"]
+        # seed §4/§1 example: Phase 7 counts re-scores (round 1 is not one) against a cap of 2
+        loops, cap = r.round - 1, caps["panel_rounds"] - 1
+        stopped = {"phase": phase, "round": r.round}
         if r.panel is not None:
             for i, msg in enumerate(r.panel.failed, 1):
                 unresolved.append({"id": f"panel-{r.round}-{i}", "severity": "high",
@@ -36,25 +40,32 @@ def draft(st: RunStatus) -> dict[str, Any]:
         else:
             loops = info.fix_loops if info else 0
             cap = caps["phase_fix_loops"]
+        stopped = {"phase": phase, "loop": info.loops[-1].loop if info else 0}
         if info:
             unresolved = [o.to_dict() for o in info.loops[-1].open]
             unresolved += [o.to_dict() for o in info.loops[-1].other]
     loops = min(loops, cap)
-    blocker = any(u.get("severity") == "blocker" for u in unresolved)
+    # seed §2: no blocker or high may remain before advancing, so accepting the risk is
+    # recommended only when what is left is medium or low
+    serious = any(u.get("severity") in ("blocker", "high") for u in unresolved)
     options = [
-        {"option": "accept the residual risk and advance, recording it in the paper's "
-                   "weaknesses", "consequence": "keeps the schedule; the open issues may cost "
-                   "award level", "recommended": not blocker},
         {"option": "rework: route the phase back to its owner with a different approach "
                    "(not another pass of the same fix)", "consequence": "costs time against the "
                    "deadline; only worthwhile if the new approach addresses the stalled ids",
-         "recommended": blocker},
-        {"option": "grant one extra loop as a human override of the budget",
-         "consequence": "breaks the seed's budget; justify it in this memo", "recommended": False},
+         "recommended": serious},
+        {"option": "accept_risk: accept the residual risk and advance, recording it in the "
+                   "paper's weaknesses", "consequence": "keeps the schedule; the open issues "
+                   "may cost award level" + ("; not allowed while a blocker or high is open "
+                                             "(seed §2) unless a human overrides it"
+                                             if serious else ""),
+         "recommended": not serious},
+        {"option": "change_scope: narrow what the phase must deliver (or the target) and "
+                   "re-gate it", "consequence": "changes the contest plan; record what is "
+                   "dropped and why", "recommended": False},
     ]
     return {"decision_memo": {"phase": phase, "budget_spent": {"loops": loops, "cap": cap},
-                              "reason": act.reason, "unresolved": unresolved,
-                              "options": options}}
+                              "stopped_at": stopped, "reason": act.reason,
+                              "unresolved": unresolved, "options": options}}
 
 
 def write_draft(st: RunStatus, dest: Path | None = None) -> Path:
@@ -74,7 +85,11 @@ def write_draft(st: RunStatus, dest: Path | None = None) -> Path:
             n += 1
     body = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
     text = (f"# Decision memo (draft) — phase {phase}\n\n{st.action.reason}\n\n"
-            f"Edit the options before a human decides; `gavel award lint memo {dest.name}` "
-            f"checks the block.\n\n```yaml\n{body}```\n")
+            "The run stays at STOP until a human decides. Edit the options if needed, then "
+            "record the decision in the block:\n\n"
+            "    decision: {choice: rework | accept_risk | change_scope, by: <who>, "
+            "rationale: <why>}\n\n"
+            f"`gavel award lint memo {dest.name}` checks the block; `gavel award status` then "
+            f"lets the run go on.\n\n```yaml\n{body}```\n")
     atomic_write(dest, text)
     return dest

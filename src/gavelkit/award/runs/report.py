@@ -68,13 +68,23 @@ def _budgets(st: RunStatus) -> list[dict[str, Any]]:
     return rows
 
 
+def decisive(x: float | None, bar: float | None) -> str:
+    """A number with enough digits that it reads on the right side of `bar`."""
+    from gavelkit.award.blocks.checks import fmt_vs
+
+    return "n/a" if x is None else fmt_vs(x, bar)
+
+
 def _round(r: RoundInfo) -> dict[str, Any]:
     seats = {}
+    bar = r.panel.target.threshold if r.panel else None
     for s, cf in sorted(r.seats.items()):
         card = cf.card
         seats[s] = {"path": cf.path, "valid": cf.valid,
                     "criteria": dict(card.criteria) if card else {},
                     "total": card.computed_total if card else None,
+                    "total_text": decisive(card.computed_total if card else None, bar),
+                    "declared_text": decisive(card.declared_total if card else None, bar),
                     "declared": card.declared_total if card else None,
                     "tier": card.tier_token if card else None,
                     "round": card.round if card else r.round}
@@ -84,6 +94,7 @@ def _round(r: RoundInfo) -> dict[str, Any]:
         crits += [c for c in v["criteria"] if c not in crits]
     return {"round": r.round, "criteria": crits, "kind": r.kind, "redispatched": r.redispatched,
             "seats": seats, "min_total": r.min_total, "min_seat": r.min_seat,
+            "min_total_text": decisive(r.min_total, bar),
             "improved": r.improved,
             "result": ("PASS" if p.passed else "FAIL") if p else "not evaluated",
             "failed": list(p.failed) if p else [],
@@ -109,6 +120,13 @@ def _conflicts(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _memo_row(m: dict[str, Any]) -> dict[str, Any]:
+    dec = m.get("decision") or {}
+    return {"path": m["path"], "phase": m["phase"], "adjudications": m["adjudications"],
+            "stopped_at": m.get("stopped_at"),
+            "choice": dec.get("choice"), "by": dec.get("by"), "rationale": dec.get("rationale")}
+
+
 def collect(st: RunStatus) -> dict[str, Any]:
     """The report's data as plain JSON-able values (also printed by --format json)."""
     from gavelkit.award.runs.status_render import to_dict
@@ -128,6 +146,8 @@ def collect(st: RunStatus) -> dict[str, Any]:
         "conflicts": _conflicts(rounds),
         "next_action": {"action": a.kind, "phase": a.phase, "reason": a.reason,
                         "items": list(a.items), "may_continue": a.may_continue},
+        "decisions": [d.to_dict() for d in st.decisions],
+        "memos": [_memo_row(m) for m in st.memos],
         "findings": [f.to_dict() for f in st.findings if f.severity != "info"],
     }
 
@@ -242,7 +262,7 @@ def panel_chart(rnd: dict[str, Any]) -> Any:
     totals = [rnd["seats"][s]["total"] or 0 for s in seats]
     tx.bar(seats, totals, color=[hr.COLORS["seat"][k % 4] for k in range(len(seats))])
     for i, v in enumerate(totals):
-        tx.text(i, v - 3, hr.num(v), ha="center", va="top", fontsize=8, color="white",
+        tx.text(i, v - 3, decisive(v, rnd["threshold"]), ha="center", va="top", fontsize=8, color="white",
                 fontweight="bold")
     if rnd["threshold"] is not None:
         tx.axhline(rnd["threshold"], color="#111", linestyle=":", linewidth=1.5,

@@ -46,13 +46,14 @@ class CardFile:
 
 
 class RunFiles:
-    __slots__ = ("cards", "findings", "gates", "memos", "run", "variants")
+    __slots__ = ("cards", "findings", "gates", "handoffs", "memos", "run", "variants")
 
     def __init__(self, run: Path) -> None:
         self.run = run
         self.gates: list[GateFile] = []
         self.cards: list[CardFile] = []
         self.memos: list[Block] = []
+        self.handoffs: list[Block] = []
         self.variants: list[Block] = []
         self.findings: list[Finding] = []
 
@@ -127,7 +128,8 @@ def read_run(run: Path, tables: Tables) -> RunFiles:
         if src.unusable:
             rf.findings.extend(f for f in src.findings if f.unusable)
             continue
-        for kind, bucket in (("decision_memo", rf.memos), ("variant", rf.variants)):
+        for kind, bucket in (("decision_memo", rf.memos), ("variant", rf.variants),
+                             ("handoff", rf.handoffs)):
             blocks, _ = select(src, kind)
             bucket.extend(b for b in blocks if not b.inferred)
     return rf

@@ -32,7 +32,11 @@ def run_id_from_location(path: str | Path) -> tuple[str, Path] | None:
     parts = Path(os.path.abspath(path)).parts
     for i in range(len(parts) - 2, -1, -1):
         if parts[i] == "work" and i + 1 < len(parts) - 1:
-            return parts[i + 1], Path(*parts[: i + 2])
+            run = Path(*parts[: i + 2])
+            # a folder merely named work/ (a /work/<project>/ checkout) is not a run:
+            # a run has the seed's layout (phase-logs/ at least)
+            if (run / "phase-logs").is_dir():
+                return parts[i + 1], run
     return None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gavelkit.award.blocks.checks import fmt_num
+from gavelkit.award.blocks.checks import fmt_num, fmt_vs
 from gavelkit.award.runs.budget import RunStatus, budgets
 
 
@@ -37,10 +37,23 @@ def to_dict(st: RunStatus) -> dict[str, Any]:
             "failed": r.panel.failed if r.panel else [],
             "conflicts": [c.to_dict() for c in r.panel.conflicts] if r.panel else [],
         } for r in st.rounds],
+        "decisions": [d.to_dict() for d in st.decisions],
+        "memos": st.memos,
         "next_action": {"action": st.action.kind, "phase": st.action.phase,
                         "reason": st.action.reason, "items": st.action.items,
-                        "may_continue": st.action.may_continue},
+                        "may_continue": st.action.may_continue,
+                        "under_decision": (st.action.decision.to_dict()
+                                           if st.action.decision else None)},
     }
+
+
+def decision_lines(st: RunStatus) -> list[str]:
+    """Recorded human decisions, and drafted memos still waiting for one."""
+    out = [f"Decision: {d.describe()}" for d in st.decisions]
+    for m in st.memos:
+        if m["decision"] is None and not m["adjudications"]:
+            out.append(f"Memo awaiting a human decision: {m['path']}")
+    return out
 
 
 def render_text(st: RunStatus) -> str:
@@ -60,7 +73,9 @@ def render_text(st: RunStatus) -> str:
                        f"{', '.join(map(str, loops))}")
     for r in st.rounds:
         kind = f" (adjudication: seat {r.redispatched} re-dispatched)" if r.redispatched else ""
-        mt = f"min seat total {fmt_num(r.min_total)} (seat {r.min_seat})" if r.min_total is not None else "min total n/a"
+        bar = r.panel.target.threshold if r.panel else None
+        mt = (f"min seat total {fmt_vs(r.min_total, bar)} (seat {r.min_seat})"
+              if r.min_total is not None else "min total n/a")
         res = ("PASS" if r.panel.passed else "FAIL") if r.panel else "not evaluated"
         out.append(f"Panel round {r.round}{kind}: {mt}{_loop_word(r.improved)}; {res}")
         if r.panel:
@@ -77,6 +92,7 @@ def render_text(st: RunStatus) -> str:
                                if x.criterion == c.criterion]
                         out.append(f"  conflict on {c.criterion!r} from round {prev.round}: "
                                    + ("persisted" if now else "resolved by the re-dispatch"))
+    out.extend(decision_lines(st))
     a = st.action
     where = f" phase {a.phase}" if a.phase is not None else ""
     out.append(f"NEXT: {a.kind}{where}: {a.reason}")
@@ -96,6 +112,8 @@ def render_table(st: RunStatus) -> str:
         res = ("PASS" if r.panel.passed else "FAIL") if r.panel else "-"
         mt = fmt_num(r.min_total) if r.min_total is not None else "-"
         rows.append(f"panel r{r.round} {r.kind[:5]} min {mt} {res}")
+    rows.extend(f"decision p{d.phase} {'r' if d.panel else 'l'}{d.loop}: {d.choice} by {d.by}"
+                for d in st.decisions)
     a = st.action
     rows.append(f"loops {st.fix_loops_used}/{caps['run_fix_loops']} rounds "
                 f"{len(st.rounds)}/{caps['panel_rounds']} target "

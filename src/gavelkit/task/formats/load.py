@@ -76,6 +76,25 @@ class Task:
             return str(p)
 
     @property
+    def oracle_dir(self) -> Path | None:
+        """`<task>/oracle/`, else the repository-level `oracle/{id}/` of QUALITY_GATE Gate 0
+        (`tasks/{id}/` beside `oracle/{id}/`, the layout of Bmk-dev's main branch)."""
+        own = self.dir / "oracle"
+        if own.is_dir():
+            return own
+        repo = self.dir.resolve().parent.parent / "oracle" / self.dir.resolve().name
+        return repo if self.dir.resolve().parent.name == "tasks" and repo.is_dir() else None
+
+    def resolve(self, rel: str) -> Path:
+        """A task-relative path; `oracle/...` falls back to the repository-level oracle folder."""
+        p = self.dir / rel
+        if not p.exists() and rel.startswith("oracle/"):
+            od = self.oracle_dir
+            if od is not None and od != self.dir / "oracle":
+                return od / rel[len("oracle/"):]
+        return p
+
+    @property
     def state(self) -> str | None:
         """Pipeline state if the folder has PIPELINE_STATE.md, else task.json status."""
         if self.pipeline and self.pipeline.state:
@@ -141,7 +160,8 @@ def load_task(task_dir: str | Path, config: str | Path | None = None,
         return value
 
     task.spec = take("spec", _first(d, SPEC_NAMES), read_spec)
-    task.map = take("map", _first(d, MAP_NAMES), read_spec_test_map)
+    headings = {s.key for s in task.spec.sections} if task.spec is not None else None
+    task.map = take("map", _first(d, MAP_NAMES), lambda p: read_spec_test_map(p, headings))
     task.kept = take("kept", _first(d, KEPT_NAMES), read_nodeids)
     task.taxonomy = take("taxonomy", _first(d, TAX_NAMES), read_taxonomy)
     task.task_json = take("task_json", _first(d, ("task.json",)), read_task_json)
@@ -175,12 +195,13 @@ def _locate_tests(task: Task) -> None:
             f = file_of(nid)
             if f and f not in wanted:
                 wanted.append(f)
-    for p in sorted((task.dir / "oracle").glob("test_*.py")) if (task.dir / "oracle").is_dir() else []:
-        rel = task.rel(p)
+    od = task.oracle_dir
+    for p in sorted(od.glob("test_*.py")) if od is not None else []:
+        rel = "oracle/" + p.name
         if rel not in wanted:
             wanted.append(rel)
     for rel in wanted:
-        p = task.dir / rel
+        p = task.resolve(rel)
         if p.is_file():
             task.test_files[rel] = p
         else:

@@ -91,6 +91,9 @@ def score_from_dict(data: dict[str, Any], path: str) -> tuple[ScoreResult, list[
                 sr.cases.append(Case(c["nodeid"], str(c.get("outcome", "")),
                                      str(c.get("layer") or "")))
     rate = sr.pass_rate
+    if sr.stated_rate is not None and 1.0 < sr.stated_rate <= 100.0 and rate is not None \
+            and abs(rate - sr.stated_rate / 100.0) <= 5e-5:
+        sr.stated_rate /= 100.0  # stated as a percentage (100.0), counts give a fraction (1.0)
     if sr.stated_rate is not None and rate is not None and abs(rate - sr.stated_rate) > 1e-6:
         findings.append(Finding("TSK-R006", "warning",
                                 f"stated pass rate {sr.stated_rate:.4f} differs from counts "

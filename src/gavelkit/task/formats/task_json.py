@@ -62,10 +62,45 @@ class TaskJson:
 
     @property
     def taxonomy(self) -> dict[str, str]:
+        """key -> layer, from `{key: layer}` or `{"entries": [{taxonomy_key, layer}], counts...}`."""
         v = self.data.get("taxonomy")
         if not isinstance(v, dict):
             return {}
-        return {k: x for k, x in v.items() if isinstance(x, str)}
+        out = {k: x for k, x in v.items() if isinstance(x, str) and k != "file"}
+        entries = v.get("entries")
+        if isinstance(entries, list):
+            for e in entries:
+                if isinstance(e, dict):
+                    key = e.get("taxonomy_key", e.get("key", e.get("nodeid")))
+                    if isinstance(key, str) and isinstance(e.get("layer"), str):
+                        out[key] = e["layer"]
+        return out
+
+    @property
+    def taxonomy_file(self) -> str | None:
+        """`{"file": "taxonomy.jsonl", "atomic": 18, ...}`: the layers live in that file."""
+        v = self.data.get("taxonomy")
+        f = v.get("file") if isinstance(v, dict) else None
+        if not isinstance(f, str):
+            f = self.oracle.get("taxonomy_file")
+        return f if isinstance(f, str) and f else None
+
+    @property
+    def mapping_file(self) -> str | None:
+        """oracle.mapping_file (e.g. source_nodeid_map.json): node id -> spec section records."""
+        v = self.oracle.get("mapping_file")
+        return v if isinstance(v, str) and v else None
+
+    @property
+    def coverage(self) -> dict[str, Any] | None:
+        """The coverage the authors recorded (`coverage.verdict`, uncovered sections ...)."""
+        v = self.data.get("coverage")
+        return v if isinstance(v, dict) else None
+
+    @property
+    def coverage_gap(self) -> Any:
+        """task-judge: an accepted GAP is recorded under `coverage_gap` with its reason."""
+        return self.data.get("coverage_gap")
 
     @property
     def oracle_source(self) -> str | None:

@@ -32,6 +32,7 @@ class GateResult:
 class GateReport:
     results: dict[str, GateResult] = field(default_factory=dict)
     load_findings: list[Finding] = field(default_factory=list)
+    standard: dict[str, Any] = field(default_factory=dict)  # applied, current, detected_by, line
 
     @property
     def verdicts(self) -> dict[str, str]:
@@ -51,7 +52,8 @@ class GateReport:
     @property
     def passed(self) -> bool:
         return not any(f.severity == "error" for f in self.findings) and all(
-            r.verdict not in ("FAIL", "GAP") for r in self.results.values())
+            r.verdict not in ("FAIL", "GAP") or r.data.get("gap_accepted")
+            for r in self.results.values())
 
 
 def run_gates(task: Any, gates: str = "DEF") -> GateReport:
@@ -62,4 +64,50 @@ def run_gates(task: Any, gates: str = "DEF") -> GateReport:
     for g in gates.upper():
         if g in mods:
             report.results[g] = mods[g].check(task)
+    if task.spec is not None and ("E" in gates.upper() or "F" in gates.upper()):
+        report.standard = standard_summary(task)
+        if report.standard.get("line"):
+            report.load_findings.append(Finding(
+                "TSK-E014", "info", report.standard["line"], str(task.paths["spec"]), 1, 1))
     return report
+
+
+def standard_summary(task: Any) -> dict[str, Any]:
+    """Which standard the gates applied; for an older one, what the current would flag, by cause."""
+    from gavelkit.task.gates import gate_f, spec_rules
+    from gavelkit.task.gates.standard import current, detect
+
+    std, why = detect(task.spec, task.config)
+    cur = current()
+    out: dict[str, Any] = {"applied": std.id, "applied_title": std.title, "detected_by": why,
+                           "current": cur.id}
+    if std.is_current:
+        return out
+    path = str(task.paths["spec"])
+    causes: dict[str, Any] = {}
+    structure, _ = spec_rules.check_structure(task.spec, task.config, path, cur)
+    missing = [f.message.split("'")[1] for f in structure if f.code == "TSK-E001"]
+    order = sum(1 for f in structure if f.code == "TSK-E002")
+    phr: dict[str, int] = {}
+    for f in gate_f.phrasing_findings(task.spec, task.config, path):
+        if f.severity == "error":
+            phr[f.code] = phr.get(f.code, 0) + 1
+    env = [f for f in spec_rules.check_environment(task, task.config, cur) if f.severity == "error"]
+    parts = []
+    if missing or order:
+        causes["structure"] = {"missing_sections": missing, "order_or_behavior": order}
+        parts.append(f"structure: {len(missing)} section(s) to add or rename"
+                     + (f" ({', '.join(missing)})" if missing else "")
+                     + (f", {order} order/behavior-section problem(s)" if order else ""))
+    if phr:
+        causes["phrasing"] = phr
+        parts.append(f"phrasing rules: {sum(phr.values())} error(s) ("
+                     + ", ".join(f"{c} x{n}" for c, n in sorted(phr.items(), key=lambda kv: -kv[1]))
+                     + ")")
+    if env:
+        causes["environment"] = len(env)
+        parts.append(f"Environment section: {len(env)} error(s)")
+    out["under_current"] = causes
+    out["line"] = (f"written to standard {std.id} ({std.title}; {why}); under the current "
+                   f"standard {cur.id}: " + ("; ".join(parts) if parts else "no further findings"))
+    return out

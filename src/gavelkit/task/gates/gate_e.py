@@ -17,10 +17,15 @@ from typing import Any
 
 from gavelkit.core.findings import Finding
 from gavelkit.task.formats.nodeids import base_nodeid, func_key
-from gavelkit.task.formats.spec import Spec, norm_heading
 from gavelkit.task.formats.spec_test_map import MapRow
 from gavelkit.task.formats.testsrc import TestModule, read_module
 from gavelkit.task.gates import GateResult
+from gavelkit.task.gates.spec_rules import (
+    check_environment,
+    check_structure,
+    check_terms,
+)
+from gavelkit.task.gates.standard import detect
 
 _INLINE_CODE = re.compile(r"`+[^`]*`+")
 
@@ -28,95 +33,6 @@ _INLINE_CODE = re.compile(r"`+[^`]*`+")
 def leaf(nodeid: str) -> str:
     """Node id without its file part (`f.py::C::t[p]` -> `C::t[p]`), stable across graduation."""
     return nodeid.split("::", 1)[1] if "::" in nodeid else nodeid
-
-
-# ---------------------------------------------------------------- spec structure
-def structure_profile(spec: Spec, cfg: dict[str, Any]) -> str:
-    mode = cfg["spec"]["structure"]
-    if mode in ("legacy", "six_layer"):
-        return mode
-    keys = {s.key for s in spec.sections}
-    markers = {norm_heading(m) for m in cfg["spec"]["six_layer_markers"]}
-    return "six_layer" if keys & markers else "legacy"
-
-
-def _find_required(spec: Spec, entry: dict[str, Any]) -> Any:
-    names = [entry["name"], *entry.get("aliases", [])]
-    keys = {norm_heading(n) for n in names}
-    for s in spec.sections:
-        if s.key in keys:
-            return s
-    return None
-
-
-def check_structure(spec: Spec, cfg: dict[str, Any], path: str) -> tuple[list[Finding], dict[str, Any]]:
-    out: list[Finding] = []
-    profile = structure_profile(spec, cfg)
-    info: dict[str, Any] = {"profile": profile}
-    table = cfg["spec"]["legacy"] if profile == "legacy" else cfg["spec"]["six_layer"]
-    found: list[tuple[int, str, str]] = []  # (line, layer, name)
-    for entry in table:
-        s = _find_required(spec, entry)
-        if s is None:
-            alias = f" (or {', '.join(entry['aliases'])})" if entry.get("aliases") else ""
-            out.append(Finding("TSK-E001", "error",
-                               f"required section '{entry['name']}'{alias} is missing "
-                               f"({'QUALITY_GATE Gate 1' if profile == 'legacy' else 'SPEC_STANDARD six-layer'} list)",
-                               path, 0, 0))
-        else:
-            found.append((s.line, entry.get("layer", ""), entry["name"]))
-    if profile == "six_layer":
-        order = cfg["spec"]["layers"]["order"]
-        fixed = {norm_heading(n) for e in table for n in [e["name"], *e.get("aliases", [])]}
-        fixed |= {norm_heading(n) for n in cfg["spec"]["non_behavior"]["names"]}
-        behavior = [s for s in spec.sections if s.level == 2 and s.key not in fixed]
-        info["behavior_sections"] = [s.text for s in behavior]
-        need = int(cfg["spec"]["layers"]["min_behavior_sections"])
-        if len(behavior) < need:
-            out.append(Finding("TSK-E002", "error",
-                               f"{len(behavior)} behavior section(s); the six-layer structure "
-                               f"needs at least {need}", path, 0, 0))
-        found += [(s.line, "Behavior", s.text) for s in behavior]
-        found.sort()
-        rank = -1
-        prev = ""
-        for line, layer, name in found:
-            r = order.index(layer) if layer in order else rank
-            if r < rank:
-                out.append(Finding("TSK-E002", "error",
-                                   f"'{name}' ({layer} layer) comes after '{prev}'; layers must "
-                                   f"run {' -> '.join(order)}", path, line, 1))
-            else:
-                rank, prev = r, name
-        for s in spec.sections:
-            if s.level == 2 and s.key in {norm_heading(n) for n in cfg["spec"]["stale_names"]}:
-                out.append(Finding("TSK-E003", "warning",
-                                   f"stale section name '{s.text}' in a six-layer spec "
-                                   "(spec-writer validation #4)", path, s.line, 1))
-    return out, info
-
-
-def check_terms(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
-    out: list[Finding] = []
-    terms = cfg["spec"]["forbidden_terms"]
-    pat = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in terms) + r")(?:s|es)?(?![\w-])",
-                     re.I)
-    internal_line = 0
-    for i, line in enumerate(spec.lines, start=1):
-        if spec.mask[i - 1]:
-            if "<!-- INTERNAL" in line and not internal_line:
-                internal_line = i
-            continue
-        text = _INLINE_CODE.sub(" ", line)
-        for m in pat.finditer(text):
-            out.append(Finding("TSK-E004", "error",
-                               f"forbidden term '{m.group(1)}' in the spec body: {line.strip()[:160]!r}",
-                               path, i, m.start() + 1))
-    if internal_line:
-        out.append(Finding("TSK-E004", "warning",
-                           "the INTERNAL header is still in spec.md; strip it before the spec "
-                           "reaches a candidate", path, internal_line, 1))
-    return out
 
 
 # ---------------------------------------------------------------- layers
@@ -183,9 +99,14 @@ def check_minimums(task: Any, cfg: dict[str, Any]) -> tuple[list[Finding], dict[
             ("integration + system_e2e layers", integ, n_integ, ge["min_integration"]),
             ("oracle in total", total, n_atomic + n_integ, ge["min_total"])):
         if have < int(need):
-            out.append(Finding("TSK-E008", "error",
+            # QUALITY_GATE 3a counts test functions, test-filter:163 counts "tests": when only
+            # the node ids reach the floor the documents disagree, so it is a review warning.
+            sev = "warning" if n_have >= int(need) else "error"
+            extra = (f"; the {n_have} node ids reach it, and test-filter counts tests, not "
+                     "functions: review" if sev == "warning" else "")
+            out.append(Finding("TSK-E008", sev,
                                f"{label}: {have} test functions ({n_have} node ids, "
-                               f"parametrized cases counted once); minimum is {need}",
+                               f"parametrized cases counted once); minimum is {need}{extra}",
                                where, 0, 0))
     if unknown:
         out.append(Finding("TSK-E009", "error",
@@ -217,7 +138,7 @@ def check_composition(task: Any, mods: dict[str, TestModule], cfg: dict[str, Any
             if tf.kind == "no_check":
                 out.append(Finding("TSK-E006", "error",
                                    f"{q} has no assertion-like check (no_check is forbidden in "
-                                   "every layer)", str(task.dir / rel), tf.line, 1))
+                                   "every layer)", str(task.resolve(rel)), tf.line, 1))
             if layer == "atomic":
                 kinds[tf.kind] += 1
     n = sum(kinds.values())
@@ -243,18 +164,18 @@ def check_fixtures(task: Any, mods: dict[str, TestModule]) -> list[Finding]:
                            "not in the task folder", str(task.dir), 0, 0))
     if task.task_json:
         req = task.task_json.oracle.get("requirements")
-        if isinstance(req, str) and req and not (task.dir / req).is_file():
+        if isinstance(req, str) and req and not task.resolve(req).is_file():
             out.append(Finding("TSK-E010", "error",
                                f"task.json oracle.requirements names {req}, which does not exist",
                                str(task.paths["task_json"]), 0, 0))
     for rel, mod in mods.items():
-        base = (task.dir / rel).parent
+        base = task.resolve(rel).parent
         for ref, line in mod.fixture_refs:
             target = Path(base, ref)
             if not target.exists():
                 out.append(Finding("TSK-E010", "error",
                                    f"fixture file '{ref}' referenced by the test is missing "
-                                   f"(looked for {target})", str(task.dir / rel), line, 1))
+                                   f"(looked for {target})", str(task.resolve(rel)), line, 1))
     return out
 
 
@@ -409,10 +330,10 @@ def check_metadata(task: Any, mods: dict[str, TestModule]) -> list[Finding]:
                 layer = idx.get(f"{stem}.{q}")
                 if stem == "test_atomic" and layer and layer != "atomic":
                     err(f"{q} is in test_atomic.py but its taxonomy layer is {layer}",
-                        str(task.dir / rel), line=tf.line)
+                        str(task.resolve(rel)), line=tf.line)
                 if stem == "test_integration" and layer == "atomic":
                     err(f"{q} is in test_integration.py but its taxonomy layer is atomic",
-                        str(task.dir / rel), line=tf.line)
+                        str(task.resolve(rel)), line=tf.line)
     return out
 
 
@@ -455,58 +376,17 @@ def check_ledger(task: Any, cfg: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def check_environment(task: Any, cfg: dict[str, Any]) -> list[Finding]:
-    """QUALITY_GATE 2d: packages of oracle/requirements.txt named, network policy stated."""
-    spec = task.spec
-    ge = cfg["gate_e"]
-    keys = [norm_heading(n) for n in ge["environment_sections"]]
-    sec = next((s for k in keys for s in spec.sections if s.key == k), None)
-    if sec is None:
-        return []  # a missing section is TSK-E001
-    path = str(task.paths["spec"])
-    body = spec.body(sec)
-    text = " ".join(t for _, t in body)
-    low = text.lower()
-    out: list[Finding] = []
-    for phrase in ge["environment_forbidden"]:
-        for ln, t in body:
-            if phrase.lower() in t.lower():
-                out.append(Finding("TSK-E013", "error",
-                                   f"open-ended dependency promise in '{sec.text}': {t.strip()[:160]!r} "
-                                   "(list the preinstalled packages instead)", path, ln, 1))
-    for word in ge["environment_must_mention"]:
-        if word.lower() not in low:
-            out.append(Finding("TSK-E013", "error",
-                               f"'{sec.text}' does not state the {word} policy", path, sec.line, 1))
-    req = None
-    if task.task_json and isinstance(task.task_json.oracle.get("requirements"), str):
-        req = task.dir / task.task_json.oracle["requirements"]
-    if req is None or not req.is_file():
-        req = task.dir / "oracle" / "requirements.txt"
-    if req.is_file():
-        ignore = {p.lower() for p in ge["environment_ignore_packages"]}
-        for line in req.read_text("utf-8", errors="replace").splitlines():
-            line = line.split("#", 1)[0].strip()
-            if not line or line.startswith("-"):
-                continue
-            name = re.split(r"[<>=!~;\[\s@]", line, maxsplit=1)[0].strip()
-            if name and name.lower() not in ignore and not re.search(
-                    r"(?<![\w-])" + re.escape(name.lower()).replace(r"\-", "[-_]") + r"(?![\w-])", low):
-                out.append(Finding("TSK-E013", "error",
-                                   f"'{sec.text}' does not list the preinstalled package {name} "
-                                   f"from {task.rel(req)}", path, sec.line, 1))
-    return out
-
-
 def check(task: Any) -> GateResult:
     cfg = task.config
     res = GateResult("E", "PASS")
     if task.spec is not None:
-        fnd, info = check_structure(task.spec, cfg, str(task.paths["spec"]))
+        std, _ = detect(task.spec, cfg)
+        fnd, info = check_structure(task.spec, cfg, str(task.paths["spec"]), std)
+        info["detected_by"] = detect(task.spec, cfg)[1]
         res.findings += fnd
         res.data["structure"] = info
         res.findings += check_terms(task.spec, cfg, str(task.paths["spec"]))
-        res.findings += check_environment(task, cfg)
+        res.findings += check_environment(task, cfg, std)
     else:
         res.findings.append(Finding("TSK-E001", "error", "no readable spec.md in the task folder",
                                     str(task.dir), 0, 0))

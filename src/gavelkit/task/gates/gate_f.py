@@ -12,6 +12,15 @@
 6. No can/may/might/should in mandatory contract sentences (behavior and
    contract sections).
 Every finding quotes the offending line.
+
+The phrasing rules arrived with the 2026-07-23 standard (gates/standard.py). A
+spec written to an earlier standard is not failed by them: Gate F says N/A and
+the report's one-line summary counts what the current standard would flag.
+Where the documents mark an item *(review)* or disagree, the rule is a warning:
+signatures outside the API Catalog (QUALITY_GATE 2c is *(review)*, spec-writer
+line 68 calls signatures contract vocabulary) and modal words outside
+Cross-View Invariants (whether a sentence is a mandatory contract is a reviewer's
+call; spec-writer line 117 is explicit only for invariants).
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from gavelkit.core.findings import Finding
 from gavelkit.task.formats._md import find_tables, norm_key
 from gavelkit.task.formats.spec import Section, Spec, norm_heading
 from gavelkit.task.gates import GateResult
+from gavelkit.task.gates.standard import detect
 
 _INLINE_CODE = re.compile(r"`+[^`]*`+")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
@@ -159,18 +169,29 @@ def rule5(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
                 out.append(Finding("TSK-F006", "error",
                                    "API Catalog table must have exactly the columns Name | Kind | "
                                    f"Role: {_q(spec.lines[ln - 1])!r}", path, ln, 1))
+    catalog = {norm_heading(n) for n in gf["api_catalog_sections"]}
     seen: set[int] = set()
-    for sec in _sections(spec, gf["signature_free_sections"]):
+    secs = sorted(_sections(spec, gf["signature_free_sections"]), key=lambda x: x.key not in catalog)
+    for sec in secs:  # the API Catalog first: its lines are errors, not review warnings
+        strict = sec.key in catalog
         for ln, t in spec.body(sec):
             if ln in seen:
                 continue
             for code in _INLINE_CODE.finditer(t):
                 if _SIGNATURE.search(code.group(0)):
                     seen.add(ln)
-                    out.append(Finding("TSK-F006", "error",
-                                       f"'{sec.text}' carries a Python signature ({code.group(0)}: "
-                                       f"types, defaults or return annotation) instead of "
-                                       f"behavior: {_q(t)!r}", path, ln, code.start() + 1))
+                    if strict:
+                        out.append(Finding("TSK-F006", "error",
+                                           f"'{sec.text}' carries a Python signature "
+                                           f"({code.group(0)}: types, defaults or return "
+                                           f"annotation); the API Catalog is Name | Kind | Role "
+                                           f"only: {_q(t)!r}", path, ln, code.start() + 1))
+                    else:
+                        out.append(Finding("TSK-F006", "warning",
+                                           f"review: '{sec.text}' carries a Python signature "
+                                           f"({code.group(0)}); QUALITY_GATE 2c (review) asks "
+                                           f"for behavior prose instead: {_q(t)!r}", path, ln,
+                                           code.start() + 1))
                     break
     return out
 
@@ -180,6 +201,7 @@ def rule6(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
     gf = cfg["gate_f"]
     pat = re.compile(r"\b(" + "|".join(map(re.escape, gf["modal_words"])) + r")\b", re.I)
     exempt = {norm_heading(n) for n in gf["modal_exempt_sections"]}
+    strict = {norm_heading(n) for n in gf["modal_strict_sections"]}
     for sec in spec.sections:
         if sec.level != 2 or sec.key in exempt:
             continue
@@ -188,10 +210,24 @@ def rule6(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
             m = pat.search(clean)
             if m:
                 hits = dict.fromkeys(h.lower() for h in pat.findall(clean))
-                out.append(Finding("TSK-F007", "error",
-                                   f"'{'/'.join(hits)}' in a mandatory contract sentence "
-                                   f"(use must/returns/raises): {_q(text)!r}", path, ln,
-                                   m.start() + 1))
+                if sec.key in strict:
+                    out.append(Finding("TSK-F007", "error",
+                                       f"'{'/'.join(hits)}' in '{sec.text}' (invariants use "
+                                       f"must/returns, never can/may): {_q(text)!r}", path, ln,
+                                       m.start() + 1))
+                else:
+                    out.append(Finding("TSK-F007", "warning",
+                                       f"review: '{'/'.join(hits)}' - if this sentence states "
+                                       f"required behavior, use must/returns/raises: {_q(text)!r}",
+                                       path, ln, m.start() + 1))
+    return out
+
+
+def phrasing_findings(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
+    """All six rules, as the current standard applies them."""
+    out: list[Finding] = []
+    for rule in (rule1, rule2, rule3, rule4, rule5, rule6):
+        out += rule(spec, cfg, path)
     return out
 
 
@@ -204,12 +240,19 @@ def check(task: Any) -> GateResult:
         return res
     spec, cfg = task.spec, task.config
     path = str(task.paths["spec"])
-    for rule in (rule1, rule2, rule3, rule4, rule5, rule6):
-        res.findings += rule(spec, cfg, path)
+    std, why = detect(spec, cfg)
+    res.data["standard"] = std.id
+    found = phrasing_findings(spec, cfg, path)
     counts: dict[str, int] = {}
-    for f in res.findings:
+    for f in found:
         counts[f.code] = counts.get(f.code, 0) + (f.severity == "error")
     res.data["errors_by_rule"] = counts
+    if not std.phrasing_rules:
+        res.verdict = "N/A"
+        res.data["not_applied"] = (f"written to standard {std.id} ({why}), which had no phrasing "
+                                   "rules; the current standard's count is in the report summary")
+        return res
+    res.findings += found
     if any(f.severity == "error" for f in res.findings):
         res.verdict = "FAIL"
     return res

@@ -1,0 +1,76 @@
+"""`gavel task gates-all TASKS_DIR`: gates D/E/F on every task of a folder, grouped by cause.
+
+Exit 0 when every task passes, 1 when some task fails a gate (or could not be
+loaded), 2 when TASKS_DIR is not a folder of tasks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gavelkit.cli.common import add_format, emit, parser
+from gavelkit.core.findings import Finding
+
+
+def _table(fg: Any, gates: str) -> list[str]:
+    width = max([len(r.path) for r in fg.rows] + [4])
+    head = f"{'task':<{width}}  " + "  ".join(f"{g:<8}" for g in gates) + "  errors  standard"
+    lines = [head, "-" * len(head)]
+    for r in fg.rows:
+        if r.unreadable:
+            lines.append(f"{r.path:<{width}}  UNREADABLE: {r.unreadable}")
+            continue
+        v = "  ".join(f"{r.verdicts.get(g, '-'):<8}" for g in gates)
+        lines.append(f"{r.path:<{width}}  {v}  {r.errors:>6}  {r.standard}"
+                     + (" (older)" if r.standard_line else ""))
+    return lines
+
+
+def main(argv: list[str], prog: str) -> int:
+    from gavelkit.task.gates.fleet import gates_all
+
+    p = parser(prog, "Run gates D (coverage), E (quality), F (phrasing) on every task under "
+               "TASKS_DIR and show the verdict per task and the most common causes.\n\n"
+               "exit 0: every task passes; 1: some task fails or cannot be loaded; "
+               "2: TASKS_DIR is not a folder of tasks.")
+    p.add_argument("tasks_dir", metavar="TASKS_DIR")
+    p.add_argument("--config", help="TOML file overriding the task tables for every task")
+    p.add_argument("--gate", default="DEF", help="which gates, e.g. D or DEF (default: DEF)")
+    p.add_argument("--top", type=int, default=5, help="causes to list (default: 5)")
+    add_format(p)
+    a = p.parse_args(argv)
+    gates = "".join(g for g in "DEF" if g in a.gate.upper())
+    if not gates or set(a.gate.upper()) - set("DEF"):
+        from gavelkit.core.errors import UsageError
+
+        raise UsageError(f"--gate takes letters from D, E, F (got {a.gate!r})")
+    fg = gates_all(a.tasks_dir, a.config, gates)
+    n = len(fg.rows)
+    passed = sum(1 for r in fg.rows if r.passed and not r.unreadable)
+    unreadable = [r for r in fg.rows if r.unreadable]
+    findings: list[Finding] = [
+        Finding("TSK-R011", "error", f"task folder cannot be loaded: {r.unreadable}",
+                f"{fg.root}/{r.path}", 0, 0) for r in unreadable]
+    summary = {"tasks": n, "passed": passed, "failed": n - passed - len(unreadable),
+               "unreadable": len(unreadable), "older_standard": fg.older_standard}
+    causes = fg.causes[: max(a.top, 0)]
+    if a.format == "json":
+        extra = {"summary": summary, "tasks": [r.as_dict() for r in fg.rows],
+                 "causes": [{"code": c.code, "title": c.title, "tasks": c.tasks,
+                             "findings": c.findings, "examples": c.examples} for c in fg.causes]}
+        emit(findings, "json", "task gates-all", extra=extra)
+    else:
+        lines = [] if a.quiet else [*_table(fg, gates), ""]
+        lines.append(f"{n} task(s): {passed} pass every gate, {summary['failed']} fail"
+                     + (f", {len(unreadable)} cannot be loaded" if unreadable else ""))
+        if fg.older_standard:
+            lines.append("written to an earlier spec standard (gates applied that version): "
+                         + ", ".join(f"{k} x{v}" for k, v in sorted(fg.older_standard.items())))
+        if causes:
+            lines.append(f"\nmost common causes (error findings; of {len(fg.causes)} rules):")
+            for i, c in enumerate(causes, 1):
+                lines.append(f"{i:>2}. {c.code} {c.title}: {c.tasks} task(s), {c.findings} "
+                             f"finding(s) (e.g. {', '.join(c.examples)})")
+            lines.append("details: gavel task gates TASK; rule text: gavel rules CODE")
+        emit(findings, "text", "task gates-all", text="\n".join(lines), quiet=a.quiet)
+    return 0 if passed == n else 1

@@ -1,0 +1,169 @@
+"""Gate E's checks on spec.md: required sections, forbidden terms, the Environment section.
+
+Which sections are required and whether the Environment template applies
+depend on the spec standard the task was written to (gates/standard.py); the
+forbidden-term list is QUALITY_GATE 2a.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gavelkit.core.findings import Finding
+from gavelkit.task.formats.spec import Spec, norm_heading
+from gavelkit.task.gates.standard import Standard, detect
+
+_INLINE_CODE = re.compile(r"`+[^`]*`+")
+
+
+def structure_profile(spec: Spec, cfg: dict[str, Any]) -> str:
+    return detect(spec, cfg)[0].profile
+
+
+def _find_required(spec: Spec, entry: dict[str, Any]) -> Any:
+    names = [entry["name"], *entry.get("aliases", [])]
+    keys = {norm_heading(n) for n in names}
+    for s in spec.sections:
+        if s.key in keys:
+            return s
+    return None
+
+
+def check_structure(spec: Spec, cfg: dict[str, Any], path: str,
+                    std: Standard | None = None) -> tuple[list[Finding], dict[str, Any]]:
+    """Required sections (and, for six layers, their order) of the standard `std`."""
+    out: list[Finding] = []
+    if std is None:
+        std, why = detect(spec, cfg)
+    else:
+        why = "requested"
+    profile = std.profile
+    info: dict[str, Any] = {"profile": profile, "standard": std.id, "detected_by": why}
+    table = list(std.required) if profile == "legacy" else cfg["spec"]["six_layer"]
+    where = (f"standard {std.id}: {std.source}" if profile == "legacy"
+             else f"standard {std.id}: SPEC_STANDARD six layers")
+    found: list[tuple[int, str, str]] = []  # (line, layer, name)
+    for entry in table:
+        s = _find_required(spec, entry)
+        if s is None:
+            alias = f" (or {', '.join(entry['aliases'])})" if entry.get("aliases") else ""
+            out.append(Finding("TSK-E001", "error",
+                               f"required section '{entry['name']}'{alias} is missing ({where})",
+                               path, 0, 0))
+        else:
+            found.append((s.line, entry.get("layer", ""), entry["name"]))
+    if profile == "six_layer":
+        order = cfg["spec"]["layers"]["order"]
+        fixed = {norm_heading(n) for e in table for n in [e["name"], *e.get("aliases", [])]}
+        fixed |= {norm_heading(n) for n in cfg["spec"]["non_behavior"]["names"]}
+        behavior = [s for s in spec.sections if s.level == 2 and s.key not in fixed]
+        info["behavior_sections"] = [s.text for s in behavior]
+        need = int(cfg["spec"]["layers"]["min_behavior_sections"])
+        if len(behavior) < need:
+            out.append(Finding("TSK-E002", "error",
+                               f"{len(behavior)} behavior section(s); the six-layer structure "
+                               f"needs at least {need}", path, 0, 0))
+        found += [(s.line, "Behavior", s.text) for s in behavior]
+        found.sort()
+        rank = -1
+        prev = ""
+        for line, layer, name in found:
+            r = order.index(layer) if layer in order else rank
+            if r < rank:
+                out.append(Finding("TSK-E002", "error",
+                                   f"'{name}' ({layer} layer) comes after '{prev}'; layers must "
+                                   f"run {' -> '.join(order)}", path, line, 1))
+            else:
+                rank, prev = r, name
+        for s in spec.sections:
+            if s.level == 2 and s.key in {norm_heading(n) for n in cfg["spec"]["stale_names"]}:
+                out.append(Finding("TSK-E003", "warning",
+                                   f"stale section name '{s.text}' in a six-layer spec "
+                                   "(spec-writer validation #4)", path, s.line, 1))
+    return out, info
+
+
+def check_terms(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
+    """QUALITY_GATE 2a terms; `scoring` inside the notes section is a warning, since
+    spec-writer (lines 78, 217) puts the description of how scoring works exactly there."""
+    out: list[Finding] = []
+    terms = cfg["spec"]["forbidden_terms"]
+    notes_keys = {norm_heading(n) for n in cfg["spec"]["notes_sections"]}
+    notes_lines = {ln for s in spec.sections if s.key in notes_keys
+                   for ln in range(s.line, s.end + 1)}
+    soft = {t.lower() for t in cfg["spec"]["notes_allowed_terms"]}
+    pat = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in terms) + r")(?:s|es)?(?![\w-])",
+                     re.I)
+    internal_line = 0
+    for i, line in enumerate(spec.lines, start=1):
+        if spec.mask[i - 1]:
+            if "<!-- INTERNAL" in line and not internal_line:
+                internal_line = i
+            continue
+        text = _INLINE_CODE.sub(" ", line)
+        for m in pat.finditer(text):
+            if i in notes_lines and m.group(1).lower() in soft:
+                out.append(Finding("TSK-E004", "warning",
+                                   f"'{m.group(1)}' in the notes section, where spec-writer asks "
+                                   "for the scoring approach but QUALITY_GATE 2a lists the term: "
+                                   f"review: {line.strip()[:160]!r}", path, i, m.start() + 1))
+                continue
+            out.append(Finding("TSK-E004", "error",
+                               f"forbidden term '{m.group(1)}' in the spec body: {line.strip()[:160]!r}",
+                               path, i, m.start() + 1))
+    if internal_line:
+        out.append(Finding("TSK-E004", "warning",
+                           "the INTERNAL header is still in spec.md; strip it before the spec "
+                           "reaches a candidate", path, internal_line, 1))
+    return out
+
+
+def check_environment(task: Any, cfg: dict[str, Any], std: Standard | None = None) -> list[Finding]:
+    """QUALITY_GATE 2d: packages of oracle/requirements.txt named, network policy stated.
+
+    Only under a standard whose Environment template asks for that; the 2026-07-13
+    template itself promised "any third-party packages available on PyPI".
+    """
+    spec = task.spec
+    std = std or detect(spec, cfg)[0]
+    if std.environment != "quality_gate":
+        return []
+    ge = cfg["gate_e"]
+    keys = [norm_heading(n) for n in ge["environment_sections"]]
+    sec = next((s for k in keys for s in spec.sections if s.key == k), None)
+    if sec is None:
+        return []  # a missing section is TSK-E001
+    path = str(task.paths["spec"])
+    body = spec.body(sec)
+    text = " ".join(t for _, t in body)
+    low = text.lower()
+    out: list[Finding] = []
+    for phrase in ge["environment_forbidden"]:
+        for ln, t in body:
+            if phrase.lower() in t.lower():
+                out.append(Finding("TSK-E013", "error",
+                                   f"open-ended dependency promise in '{sec.text}': {t.strip()[:160]!r} "
+                                   "(list the preinstalled packages instead)", path, ln, 1))
+    for word in ge["environment_must_mention"]:
+        if word.lower() not in low:
+            out.append(Finding("TSK-E013", "error",
+                               f"'{sec.text}' does not state the {word} policy", path, sec.line, 1))
+    req = None
+    if task.task_json and isinstance(task.task_json.oracle.get("requirements"), str):
+        req = task.resolve(task.task_json.oracle["requirements"])
+    if req is None or not req.is_file():
+        req = task.resolve("oracle/requirements.txt")
+    if req.is_file():
+        ignore = {p.lower() for p in ge["environment_ignore_packages"]}
+        for line in req.read_text("utf-8", errors="replace").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if not line or line.startswith("-"):
+                continue
+            name = re.split(r"[<>=!~;\[\s@]", line, maxsplit=1)[0].strip()
+            if name and name.lower() not in ignore and not re.search(
+                    r"(?<![\w-])" + re.escape(name.lower()).replace(r"\-", "[-_]") + r"(?![\w-])", low):
+                out.append(Finding("TSK-E013", "error",
+                                   f"'{sec.text}' does not list the preinstalled package {name} "
+                                   f"from {task.rel(req)}", path, sec.line, 1))
+    return out
