@@ -248,4 +248,4 @@ def test_figqa_group_help_exits_0():
     rc, out, _ = gk_testing.cli("award", "figqa", "--help")
     assert rc == 0 and "figqa run" in out and "self-test" in out
     rc, _, err = gk_testing.cli("award", "figqa", "bogus")
-    assert rc == 2 and "one of: run, self-test" in err
+    assert rc == 2 and "award figqa run" in err

@@ -281,25 +281,6 @@ def run_main(argv: list[str], prog: str) -> int:
     return emit(findings, opts["format"], prog, extra=extra, text=summary, quiet=opts["quiet"])
 
 
-_GROUP_HELP = """\
-usage: gavel award figqa run SCRIPT.py [ARGS...] [options]   gate every figure a script makes
-       gavel award figqa self-test [--format text|json]       prove the gate works
-
-`gavel award figqa run --help` lists the options of run.
-"""
-
-
-def group_main(argv: list[str], prog: str) -> int:
-    """`gavel award figqa [--help]`: say which subcommands exist (help is not an error)."""
-    if argv and argv[0] in ("-h", "--help", "help"):
-        print(_GROUP_HELP.rstrip())
-        return 0
-    if not argv:
-        sys.stderr.write(_GROUP_HELP)
-        return 2
-    raise UsageError(f"unknown figqa command {argv[0]!r}; one of: run, self-test")
-
-
 def selftest_main(argv: list[str], prog: str) -> int:
     from gavelkit.cli.common import add_format, parser
 

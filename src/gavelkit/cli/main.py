@@ -62,8 +62,6 @@ COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
      "import-provenance preflight: does `import PKG` load the candidate's code?"),
     (("task", "scan"), "gavelkit.cli.task_anticheat:scan_main",
      "scan agent trajectories for forbidden access (CLEAN / CHEAT_DETECTED / UNVERIFIABLE)"),
-    (("award", "figqa"), "gavelkit.cli.award_figures:group_main",
-     "the figure gate: `figqa run SCRIPT.py` or `figqa self-test` (figqa --help)"),
     (("award", "figqa", "run"), "gavelkit.cli.award_figures:run_main",
      "run a plotting script headless and gate every figure for overlaps and clipping"),
     (("award", "figqa", "self-test"), "gavelkit.cli.award_figures:selftest_main",
