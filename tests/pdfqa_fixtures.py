@@ -1,16 +1,20 @@
 """PDFs for the pdfqa and contact-sheet tests, built during the test run.
 
-Text PDFs come from gavelkit's own tiny writer (Latin in Helvetica, CJK in the
-non-embedded STSong-Light CID font, so no CJK font file is needed on the
-machine); encryption uses pypdf (test extra).
+Text PDFs come from gavelkit's own tiny writer (Latin in Helvetica). Chinese text is
+drawn with a real CJK font embedded as a subset when one is installed (.ci/run
+installs fonts-wqy-microhei), so Chinese pages carry ink as in real papers; without
+one it falls back to the non-embedded STSong-Light, which extracts but draws nothing
+(tests that need ink skip, see test_pdfqa_real_shapes). Encryption uses pypdf.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from gavelkit.award.pdf.writer import PageSpec, Rect, Text, build_pdf, xmp_packet
+from gavelkit.award.pdf.writer import PageSpec, Rect, Text, build_pdf, find_cjk_font, xmp_packet
 from gavelkit.core.findings import Finding
+
+CJK_FONT = find_cjk_font()
 
 
 def page(lines: list[str], n: int | None = None, figure: bool = True, **kw) -> PageSpec:
@@ -25,6 +29,7 @@ def page(lines: list[str], n: int | None = None, figure: bool = True, **kw) -> P
 def write(folder: Path, name: str, pages: list[PageSpec], info: dict[str, str] | None = None,
           **kw) -> str:
     path = folder / name
+    kw.setdefault("cjk_font", CJK_FONT)
     path.write_bytes(build_pdf(pages, info, **kw))
     return str(path)
 

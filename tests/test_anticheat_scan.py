@@ -333,7 +333,8 @@ def test_probe_of_installed_target(tmp_path: Path, task: Path, cmd: str, bad: bo
     res = scan(tmp_path, task, [("bash", cmd, "")])
     (fires if bad else clean)(res.findings, "CHT-P001")
     if bad:
-        assert res.verdict == CLEAN  # a probe alone is a warning
+        # a probe alone is a warning; listing the installed files is an error (CHT-P002)
+        assert res.verdict == (CHEAT if " -f " in cmd else CLEAN)
 
 
 def test_listing_is_surface_not_cheat(tmp_path: Path, task: Path) -> None:

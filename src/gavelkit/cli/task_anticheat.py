@@ -51,8 +51,10 @@ def scan_main(argv: list[str], prog: str) -> int:
                      "UNVERIFIABLE (exit 2).")
     p.add_argument("trajectories", nargs="*", metavar="TRAJECTORY",
                    help="transcript files or folders of them")
-    p.add_argument("--task", help="the task folder (its oracle, maps, task.json paths are "
-                                  "forbidden; its anticheat_rules.toml extends the rules)")
+    p.add_argument("--task", help="the task folder (its entries but the spec are forbidden, "
+                                  "and the paths task.json records under a forbidden key; see "
+                                  "data/anticheat_task_paths.toml; its anticheat_rules.toml "
+                                  "extends the rules)")
     p.add_argument("--package", help="import name of the target package")
     p.add_argument("--alias", action="append", default=[],
                    help="another name of the target (its PyPI distribution name)")
@@ -60,7 +62,9 @@ def scan_main(argv: list[str], prog: str) -> int:
     p.add_argument("--forbid", action="append", default=[], metavar="PATH",
                    help="another forbidden path (repeatable)")
     p.add_argument("--workspace", action="append", default=[], metavar="DIR",
-                   help="the agent's own workspace (default: the first working directory seen)")
+                   help="the agent's own workspace: nothing inside it is forbidden except "
+                        "copies of the oracle's maps (default: the first working directory "
+                        "seen, which exempts it from the generic patterns only)")
     p.add_argument("--rules", action="append", default=[], metavar="FILE",
                    help="extra rules TOML (same id replaces a built-in rule)")
     p.add_argument("--home", help="home directory of the agent's machine (for ~ and $HOME)")
@@ -77,7 +81,13 @@ def scan_main(argv: list[str], prog: str) -> int:
 
         if "re2" not in available_engines():
             p.error("engine re2 needs the google-re2 package (pip install google-re2)")
-    from gavelkit.task.anticheat.scan import CHEAT, CLEAN, build_context, scan_trajectories
+    from gavelkit.task.anticheat.scan import (
+        CHEAT,
+        CLEAN,
+        build_context,
+        places_summary,
+        scan_trajectories,
+    )
 
     ctx = build_context(args.task, args.package, args.forbid, args.workspace, args.rules,
                         args.upstream, args.home, aliases=args.alias)
@@ -98,6 +108,8 @@ def scan_main(argv: list[str], prog: str) -> int:
     else:
         summary = (f"verdict: {res.verdict} ({len(res.files)} file(s), "
                    f"{sum(f.get('events', 0) for f in res.files)} event(s) checked, engine {res.engine})")
+        if not args.quiet:
+            summary += "\n" + "\n".join(places_summary(res.places))
         emit(res.findings, "text", "task scan", text=summary, quiet=args.quiet)
     sys.stdout.flush()
     return code

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from gavelkit.award.pdf.document import CJK, PdfDoc, tables
+from gavelkit.award.pdf.document import CJK, FURNITURE_RE, PdfDoc, normalise, tables
 from gavelkit.core.findings import Finding
 
 
@@ -22,9 +23,27 @@ class Caption:
     page: int
     line: str
     idx: int = 0         # line index on the page
+    title: str = ""      # the text after the label and number
+    doubled: bool = False  # "Figure 1: Figure 1: ..." -- a typed prefix on a generated one
 
 
-NUM = r"(?P<num>(?:[A-Z]\.?)?\d+(?:[.\-–—]\d+)*)"
+NUM = r"(?P<num>(?:[A-Z]\.?)?\d+(?:(?:\.|\s?[\-–—]\s?)\d+)*)"   # "Fig.7- 1" too
+
+
+@dataclass(slots=True)
+class _Ctx:
+    en: re.Pattern[str]
+    zh: re.Pattern[str]
+    en_any: re.Pattern[str]
+    zh_any: re.Pattern[str]
+    label_re: re.Pattern[str]
+    labels: dict[str, str]
+    cont_words: set[str]
+    zh_prose: tuple[str, ...]
+    zh_cont: tuple[str, ...]
+    zhong_next: tuple[str, ...]
+    prose_first: set[str]
+    prose_verbs: set[str]
 
 
 @functools.cache
@@ -35,15 +54,32 @@ def _caption_res() -> tuple[re.Pattern[str], re.Pattern[str], dict[str, str], An
         for lab in cfg[series]:
             labels[lab.lower()] = series
     en_alts = sorted((re.escape(x) for x in labels), key=len, reverse=True)
-    en = re.compile(rf"^\s*(?P<label>{'|'.join(en_alts)})\s*{NUM}(?P<rest>.*)$", re.I)
+    en = re.compile(rf"^\s*(?P<label>{'|'.join(en_alts)})\.?\s*{NUM}(?P<rest>.*)$", re.I)
     zh_labels = {lab: s for s in ("zh_figure", "zh_table") for lab in cfg[s]}
     zh = re.compile(rf"^\s*(?P<label>{'|'.join(map(re.escape, zh_labels))})\s*{NUM}(?P<rest>.*)$")
     labels.update(zh_labels)
     return en, zh, labels, cfg
 
 
+@functools.cache
+def _ctx() -> _Ctx:
+    en, zh, labels, cfg = _caption_res()
+    en_alts = sorted((re.escape(x) for x in labels if x.isascii()), key=len, reverse=True)
+    zh_alts = [re.escape(x) for x in labels if not x.isascii()]
+    return _Ctx(
+        en, zh,
+        re.compile(rf"(?<![A-Za-z])(?P<label>{'|'.join(en_alts)})\.?\s*{NUM}(?P<rest>.*)$", re.I),
+        re.compile(rf"(?P<label>{'|'.join(zh_alts)})\s*{NUM}(?P<rest>.*)$"),
+        re.compile("|".join(en_alts + zh_alts), re.I),
+        labels, {w.lower() for w in cfg["continuation_words"]},
+        tuple(x for x in cfg.get("zh_prose_after", []) if not x.startswith("中")),
+        tuple(cfg.get("zh_continuation", [])), tuple(cfg.get("zh_zhong_prose_next", [])),
+        {w.lower() for w in cfg.get("en_prose_words", [])},
+        {w.lower() for w in cfg.get("en_prose_verbs", [])})
+
+
 def _number_key(num: str) -> tuple[str, tuple[int, ...]]:
-    num = re.sub(r"[\-–—]", ".", num)
+    num = re.sub(r"[\-–—]", ".", re.sub(r"\s+", "", num))
     letter = ""
     if num[:1].isalpha():
         letter = num[0].upper()
@@ -58,64 +94,175 @@ def _prev_word(prev: str) -> str:
     return m.group(1).lower() if m else ""
 
 
+def _furniture(doc: PdfDoc) -> set[str]:
+    """Lines repeated on many pages (running heads and feet), digits masked."""
+    n = len(doc.pages)
+    if n < 3:
+        return set()
+    counts: dict[str, int] = {}
+    for pg in doc.pages:
+        for key in {re.sub(r"\d+", "#", ln.strip()) for ln in pg.lines if ln.strip()}:
+            counts[key] = counts.get(key, 0) + 1
+    return {k for k, c in counts.items() if c >= max(3, 0.3 * n)}
+
+
 def find_captions(doc: PdfDoc) -> list[Caption]:
-    en, zh, labels, cfg = _caption_res()
-    cont_words = {w.lower() for w in cfg["continuation_words"]}
-    zh_prose = tuple(cfg.get("zh_prose_after", []))
-    zh_cont = tuple(cfg.get("zh_continuation", []))
+    """Every caption in reading order.
+
+    A caption starts a line, or follows another caption on the same line (two
+    figures side by side), or starts a sentence in the middle of a line (PDF text
+    may join a caption to the paragraph above). The line before, carried across a
+    page break (running heads and page numbers skipped), tells a sentence that
+    continues ("…is shown in / figure 4.") from a caption.
+    """
+    c = _ctx()
+    cfg = _caption_res()[3]
     markers = [m.lower() for m in cfg["continued_markers"]]
     list_heads = {re.sub(r"\s+", "", h).lower() for h in cfg["list_headings"]}
     leader = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$|…{2,}\s*\d+\s*$|·{4,}\s*\d+\s*$")
+    furniture = _furniture(doc)
     out: list[Caption] = []
+    prev = ""
     for pg in doc.pages:
         lines = pg.lines
         top = [re.sub(r"\s+", "", ln).lower() for ln in lines if ln.strip()][:4]
         if any(t in list_heads for t in top):
+            prev = ""
             continue
-        prev = ""
         for idx, ln in enumerate(lines):
-            if not ln.strip():
+            s = ln.strip()
+            if not s:
                 continue
-            cap = _match_caption(ln, prev, en, zh, labels, cont_words, zh_prose, zh_cont)
-            prev = ln
-            if cap is None or leader.search(ln):
-                continue
-            series, label, num = cap
-            rest_low = ln.lower()
-            if any(m in rest_low for m in markers):
-                continue
-            norm, key = _number_key(num)
-            out.append(Caption(series, label, norm, key, pg.number, ln.strip()[:120], idx))
+            found = [] if leader.search(ln) else _line_captions(ln, prev, c)
+            if not (FURNITURE_RE.fullmatch(s) or re.sub(r"\d+", "#", s) in furniture):
+                prev = "" if found else ln     # a caption ends no sentence into the next line
+            for series, label, num, text, title, doubled in found:
+                if any(m in text.lower() for m in markers):
+                    continue
+                norm, key = _number_key(num)
+                out.append(Caption(series, label, norm, key, pg.number, text.strip()[:120], idx,
+                                   title.strip(), doubled))
     return out
 
 
-def _match_caption(ln: str, prev: str, en: re.Pattern[str], zh: re.Pattern[str],
-                   labels: dict[str, str], cont_words: set[str], zh_prose: tuple[str, ...],
-                   zh_cont: tuple[str, ...]) -> tuple[str, str, str] | None:
-    m = zh.match(ln)
+_Found = tuple[str, str, str, str, str, bool]   # series, label, number, text, title, doubled
+
+
+def _line_captions(ln: str, prev: str, c: _Ctx) -> list[_Found]:
+    """Captions on one line: at its start, then side by side or after a sentence."""
+    first = _match_caption(ln, prev, c)
+    found: list[tuple[int, int, str, str, str, bool]] = []   # pos, title start, s, l, n, doubled
+    skip_to = 0
+    if first is not None:
+        m = c.zh.match(ln) or c.en.match(ln)
+        assert m is not None
+        dbl = _doubled(m.group("rest"), first[0], first[2], c)
+        skip_to = m.start("rest") + (dbl or 0)
+        found.append((m.start("label"), skip_to, *first, dbl is not None))
+    for rx in (c.en_any, c.zh_any):
+        for pos in (k.start() for k in c.label_re.finditer(ln)):
+            m = rx.match(ln, pos)
+            if m is None or pos <= skip_to or not ln[:pos].strip():
+                continue
+            got = _mid_caption(ln, m, first is not None, c)
+            if got is not None:
+                found.append((m.start(), m.start("rest"), *got, False))
+    found.sort()
+    out: list[_Found] = []
+    for k, (pos, tstart, series, label, num, dbl) in enumerate(found):
+        end = found[k + 1][0] if k + 1 < len(found) else len(ln)
+        out.append((series, label, num, ln[pos:end], ln[tstart:end], dbl))
+    return out
+
+
+def _doubled(rest: str, series: str, num: str, c: _Ctx) -> int | None:
+    """Length of a repeated "label number" right after the first ("Figure 1: Figure 1:")."""
+    m = re.match(r"[\s:：.、\-–—]*", rest)
+    k = m.end() if m else 0
+    again = (c.zh.match(rest[k:]) or c.en.match(rest[k:]))
+    if again is None or again.group("num") != num:
+        return None
+    if c.labels.get(again.group("label").lower(), c.labels.get(again.group("label"))) != series:
+        return None
+    return k + again.start("rest")
+
+
+def _mid_caption(ln: str, m: re.Match[str], line_is_caption: bool,
+                 c: _Ctx) -> tuple[str, str, str] | None:
+    pre = ln[:m.start()]
+    label = m.group("label")
+    rest = m.group("rest")
+    if label.isascii():
+        if label[0].islower() or _prev_word(pre) in c.cont_words:
+            return None                              # "as shown in Figure 2:"
+        after_sentence = bool(re.search(r"[.!?。;；]\s+$", pre))
+        if not (after_sentence or (line_is_caption and re.search(r"\s$", pre))):
+            return None
+        if not re.match(r"\s*[:：|]\s*\S|\s+[A-Z(]", rest):
+            return None                              # "… Table 1 compared with …"
+        return c.labels[label.lower()], label, m.group("num")
+    # 图/表 in the middle of a line: after a gap that follows a caption or a title
+    if not re.search(r"\s$", pre):
+        return None                                  # "如图 3 所示": no gap before 图
+    if pre.rstrip().endswith(c.zh_cont):
+        return None                                  # "…如 图 3 所示"
+    return _match_zh(label, m.group("num"), rest, "", c)
+
+
+def _match_zh(label: str, num: str, rest: str, prev: str, c: _Ctx) -> tuple[str, str, str] | None:
+    series = c.labels[label]
+    if rest and not re.match(r"[\s:：.、]|[A-Za-z]{3,}", rest):
+        return None                          # "表1给出了", "图1中"; "图 4-3lingo 结果" is one
+    if re.match(r"\s*、\s*(?:\d|[图表])", rest):
+        return None                          # "表 1、2、3 的格式填入表格": a list of tables
+    if re.match(r"\s*[:：、]|\.(?!\d)", rest):
+        return series, label, num            # "表 4-2: ..."
+    body = rest.strip()
+    if body.startswith("中"):
+        if len(body) == 1 or body[1:2] in c.zhong_next or re.match(r"中\s*[A-Za-z0-9(（]", body):
+            return None                      # "图 1 中的", "表 2 中可以看出"
+    elif body.startswith(c.zh_prose):
+        return None                          # "图 1 所示"
+    p = prev.rstrip()
+    if p and p.endswith(c.zh_cont):
+        return None                          # "...如 / 图 1 所示"
+    return series, label, num
+
+
+# "Figure 2 varies the amplitude …": a word followed by one of these is a verb, not a title
+_DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "our", "its", "their",
+                "each", "all", "how", "what", "whether", "to", "his", "her", "some", "both"}
+
+
+def _match_caption(ln: str, prev: str, c: _Ctx) -> tuple[str, str, str] | None:
+    m = c.zh.match(ln)
     if m:
-        rest = m.group("rest")
-        if rest and not re.match(r"[\s:.、]", rest):
-            return None                      # "表1给出了", "图1中"
-        if re.match(r"\s*[:、]|\.(?!\d)", rest):
-            return labels[m.group("label")], m.group("label"), m.group("num")   # "表 4-2: ..."
-        if rest.strip().startswith(zh_prose):
-            return None                      # "图 1 所示"
-        p = prev.rstrip()
-        if p and p.endswith(zh_cont):
-            return None                      # "...如 / 图 1 所示"
-        return labels[m.group("label")], m.group("label"), m.group("num")
-    m = en.match(ln)
+        return _match_zh(m.group("label"), m.group("num"), m.group("rest"), prev, c)
+    m = c.en.match(ln)
     if not m:
         return None
     rest = m.group("rest")
     label = m.group("label")
-    series = labels[label.lower()]
-    if re.match(r"\s*[:|]", rest) or re.match(r"\s*(?:[—–]|-\s)", rest):
+    series = c.labels[label.lower()]
+    strong_prev = _prev_word(prev) in c.cont_words
+    lower = label[0].islower()
+    if re.match(r"\s*[:：|]", rest) or re.match(r"\s*(?:[—–]|-\s)", rest):
+        after = re.sub(r"^\s*[:：|—–-]\s*", "", rest)
+        if strong_prev and (lower or not after.strip()):
+            return None                      # "…shown in / Figure 14:" continues a sentence
         return series, label, m.group("num")
-    strong_prev = _prev_word(prev) in cont_words
-    if re.match(r"\.(?!\d)", rest) or not rest.strip() or re.match(rf"\s+[A-Z{CJK}(]", rest):
+    if lower:
+        return None                          # "figure 4." continuing a sentence
+    if re.match(r"\.?[a-z]\s+[a-z]", rest) and not re.match(r"\.?[a-z]\s+of\b", rest):
+        return None                          # "Figure 8.a shows …": a panel referred to
+    if re.match(r"\.(?!\d)", rest) or not rest.strip() or re.match(rf"\s+[A-Z{CJK}(“\"']", rest):
         return None if strong_prev else (series, label, m.group("num"))
+    words = re.findall(r"[A-Za-z']+", rest)[:3]
+    if (re.match(r"\s+(?:[a-z]|\d+-?[A-Za-z]|\d{4}\b)", rest) and not strong_prev and words
+            and words[0].lower() not in c.prose_first
+            and not any(w.lower() in c.prose_verbs for w in words)
+            and not (len(words) > 1 and words[1].lower() in _DETERMINERS)):
+        return series, label, m.group("num")   # "Figure 4 residual plot of the model"
     return None                              # "Figure 3 shows ..."
 
 
@@ -124,10 +271,18 @@ SERIES_NAME = {"en_figure": "Figure", "en_table": "Table", "zh_figure": "图", "
 
 def check_captions(doc: PdfDoc, caps: list[Caption] | None = None) -> tuple[list[Finding], dict[str, Any]]:
     caps = find_captions(doc) if caps is None else caps
+    caps = _drop_plot_titles(doc, caps)
     out: list[Finding] = []
     by_key: dict[tuple[str, str], list[Caption]] = {}
     last_seen: dict[tuple[str, str], Caption] = {}
     for c in caps:
+        if c.doubled:
+            out.append(Finding(
+                "PDF-C004", "error",
+                f"page {c.page}: caption prefix typed twice: {c.line!r}", doc.path,
+                hint="the caption command already prints the label and number; delete the "
+                     "typed copy (\\caption{Figure 1: ...} or a hand-typed 图 1 in Word)",
+                data={"page": c.page, "match": c.line, "series": c.series, "number": c.number}))
         key = (c.series, c.number)
         last = last_seen.get(key)
         last_seen[key] = c
@@ -136,6 +291,12 @@ def check_captions(doc: PdfDoc, caps: list[Caption] | None = None) -> tuple[list
         if (last is not None and last.page == c.page and 0 < c.idx - last.idx <= 2
                 and _has_cjk_title(last.line) != _has_cjk_title(c.line)):
             continue    # "表 5: 中文标题" then "表 5: English Title": one bilingual caption
+        if last is not None and last.page == c.page and 0 <= c.idx - last.idx <= 3 and \
+                _subpanels(last.title, c.title):
+            continue    # "Figure 4: (a) …" then "Figure 4: (b) …": one figure's panels
+        if (last is not None and c.page == last.page and c.title.startswith("中")
+                and re.search(r"[，,。是为可与]", c.title)):
+            continue    # "图 1 两条路径" then "图 1 中路线 I 是…": the text about figure 1
         by_key.setdefault(key, []).append(c)
     for (series, num), group in by_key.items():
         if len(group) < 2:
@@ -168,6 +329,66 @@ def check_captions(doc: PdfDoc, caps: list[Caption] | None = None) -> tuple[list
     return out, {"captions": counts}
 
 
+def _subpanels(a: str, b: str) -> bool:
+    pa = re.match(r"\W*\(([a-z])\)", a)
+    pb = re.match(r"\W*\(([a-z])\)", b)
+    return bool(pa and pb and pa.group(1) != pb.group(1))
+
+
+def _drop_plot_titles(doc: PdfDoc, caps: list[Caption]) -> list[Caption]:
+    """Drop caption-like lines that are text inside an embedded vector figure.
+
+    A plot included as PDF keeps its own title ("Figure 3: Simulated output") as
+    text; PDFium extracts it with the page, so it looks like a second caption. Only
+    pages holding a repeated number are opened again (a Form XObject's text is read
+    from the page objects), so clean papers pay nothing.
+    """
+    seen: dict[tuple[str, str], int] = {}
+    for c in caps:
+        seen[(c.series, c.number)] = seen.get((c.series, c.number), 0) + 1
+    pages = sorted({c.page for c in caps if seen[(c.series, c.number)] > 1})
+    if not pages or not os.path.isfile(doc.path):
+        return caps
+    try:
+        inside = _form_texts(doc.path, pages)
+    except Exception:  # could not re-read: keep every caption (fail closed)
+        return caps
+    squash = functools.partial(re.sub, r"\s+", "")
+    return [c for c in caps if not (inside.get(c.page) and squash(c.line) in inside[c.page])]
+
+
+def _form_texts(path: str, pages: list[int]) -> dict[int, str]:
+    """page -> the text of every Form XObject on it, whitespace removed, joined."""
+    import ctypes
+
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    out: dict[int, str] = {}
+    doc = pdfium.PdfDocument(path)
+    try:
+        for p in pages:
+            page = doc[p - 1]
+            tp = page.get_textpage()
+            parts = []
+            for obj in page.get_objects(max_depth=8):
+                if obj.level == 0 or obj.type != raw.FPDF_PAGEOBJ_TEXT:
+                    continue
+                n = raw.FPDFTextObj_GetText(obj.raw, tp.raw, None, 0)
+                if n <= 2:
+                    continue
+                buf = ctypes.create_string_buffer(n)
+                raw.FPDFTextObj_GetText(obj.raw, tp.raw,
+                                        ctypes.cast(buf, ctypes.POINTER(raw.FPDF_WCHAR)), n)
+                parts.append(buf.raw[:n - 2].decode("utf-16-le", "replace"))
+            tp.close()
+            page.close()
+            out[p] = re.sub(r"\s+", "", normalise("".join(parts)))
+    finally:
+        doc.close()
+    return out
+
+
 def _has_cjk_title(line: str) -> bool:
     """Does the caption text after its label and number contain CJK?"""
     return bool(re.search(f"[{CJK}]", re.sub(rf"^\s*[{CJK}]?\s*", "", line)))
@@ -198,7 +419,3 @@ def _gaps(path: str, series: str, seq: list[Caption]) -> list[Finding]:
             data={"page": after.page, "match": after.line,
                   "missing": [f"{stem}{k}" for k in missing]}))
     return out
-
-
-# --------------------------------------------------------------------------- anonymity
-

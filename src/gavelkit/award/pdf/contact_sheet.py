@@ -52,6 +52,7 @@ class Tile:
     blank: bool
     text: str | None = None
     error: str | None = None
+    notes: list[tuple[str, str, str]] | None = None   # annotations (pdfqa: identity)
 
 
 @dataclass(slots=True)
@@ -107,13 +108,13 @@ def _render_chunk(path: str, indices: list[int], scale: float, want_text: bool) 
     import pypdfium2 as pdfium
     from PIL import Image
 
-    from gavelkit.award.pdf.document import ink_of, normalise
+    from gavelkit.award.pdf.document import annot_notes, ink_of, normalise
 
     doc = pdfium.PdfDocument(path)
     out = []
     try:
         for i in indices:
-            text, error = None, None
+            text, error, notes = None, None, None
             try:
                 page = doc[i]
                 try:
@@ -124,6 +125,10 @@ def _render_chunk(path: str, indices: list[int], scale: float, want_text: bool) 
                         tp = page.get_textpage()
                         text = normalise(tp.get_text_range())
                         tp.close()
+                        try:
+                            notes = annot_notes(page, i + 1)
+                        except Exception:  # a broken annotation must not lose the tile
+                            notes = []
                 finally:
                     page.close()
             except Exception as exc:  # a damaged page: show an empty tile, report it
@@ -132,7 +137,8 @@ def _render_chunk(path: str, indices: list[int], scale: float, want_text: bool) 
                 img = Image.new("RGB", (max(1, round(w * scale)), max(1, round(h * scale))),
                                 (255, 255, 255))
             ink, blank = ink_of(img)
-            out.append(Tile(i, img.size, img.tobytes(), ink, blank and error is None, text, error))
+            out.append(Tile(i, img.size, img.tobytes(), ink, blank and error is None, text, error,
+                            notes))
     finally:
         doc.close()
     return out

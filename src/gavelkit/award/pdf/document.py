@@ -6,6 +6,7 @@ Tables (caption labels, identity labels, producer allow-list, AI-use headings) l
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -22,6 +23,9 @@ from gavelkit.core.findings import Finding
 DEFAULT_MAX_PDF_BYTES = 512 * 1024 * 1024
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 EMAIL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+# A line that is only page furniture: a page number, "Page 3 of 25", "第 3 页".
+FURNITURE_RE = re.compile(r"\s*(?:page\s*)?\d{1,4}\s*(?:(?:of|/)\s*\d{1,4})?\s*"
+                          r"|\s*[-–—]\s*\d{1,4}\s*[-–—]\s*|\s*第\s*\d+\s*页.{0,12}", re.I)
 
 
 @functools.cache
@@ -41,6 +45,7 @@ class Page:
     ink: float | None = None          # ink ratio in the body band, None if not rendered
     blank: bool | None = None
     error: str | None = None
+    notes: list[tuple[str, str, str]] = field(default_factory=list)  # (where, role, text)
 
     @property
     def lines(self) -> list[str]:
@@ -48,12 +53,22 @@ class Page:
 
 
 @dataclass(slots=True)
+class Extra:
+    """Text a viewer shows beside the pages: a bookmark, a note, a field, an attachment."""
+    where: str           # "bookmark", "annotation on page 3", "form field 'x' on page 2", ...
+    text: str
+    page: int = 0
+    role: str = "text"   # text | author (a note's author: graded like Author) | name (file)
+
+
+@dataclass(slots=True)
 class PdfDoc:
     path: str
     pages: list[Page]
     info: dict[str, str]
-    xmp: list[tuple[str, str, str]]
+    xmp: list[tuple[str, str, str, str]]      # (owner, property, info field, value)
     findings: list[Finding] = field(default_factory=list)
+    extras: list[Extra] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -146,8 +161,8 @@ def _box() -> Any:
     return Image.Resampling.BOX
 
 
-def read_meta(doc: Any, data: bytes, path: str) -> tuple[dict[str, str], list[tuple[str, str, str]],
-                                                      list[Finding]]:
+def read_meta(doc: Any, data: bytes, path: str) -> tuple[
+        dict[str, str], list[tuple[str, str, str, str]], list[Finding]]:
     """Info dictionary, XMP properties, and a warning when the file has no %%EOF."""
     from gavelkit.award.pdf.xmp import read_xmp
 
@@ -204,6 +219,7 @@ def load(path: str, render: bool = True, progress: Callable[[int, int], None] | 
     jobs = default_jobs(n) if jobs is None else jobs
     try:
         info, xmp, findings = read_meta(doc, data, path)
+        extras = read_extras(doc)
         pages: list[Page] = []
         if jobs <= 1:
             for i in range(n):
@@ -216,7 +232,76 @@ def load(path: str, render: bool = True, progress: Callable[[int, int], None] | 
         del data
         pages = _read_parallel(path, n, scale, jobs, progress)
     findings += page_errors(path, pages)
-    return PdfDoc(path, pages, info, xmp, findings)
+    extras += page_extras(pages)
+    return PdfDoc(path, pages, info, xmp, findings, extras)
+
+
+def page_extras(pages: list[Page]) -> list[Extra]:
+    """The pages' annotation notes as Extras, each (where, text) once: a note and its
+    reply often repeat the author."""
+    seen: set[tuple[str, str]] = set()
+    out: list[Extra] = []
+    for pg in pages:
+        for w, role, t in pg.notes:
+            if (w, t) not in seen:
+                seen.add((w, t))
+                out.append(Extra(w, t, pg.number, role))
+    return out
+
+
+def read_extras(doc: Any) -> list[Extra]:
+    """Bookmark titles and attachment names (page notes are read with each page)."""
+    out: list[Extra] = []
+    try:
+        for item in doc.get_toc(max_depth=8):
+            dest = item.get_dest()
+            page = (dest.get_index() or 0) + 1 if dest is not None and dest.get_index() \
+                is not None else 0
+            out.append(Extra("bookmark", item.get_title() or "", page))
+    except Exception:  # a broken outline must not stop the QA
+        pass
+    try:
+        for i in range(doc.count_attachments()):
+            out.append(Extra("attachment", doc.get_attachment(i).get_name() or "", 0, "name"))
+    except Exception:
+        pass
+    return out
+
+
+def annot_notes(page: Any, number: int) -> list[tuple[str, str, str]]:
+    """(where, role, text) of the page's annotations: note authors and texts, field values."""
+    import ctypes
+
+    import pypdfium2.raw as raw
+
+    def value(annot: Any, key: bytes) -> str:
+        n = raw.FPDFAnnot_GetStringValue(annot, key, None, 0)
+        if n <= 2:
+            return ""
+        buf = ctypes.create_string_buffer(n)
+        raw.FPDFAnnot_GetStringValue(annot, key, ctypes.cast(buf, ctypes.POINTER(raw.FPDF_WCHAR)), n)
+        return buf.raw[:n - 2].decode("utf-16-le", "replace")
+
+    out: list[tuple[str, str, str]] = []
+    skip = {raw.FPDF_ANNOT_LINK, raw.FPDF_ANNOT_POPUP}
+    for i in range(raw.FPDFPage_GetAnnotCount(page.raw)):
+        annot = raw.FPDFPage_GetAnnot(page.raw, i)
+        if not annot:
+            continue
+        try:
+            kind = raw.FPDFAnnot_GetSubtype(annot)
+            if kind in skip:
+                continue
+            if kind == raw.FPDF_ANNOT_WIDGET:
+                name = value(annot, b"T")
+                out.append((f"form field '{name[:40]}' on page {number}", "text", value(annot, b"V")))
+                continue
+            where = f"annotation on page {number}"
+            out.append((f"{where} (author)", "author", value(annot, b"T")))
+            out.append((where, "text", value(annot, b"Contents")))
+        finally:
+            raw.FPDFPage_CloseAnnot(annot)
+    return [x for x in out if x[2].strip()]
 
 
 def _read_parallel(path: str, n: int, scale: float | None, jobs: int,
@@ -247,6 +332,8 @@ def _read_page(doc: Any, i: int, scale: float | None) -> Page:
         return pg
     try:
         pg.width, pg.height = page.get_size()
+        with contextlib.suppress(Exception):  # a broken annotation must not stop the page
+            pg.notes = annot_notes(page, i + 1)
         try:
             tp = page.get_textpage()
             pg.text = normalise(tp.get_text_range())

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gavelkit.award.pdf import contact_sheet, pdfqa
+from gavelkit.award.pdf.document import page_extras, read_extras
 
 
 @dataclass(slots=True)
@@ -31,6 +32,7 @@ def framed_sheet(pdf: str, output: str, *, dpi: float = 60, cols: int | None = N
     try:
         sizes = [doc0.get_page_size(i) for i in range(len(doc0))]
         meta = pdfqa.read_meta(doc0, data, pdf)
+        extras = read_extras(doc0)
     finally:
         doc0.close()
     del data
@@ -38,9 +40,11 @@ def framed_sheet(pdf: str, output: str, *, dpi: float = 60, cols: int | None = N
 
     def run_qa(tiles: dict[int, contact_sheet.Tile]) -> dict[int, set[str]]:
         info, xmp, pre = meta
-        pages = [pdfqa.Page(k, t.text or "", ink=t.ink, blank=t.blank, error=t.error)
+        pages = [pdfqa.Page(k, t.text or "", ink=t.ink, blank=t.blank, error=t.error,
+                            notes=t.notes or [])
                  for k, t in sorted(tiles.items())]
-        doc = pdfqa.PdfDoc(pdf, pages, info, xmp, pre + pdfqa.page_errors(pdf, pages))
+        doc = pdfqa.PdfDoc(pdf, pages, info, xmp, pre + pdfqa.page_errors(pdf, pages),
+                           extras + page_extras(pages))
         res = pdfqa.run_checks(doc, max_pages=max_pages, anonymous=anonymous,
                                summary_sheet=summary_sheet)
         holder["res"] = res

@@ -59,76 +59,137 @@ def _add(hits: dict[tuple[str, str], _Hit], code: str, severity: str, what: str,
             hit.severity = "error"
 
 
-def check_body_identity(doc: PdfDoc) -> list[Finding]:
-    """Identity leaks in the text of every page; page 1 (the summary sheet) strictest."""
+def _scan_line(s: str, page: int, first: bool, hits: dict[tuple[str, str], _Hit],
+               where: str = "") -> None:
+    """Identity shapes in one line of text (a body line, a bookmark, a note, a field)."""
     r = _id_res()
-    hits: dict[tuple[str, str], _Hit] = {}
-    for pg in doc.pages:
-        first = pg.number == 1
-        for m in EMAIL_RE.finditer(pg.text):
-            if m.group(0).rsplit(".", 1)[-1].lower() in r["not_tlds"]:
-                continue                     # "\\ver@amsmath.sty": a macro, not an address
-            _add(hits, "PDF-A004", "error", "email address in the body text", m.group(0), pg.number)
-        for ln in pg.lines:
-            s = ln.strip()
-            if not s:
-                continue
-            m = r["en"].match(s) or r["attrib"].match(s)
-            if m:
-                value = m.group("value").strip()
-                # "Contact: a@b.c" is reported as an email; "Authors: Team 2512345" is fine
-                if not EMAIL_RE.fullmatch(value) and _residual(value):
-                    _add(hits, "PDF-A005", "error", "author or identity line", s[:80], pg.number)
-            for lm in r["zh"].finditer(s):
-                label = lm.group("label")
-                value = (lm.group("value") or "").strip()
-                colon = lm.group("colon") or ""
-                before = s[lm.start() - 1] if lm.start() > 0 else ""
-                is_soft = label in r["soft"]
-                if is_soft and before and re.match(f"[{CJK}]", before):
-                    continue                 # "商学院": an institution, handled below
-                has_value = bool(value) and bool(colon) and not any(
-                    value.startswith(x) for x in r["labels_all"])
-                name_like = bool(re.fullmatch(f"[{CJK}]{{2,4}}", value))
-                if has_value and (":" in colon or first or (name_like and not is_soft)):
-                    _add(hits, "PDF-A005", "error", f"identity label '{label}' with a value",
-                         s[lm.start():lm.end()][:60], pg.number)
-                elif not is_soft and first:
-                    _add(hits, "PDF-A005", "error",
-                         f"identity label '{label}' on the summary page (an identity block?)",
-                         label, pg.number)
-                elif first or (not is_soft and len(s) <= 12):
-                    # bare label: on page 1, or a short form-like line on a later page
-                    _add(hits, "PDF-A006", "warning",
-                         f"mentions '{label}' -- confirm it is problem content, not an "
-                         "identity block", label, pg.number)
-            if first or r["ack"].search(s):
-                where = "" if first else " in an acknowledgement"
-                for rx in r["inst"]:
-                    for im in rx.finditer(s):
-                        _add(hits, "PDF-A006", "warning",
-                             f"institution-shaped phrase{where} -- confirm it is problem "
-                             "content, not an affiliation", im.group(0), pg.number)
-            if r["ack"].search(s):
-                for rx in r["titles"]:
-                    for tm in rx.finditer(s):
-                        _add(hits, "PDF-A006", "warning",
-                             "acknowledgement names a person -- anonymise it",
-                             tm.group(0), pg.number)
+    pre = f"{where}: " if where else ""
+    m = r["en"].match(s) or r["attrib"].match(s)
+    if m:
+        value = m.group("value").strip()
+        # "Contact: a@b.c" is reported as an email; "Authors: Team 2512345" is fine
+        if not EMAIL_RE.fullmatch(value) and _residual(value):
+            _add(hits, "PDF-A005", "error", f"{pre}author or identity line", s[:80], page)
+    # "[8].数学建模 作者：沈继红 …": a reference entry names the cited book's authors
+    bibliographic = bool(re.match(r"\s*\[\d{1,3}\]", s))
+    for lm in [] if bibliographic else r["zh"].finditer(s):
+        label = lm.group("label")
+        value = (lm.group("value") or "").strip()
+        colon = lm.group("colon") or ""
+        before = s[lm.start() - 1] if lm.start() > 0 else ""
+        is_soft = label in r["soft"]
+        in_word = bool(before) and bool(re.match(f"[{CJK}]", before))
+        if is_soft and in_word:
+            continue                 # "商学院": an institution, handled below
+        has_value = bool(value) and bool(colon) and not any(
+            value.startswith(x) for x in r["labels_all"])
+        name_like = bool(re.fullmatch(f"[{CJK}]{{2,4}}", value))
+        if has_value and (":" in colon or first or (name_like and not is_soft)):
+            _add(hits, "PDF-A005", "error", f"{pre}identity label '{label}' with a value",
+                 s[lm.start():lm.end()][:60], page)
+        elif len(s) > 12 and (in_word or re.match(f"[{CJK}]{{4,}}", s[lm.end("label"):])):
+            continue                 # "排队长度", "队员站位方案,…": part of a sentence
+        elif not is_soft and first and not where:
+            _add(hits, "PDF-A005", "error",
+                 f"identity label '{label}' on the summary page (an identity block?)",
+                 label, page)
+        elif first or (not is_soft and len(s) <= 12):
+            # bare label: on page 1, or a short form-like line on a later page
+            _add(hits, "PDF-A006", "warning",
+                 f"{pre}mentions '{label}' -- confirm it is problem content, not an "
+                 "identity block", label, page)
+    if first or r["ack"].search(s):
+        at = "" if first else " in an acknowledgement"
+        for rx in r["inst"]:
+            for im in rx.finditer(s):
+                _add(hits, "PDF-A006", "warning",
+                     f"{pre}institution-shaped phrase{at} -- confirm it is problem "
+                     "content, not an affiliation", im.group(0), page)
+    if r["ack"].search(s):
+        for rx in r["titles"]:
+            for tm in rx.finditer(s):
+                _add(hits, "PDF-A006", "warning",
+                     f"{pre}acknowledgement names a person -- anonymise it", tm.group(0), page)
+
+
+def _emails(text: str, page: int, hits: dict[tuple[str, str], _Hit], where: str = "") -> None:
+    r = _id_res()
+    for m in EMAIL_RE.finditer(text):
+        if m.group(0).rsplit(".", 1)[-1].lower() in r["not_tlds"]:
+            continue                     # "\\ver@amsmath.sty": a macro, not an address
+        what = f"{where}: email address" if where else "email address in the body text"
+        _add(hits, "PDF-A004", "error", what, m.group(0), page)
+
+
+def _hit_findings(path: str, hits: dict[tuple[str, str], _Hit]) -> list[Finding]:
     out = []
     for h in hits.values():
         pages = sorted(h.pages)
         where = f"page {pages[0]}" if len(pages) == 1 else (
             f"pages {', '.join(map(str, pages[:8]))}{' ...' if len(pages) > 8 else ''}")
+        if pages == [0]:
+            where = "document"
         out.append(Finding(h.code, h.severity,  # type: ignore[arg-type]
-                           f"{where}: {h.what}: {h.match!r}", doc.path,
+                           f"{where}: {h.what}: {h.match!r}", path,
                            data={"page": pages[0], "pages": pages, "match": h.match}))
     return out
 
 
+def check_body_identity(doc: PdfDoc) -> list[Finding]:
+    """Identity leaks in the text of every page; page 1 (the summary sheet) strictest."""
+    hits: dict[tuple[str, str], _Hit] = {}
+    for pg in doc.pages:
+        _emails(pg.text, pg.number, hits)
+        for ln in pg.lines:
+            s = ln.strip()
+            if s:
+                _scan_line(s, pg.number, pg.number == 1, hits)
+    return _hit_findings(doc.path, hits)
+
+
+def check_extras(doc: PdfDoc) -> list[Finding]:
+    """Identity in bookmarks, annotations, form fields and attachment names.
+
+    A viewer shows all of these next to the paper (the bookmark pane, a sticky
+    note's author, a filled-in field, the attachments list), so a name there
+    unblinds the paper as surely as one on page 1.
+    """
+    from gavelkit.award.pdf.names import grade_name
+
+    hits: dict[tuple[str, str], _Hit] = {}
+    out: list[Finding] = []
+    for ex in doc.extras:
+        text = normalise(ex.text).strip()
+        if not text:
+            continue
+        if ex.role == "author":
+            g = grade_name(text)
+            if EMAIL_RE.search(text):
+                _emails(text, ex.page, hits, ex.where)
+            elif g.kind == "name":
+                out.append(_meta_finding(doc.path, "PDF-A002", "error", ex.where,
+                                         f"names a person ({' '.join(g.rest[:4])})", text))
+            elif g.kind == "account":
+                out.append(_meta_finding(doc.path, "PDF-A003", "warning", ex.where,
+                                         f"is an account-like value ({' '.join(g.rest[:4])}) "
+                                         "-- confirm it names no one", text))
+            continue
+        if ex.role == "name":        # "report_by_jane@uni.edu.txt": look at the stem
+            text = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", text)
+        _emails(text, ex.page, hits, ex.where)
+        for ln in text.split("\n"):
+            if ln.strip():
+                _scan_line(ln.strip(), ex.page, False, hits, ex.where)
+        if ex.role == "name":        # an attachment's file name: a person's name in it
+            for part in re.split(r"[_\-\s.()]+", text):
+                if re.fullmatch(f"[{CJK}]{{2,4}}", part) and grade_name(part).kind == "name":
+                    _add(hits, "PDF-A005", "error", f"{ex.where}: file name carries a personal "
+                         "name", text, ex.page)
+    return out + _hit_findings(doc.path, hits)
+
+
 _TOKEN = re.compile(rf"[A-Za-z]+|[{CJK}]+")
 _VERSION = re.compile(r"\d+(?:[._]\d+)+|\(?\b\d{4,}\b\)?|\d+")
-_BIGRAM = re.compile(r"\b([A-Z][a-z]+)\s+([A-Z][a-z]+)\b")
 
 
 def _residual(value: str) -> list[str]:
@@ -143,13 +204,37 @@ def _residual(value: str) -> list[str]:
     return out
 
 
+def _meta_finding(path: str, code: str, sev: str, src: str, msg: str, value: str) -> Finding:
+    if src.startswith("annotation"):
+        hint = "delete the note, or clear its author (the commenter's name) and re-export"
+    elif "of an embedded" in src:
+        hint = ("strip the image's own metadata (e.g. exiftool -all= figure.png, or export it "
+                "again without metadata) and rebuild the PDF")
+    else:
+        hint = ("clear it (e.g. \\hypersetup{pdfauthor={}}, or the document properties of "
+                "your editor) and re-export")
+    return Finding(code, sev, f"{src} {msg}: {value[:120]!r}",  # type: ignore[arg-type]
+                   path, hint=hint, data={"page": 0, "field": src, "match": value[:200]})
+
+
 def check_metadata(doc: PdfDoc) -> list[Finding]:
-    """Identity in the Info dictionary and in XMP (Author/Creator/Producer/Title/...)."""
+    """Identity in the Info dictionary and in XMP (Author/Creator/Producer/Title/...).
+
+    Author, Creator and Producer values are graded by the tool-name model
+    (names.grade_name): a personal name fails, an account-like value warns, a tool
+    passes. XMP packets of embedded images are reported as theirs, not the document's.
+    """
+    from gavelkit.award.pdf.names import grade_name
+
     r = _id_res()
-    items: list[tuple[str, str, str]] = [(f"Info {k}", k, v) for k, v in doc.info.items()
+    items: list[tuple[str, str, str]] = [(f"Info {k} metadata", k, v) for k, v in doc.info.items()
                                          if k in ("Title", "Author", "Subject", "Keywords",
                                                   "Creator", "Producer") and v]
-    items += [(f"XMP {p}", f, v) for p, f, v in doc.xmp]
+    for owner, p, f, v in doc.xmp:
+        src = f"XMP ({owner}) {p} metadata of an embedded {owner.split()[0]}" if owner and \
+            owner.split()[0] in ("image", "form") else (
+                f"XMP ({owner}) {p} metadata" if owner else f"XMP {p} metadata")
+        items.append((src, f, v))
     out: list[Finding] = []
     seen: set[tuple[str, str]] = set()
 
@@ -157,33 +242,24 @@ def check_metadata(doc: PdfDoc) -> list[Finding]:
         if (code, src + value) in seen:
             return
         seen.add((code, src + value))
-        out.append(Finding(code, sev, f"{src} metadata {msg}: {value[:120]!r}",  # type: ignore[arg-type]
-                           doc.path, hint="clear it (e.g. \\hypersetup{pdfauthor={}}, or the "
-                           "document properties of your editor) and re-export",
-                           data={"page": 0, "field": src, "match": value[:200]}))
+        f = _meta_finding(doc.path, code, sev, src, msg, value)
+        f.data["field"] = src.replace(" metadata", "").split(" of an embedded")[0]
+        out.append(f)
 
     for src, fld, original in items:
         value = normalise(original)
         if EMAIL_RE.search(value):
             add("PDF-A001", "error", src, "contains an email address", original)
             continue
-        if fld == "Author":
-            res = _residual(value)
-            if res:
-                add("PDF-A002", "error", src, f"names a person or team ({' '.join(res[:4])})",
-                    original)
-        elif fld in ("Creator", "Producer"):
-            res = _residual(value)
-            stripped = r["tools"].sub(" ", value)
-            names = [f"{a} {b}" for a, b in _BIGRAM.findall(stripped)
-                     if a.lower() not in r["safe"] and b.lower() not in r["safe"]]
-            cjk = [t for t in res if re.match(f"[{CJK}]", t)]
-            if names or any(2 <= len(t) <= 4 for t in cjk):
-                add("PDF-A002", "error", src,
-                    f"contains a personal name? ({', '.join((names + cjk)[:3])})", original)
-            elif res:
-                add("PDF-A003", "warning", src,
-                    f"has text that is not a known tool ({' '.join(res[:4])}) -- confirm it "
+        if fld in ("Author", "Creator", "Producer"):
+            g = grade_name(value)
+            if g.kind == "name":
+                what = "names a person" if fld == "Author" else "contains a personal name"
+                add("PDF-A002", "error", src, f"{what} ({' '.join(g.rest[:4])})", original)
+            elif g.kind == "account":
+                what = ("is an account-like value" if fld == "Author"
+                        else "has text that is not a known tool")
+                add("PDF-A003", "warning", src, f"{what} ({' '.join(g.rest[:4])}) -- confirm it "
                     "names no one", original)
         else:
             for lm in r["zh"].finditer(value):
@@ -196,7 +272,3 @@ def check_metadata(doc: PdfDoc) -> list[Finding]:
                     add("PDF-A003", "warning", src,
                         "names an institution -- confirm it is problem content", original)
     return out
-
-
-# --------------------------------------------------------------------------- blank / summary
-

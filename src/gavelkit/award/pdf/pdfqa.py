@@ -13,13 +13,15 @@ labels, identity labels, producer allow-list, AI-use headings) live in
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from gavelkit.award.pdf.captions import check_captions, find_captions
-from gavelkit.award.pdf.document import Page, PdfDoc, tables
+from gavelkit.award.pdf.document import FURNITURE_RE, Page, PdfDoc, ink_of, tables
 from gavelkit.award.pdf.document import (  # the loading API, re-exported for callers of pdfqa
     load as load,
 )
@@ -35,14 +37,23 @@ from gavelkit.award.pdf.document import (
 from gavelkit.award.pdf.document import (
     read_pdf_bytes as read_pdf_bytes,
 )
-from gavelkit.award.pdf.identity import check_body_identity, check_metadata
+from gavelkit.award.pdf.identity import check_body_identity, check_extras, check_metadata
 from gavelkit.core.findings import Finding
 
 
-def _heading_re(headings: Iterable[str]) -> re.Pattern[str]:
+def _heading_re(headings: Iterable[str], patterns: Iterable[str] = ()) -> re.Pattern[str]:
     alts = sorted({re.escape(h).replace("\\ ", r"\s*") for h in headings}, key=len, reverse=True)
-    prefix = r"(?:(?:appendix|附录)\s*[A-Z0-9]*\s*[:.\-]?\s*|[A-Z0-9]{1,3}[.)]?\s+|第.{1,3}[章节部分]\s*)?"
+    alts += list(patterns)
+    # the prefix is case-sensitive ("C: ", "B. ", "附录A"), so "We report on …" is no prefix
+    prefix = (r"(?:(?:appendix|附录)\s*[A-Z0-9]*\s*[:.\-]?\s*|(?-i:[A-Z0-9]{1,3})[.):]?\s+"
+              r"|第.{1,3}[章节部分]\s*)?")
     return re.compile(rf"^\s*{prefix}(?:{'|'.join(alts)})\s*[:.]?\s*$", re.I)
+
+
+@functools.cache
+def _ai_re() -> re.Pattern[str]:
+    cfg = tables()["ai_report"]
+    return _heading_re(cfg["headings"], cfg.get("heading_patterns", []))
 
 
 def find_ai_report(doc: PdfDoc) -> tuple[int, bool] | None:
@@ -50,14 +61,16 @@ def find_ai_report(doc: PdfDoc) -> tuple[int, bool] | None:
 
     A heading line among the first lines of a page starts the report on that page;
     a heading lower on a page means that page is shared with the body, so the
-    report is counted from the next page.
+    report is counted from the next page. Headings are a family, not a list: any
+    short line shaped like "Report on (the) Use of AI/Artificial Intelligence (Tools)",
+    "AI (Use) Report", "Declaration of AI Use" or 人工智能(工具)使用(情况)报告 counts.
     """
     cfg = tables()["ai_report"]
-    rx = _heading_re(cfg["headings"])
+    rx = _ai_re()
     for pg in doc.pages[1:]:
         lines = [ln for ln in pg.lines if ln.strip()]
         for k, ln in enumerate(lines):
-            if rx.match(ln):
+            if len(ln) <= 120 and rx.match(ln):
                 return pg.number, k < cfg["top_lines"]
     return None
 
@@ -95,8 +108,18 @@ def check_pages(doc: PdfDoc, max_pages: int | None) -> tuple[list[Finding], dict
 
 def check_blank(doc: PdfDoc) -> list[Finding]:
     out = []
+    marked = _watermark_only(doc)
     for pg in doc.pages:
-        if not pg.blank:
+        if not (pg.blank or pg.number in marked):
+            continue
+        if pg.number in marked:
+            out.append(Finding(
+                "PDF-B001", "error",
+                f"page {pg.number}: blank page: only running text or a watermark, no content "
+                f"(ink {100 * marked[pg.number]:.3f}% of the body area without text)", doc.path,
+                hint="remove the page, or restore its content (an appendix cut out of an "
+                     "exported copy leaves pages like this)",
+                data={"page": pg.number, "match": "", "ink": round(marked[pg.number], 6)}))
             continue
         chars = len(re.sub(r"\s+", "", pg.text))
         note = (f"; its {chars} character(s) of text leave no ink in the body (white, hidden "
@@ -107,6 +130,74 @@ def check_blank(doc: PdfDoc) -> list[Finding]:
             f"area){note}", doc.path,
             hint="remove the page (a stray \\newpage/\\clearpage or an empty float page)",
             data={"page": pg.number, "match": "", "ink": round(pg.ink or 0.0, 6)}))
+    return out
+
+
+def _watermark_only(doc: PdfDoc) -> dict[int, float]:
+    """page -> ink without text, for inked pages whose only text repeats on many pages.
+
+    A diagonal watermark or a stamp inks every page, so an otherwise empty page is
+    not blank to the ink check. Candidates are pages whose text, once lines that
+    repeat on at least a third of the pages (the watermark, running heads), page
+    numbers and a stray reference label ("[16]") are set aside, is empty; they are
+    rendered again with their text objects removed (also text-only Form XObjects,
+    which is how stamps are drawn), and blank ink there means no content.
+    """
+    n = len(doc.pages)
+    if n < 3 or all(pg.ink is None for pg in doc.pages):
+        return {}
+    counts: dict[str, int] = {}
+    for pg in doc.pages:
+        for key in {ln.strip() for ln in pg.lines if ln.strip()}:
+            counts[key] = counts.get(key, 0) + 1
+    common = {k for k, c in counts.items() if c >= max(3, n / 3)}
+    cands = []
+    for pg in doc.pages:
+        if pg.blank or pg.ink is None:
+            continue
+        rest = [ln.strip() for ln in pg.lines if ln.strip() and ln.strip() not in common
+                and not FURNITURE_RE.fullmatch(ln.strip())
+                and not re.fullmatch(r"\[\d{1,3}\]|\(\d{1,3}\)", ln.strip())]
+        if not rest and any(ln.strip() in common for ln in pg.lines):
+            cands.append(pg.number)
+    if not cands or not os.path.isfile(doc.path):
+        return {}
+    try:
+        return _ink_without_text(doc.path, cands)
+    except Exception:  # could not re-render: leave the ink verdict as it was
+        return {}
+
+
+def _ink_without_text(path: str, pages: list[int]) -> dict[int, float]:
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    text_like = (raw.FPDF_PAGEOBJ_TEXT, raw.FPDF_PAGEOBJ_FORM)
+    scale = tables()["blank"]["dpi"] / 72.0
+    out: dict[int, float] = {}
+    doc = pdfium.PdfDocument(path)
+    try:
+        for p in pages:
+            page = doc[p - 1]
+            tops: list[tuple[Any, list[Any]]] = []
+            for obj in page.get_objects(max_depth=8):
+                if obj.level == 0:
+                    tops.append((obj, []))
+                elif tops:
+                    tops[-1][1].append(obj)
+            for obj, kids in tops:
+                if obj.type == raw.FPDF_PAGEOBJ_TEXT or (
+                        obj.type == raw.FPDF_PAGEOBJ_FORM and kids
+                        and all(k.type in text_like for k in kids)):
+                    page.remove_obj(obj)
+            bitmap = page.render(scale=scale, grayscale=True)
+            ink, blank = ink_of(bitmap.to_pil())
+            bitmap.close()
+            page.close()
+            if blank:
+                out[p] = ink
+    finally:
+        doc.close()
     return out
 
 
@@ -160,6 +251,7 @@ def run_checks(doc: PdfDoc, max_pages: int | None = None, anonymous: bool = Fals
     if anonymous:
         findings += check_metadata(doc)
         findings += check_body_identity(doc)
+        findings += check_extras(doc)
     findings += check_blank(doc)
     if summary_sheet:
         findings += check_summary(doc)
@@ -177,7 +269,8 @@ def page_flags(findings: Iterable[Finding]) -> dict[int, set[str]]:
     """page -> kinds of finding on it (blank, caption, identity, limit), for the contact sheet."""
     kinds = {"PDF-B001": "blank", "PDF-C001": "caption", "PDF-A004": "identity",
              "PDF-A005": "identity", "PDF-A006": "identity?", "PDF-S001": "summary",
-             "PDF-C003": "caption", "PDF-C002": "caption"}
+             "PDF-C003": "caption", "PDF-C002": "caption", "PDF-C004": "caption",
+             "PDF-A002": "identity", "PDF-A003": "identity?"}
     out: dict[int, set[str]] = {}
     for f in findings:
         kind = kinds.get(f.code)

@@ -1,20 +1,52 @@
 """A tiny PDF writer for self-tests and test fixtures (no third-party code).
 
 It writes just enough PDF to exercise the QA: pages of any size with text lines
-(Latin in Helvetica; CJK in the non-embedded Adobe-GB1 font STSong-Light with
-the UniGB-UCS2-H CMap, so every reader extracts it without a font file), filled
-rectangles standing in for figures, a page background, white (invisible)
-text, Unicode Info metadata and an optional XMP packet (plain or compressed).
-CJK text is extractable but renders without ink unless a CJK font is present,
-which is why fixtures pair it with Latin text or a figure.
+(Latin in Helvetica; CJK either in a real CJK font embedded as a subset, or in the
+non-embedded Adobe-GB1 font STSong-Light, which every reader extracts but draws
+without ink unless a CJK font is installed), rotated text (watermarks), filled
+rectangles standing in for figures, Form XObjects (an embedded vector plot with
+its own text), small images with their own XMP packet, annotations and form
+fields, bookmarks, attachments, a page background, white (invisible) text,
+Unicode Info metadata and an optional document XMP packet (plain or compressed).
+
+Pass `cjk_font=find_cjk_font()` so Chinese pages carry ink, as real papers do;
+fontTools (a matplotlib dependency) subsets the font to the characters used.
 """
 
 from __future__ import annotations
 
+import functools
+import glob
+import math
+import os
 import zlib
 from dataclasses import dataclass, field
+from typing import Any
 
 A4 = (595.28, 841.89)
+
+# Real CJK fonts, TrueType outlines first (embedded as FontFile2); Debian paths.
+CJK_FONT_GLOBS = (
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    "/usr/share/fonts/**/*[Cc][Jj][Kk]*.tt[fc]",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/**/NotoSansCJK*.tt[fc]",
+    "/usr/share/fonts/**/NotoSerifCJK*.tt[fc]",
+)
+
+
+def find_cjk_font() -> str | None:
+    """Path of an installed font that covers common Chinese, or None."""
+    extra = os.environ.get("GAVEL_CJK_FONT")
+    if extra and os.path.isfile(extra):
+        return extra
+    for pattern in CJK_FONT_GLOBS:
+        for path in sorted(glob.glob(pattern, recursive=True)):
+            if os.path.isfile(path):
+                return path
+    return None
 
 
 @dataclass
@@ -24,6 +56,7 @@ class Text:
     text: str
     size: float = 11
     grey: float = 0.0          # 0 black .. 1 white
+    angle: float = 0.0         # degrees, counter-clockwise (a diagonal watermark)
 
 
 @dataclass
@@ -36,10 +69,42 @@ class Rect:
 
 
 @dataclass
+class Form:
+    """A Form XObject (an included vector plot): a frame, a curve, and its own text."""
+    x: float
+    y: float
+    w: float
+    h: float
+    items: list[Text] = field(default_factory=list)
+
+
+@dataclass
+class Image:
+    """A small grey image XObject, optionally with its own XMP packet (as Photoshop writes)."""
+    x: float
+    y: float
+    w: float
+    h: float
+    xmp: str | None = None
+
+
+@dataclass
+class Annot:
+    """A sticky note (kind 'Text': author in /T, note in /Contents) or a text form field
+    (kind 'Widget': field name in /T, value in /V)."""
+    kind: str = "Text"
+    author: str = ""
+    contents: str = ""
+    field: str = ""
+    value: str = ""
+
+
+@dataclass
 class PageSpec:
-    items: list[Text | Rect] = field(default_factory=list)
+    items: list[Text | Rect | Form | Image] = field(default_factory=list)
     size: tuple[float, float] = A4
     background: float | None = None   # grey level of a full-page fill
+    annots: list[Annot] = field(default_factory=list)
 
     def lines(self, lines: list[str], top: float = 90, step: float = 16, x: float = 72,
               size: float = 11) -> PageSpec:
@@ -69,28 +134,163 @@ def _is_latin(s: str) -> bool:
     return all(ord(c) < 256 for c in s)
 
 
-def _content(page: PageSpec) -> bytes:
+class _CjkFont:
+    """A real CJK font subset to the characters drawn, embedded as a Type0/Identity-H font."""
+
+    def __init__(self, path: str, chars: set[str]) -> None:
+        import io
+
+        from fontTools import subset
+        from fontTools.ttLib import TTFont
+
+        font = TTFont(path, fontNumber=0)
+        for tag in ("GSUB", "GPOS", "GDEF", "kern", "morx", "vhea", "vmtx", "DSIG"):
+            if tag in font:          # layout tables: not needed to draw, slow to subset
+                del font[tag]
+        cmap = font.getBestCmap()
+        keep = sorted({ord(c) for c in chars if ord(c) in cmap})
+        opts = subset.Options()
+        opts.layout_features = []
+        opts.notdef_outline = True
+        opts.name_IDs = ["*"]
+        opts.hinting = False
+        sub = subset.Subsetter(opts)
+        sub.populate(unicodes=keep)
+        sub.subset(font)
+        self.truetype = "glyf" in font
+        cmap = font.getBestCmap()
+        scale = 1000.0 / font["head"].unitsPerEm
+        hmtx = font["hmtx"]
+        self.cid: dict[str, int] = {}
+        self.width: dict[int, int] = {}
+        for code, name in cmap.items():
+            gid = font.getGlyphID(name)
+            cid = int(name[3:]) if not self.truetype and name.startswith("cid") else gid
+            self.cid[chr(code)] = cid
+            self.width[cid] = round(hmtx[name][0] * scale)
+        buf = io.BytesIO()
+        font.save(buf)
+        self.data = buf.getvalue() if self.truetype else _cff_table(buf.getvalue())
+        self.name = "GKSUBS+" + "".join(ch for ch in str(font["name"].getDebugName(6) or "CJK")
+                                        if ch.isalnum())[:40]
+
+    def encode(self, text: str) -> str:
+        return "<" + "".join(f"{self.cid.get(c, 0):04X}" for c in text) + ">"
+
+    def objects(self, add: Any) -> int:
+        """Write the font objects with `add`, return the Type0 font's object number."""
+        data = zlib.compress(self.data)
+        if self.truetype:
+            ff = add(b"<< /Length " + str(len(data)).encode() + b" /Length1 "
+                     + str(len(self.data)).encode() + b" /Filter /FlateDecode >>\nstream\n"
+                     + data + b"\nendstream")
+            fkey, sub = b"/FontFile2", b"/CIDFontType2"
+        else:
+            ff = add(b"<< /Length " + str(len(data)).encode() + b" /Subtype /CIDFontType0C"
+                     b" /Filter /FlateDecode >>\nstream\n" + data + b"\nendstream")
+            fkey, sub = b"/FontFile3", b"/CIDFontType0"
+        desc = add(b"<< /Type /FontDescriptor /FontName /" + self.name.encode() + b" /Flags 4 "
+                   b"/FontBBox [-200 -300 1200 1000] /ItalicAngle 0 /Ascent 880 /Descent -120 "
+                   b"/CapHeight 700 /StemV 80 " + fkey + b" " + str(ff).encode() + b" 0 R >>")
+        widths = " ".join(f"{cid} [{w}]" for cid, w in sorted(self.width.items()))
+        extra = b" /CIDToGIDMap /Identity" if self.truetype else b""
+        cid_font = add(b"<< /Type /Font /Subtype " + sub + b" /BaseFont /" + self.name.encode()
+                       + b" /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >>"
+                       b" /FontDescriptor " + str(desc).encode() + b" 0 R /DW 1000 /W ["
+                       + widths.encode() + b"]" + extra + b" >>")
+        bf = "\n".join(f"<{cid:04X}> <{ord(c):04X}>" for c, cid in sorted(self.cid.items())
+                       if ord(c) < 0x10000)
+        n = len(self.cid)
+        cmap = ("/CIDInit /ProcSet findresource begin 12 dict begin begincmap "
+                "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def "
+                "/CMapName /Adobe-Identity-UCS def /CMapType 2 def\n"
+                "1 begincodespacerange <0000> <FFFF> endcodespacerange\n")
+        lines = bf.split("\n") if bf else []
+        for i in range(0, n, 100):
+            chunk = lines[i:i + 100]
+            cmap += f"{len(chunk)} beginbfchar\n" + "\n".join(chunk) + "\nendbfchar\n"
+        cmap += "endcmap CMapName currentdict /CMap defineresource pop end end"
+        raw = cmap.encode()
+        tu = add(b"<< /Length " + str(len(raw)).encode() + b" >>\nstream\n" + raw + b"\nendstream")
+        return add(b"<< /Type /Font /Subtype /Type0 /BaseFont /" + self.name.encode()
+                   + b" /Encoding /Identity-H /DescendantFonts [" + str(cid_font).encode()
+                   + b" 0 R] /ToUnicode " + str(tu).encode() + b" 0 R >>")
+
+
+@functools.lru_cache(maxsize=32)
+def _cjk(path: str, chars: frozenset[str]) -> _CjkFont:
+    """Subsetting costs ~0.5 s; test suites draw the same characters many times."""
+    import logging
+
+    logging.getLogger("fontTools").setLevel(logging.ERROR)
+    return _CjkFont(path, set(chars))
+
+
+def _cff_table(otf: bytes) -> bytes:
+    """The raw CFF table of an OpenType/CFF font (FontFile3 /CIDFontType0C)."""
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    return TTFont(io.BytesIO(otf)).reader["CFF "]
+
+
+def _text_op(it: Text, cjk: _CjkFont | None) -> str:
+    if _is_latin(it.text):
+        raw = it.text.encode("latin-1")
+        s = "(" + raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(
+            b")", b"\\)").decode("latin-1") + ")"
+        font = "F1"
+    elif cjk is not None:
+        s, font = cjk.encode(it.text), "F3"
+    else:
+        s = "<" + "".join(f"{ord(c):04X}" for c in it.text if ord(c) < 0x10000) + ">"
+        font = "F2"
+    if it.angle:
+        a = math.radians(it.angle)
+        c, n = math.cos(a), math.sin(a)
+        where = f"{c:.4f} {n:.4f} {-n:.4f} {c:.4f} {it.x:.2f} {it.y:.2f} Tm"
+    else:
+        where = f"{it.x:.2f} {it.y:.2f} Td"
+    return f"BT {it.grey:.3f} g /{font} {it.size:g} Tf {where} {s} Tj ET"
+
+
+def _content(page: PageSpec, cjk: _CjkFont | None, names: list[str]) -> bytes:
     ops: list[str] = []
     if page.background is not None:
         ops.append(f"{page.background:.3f} g 0 0 {page.size[0]:.2f} {page.size[1]:.2f} re f")
+    k = 0
     for it in page.items:
         if isinstance(it, Rect):
             ops.append(f"{it.grey:.3f} g {it.x:.2f} {it.y:.2f} {it.w:.2f} {it.h:.2f} re f")
-            continue
-        if _is_latin(it.text):
-            raw = it.text.encode("latin-1")
-            s = "(" + raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(
-                b")", b"\\)").decode("latin-1") + ")"
-            font = "F1"
+        elif isinstance(it, Image):
+            ops.append(f"q {it.w:.2f} 0 0 {it.h:.2f} {it.x:.2f} {it.y:.2f} cm /{names[k]} Do Q")
+            k += 1
+        elif isinstance(it, Form):
+            ops.append(f"/{names[k]} Do")
+            k += 1
         else:
-            s = "<" + "".join(f"{ord(c):04X}" for c in it.text if ord(c) < 0x10000) + ">"
-            font = "F2"
-        ops.append(f"BT {it.grey:.3f} g /{font} {it.size:g} Tf {it.x:.2f} {it.y:.2f} Td {s} Tj ET")
+            ops.append(_text_op(it, cjk))
     return "\n".join(ops).encode("latin-1")
 
 
+def _form_content(form: Form, cjk: _CjkFont | None) -> bytes:
+    x0, y0, x1, y1 = form.x, form.y, form.x + form.w, form.y + form.h
+    ops = [f"0 G 1 w {x0:.2f} {y0:.2f} {form.w:.2f} {form.h:.2f} re S",
+           f"{x0 + 10:.2f} {y0 + 10:.2f} m {(x0 + x1) / 2:.2f} {y1 - 30:.2f} l "
+           f"{x1 - 10:.2f} {y0 + 40:.2f} l S"]
+    ops += [_text_op(t, cjk) for t in form.items]
+    return "\n".join(ops).encode("latin-1")
+
+
+def _stream(body: bytes, head: bytes = b"") -> bytes:
+    return b"<< /Length " + str(len(body)).encode() + head + b" >>\nstream\n" + body + b"\nendstream"
+
+
 def build_pdf(pages: list[PageSpec], info: dict[str, str] | None = None,
-              xmp: str | None = None, compress_xmp: bool = False) -> bytes:
+              xmp: str | None = None, compress_xmp: bool = False, *,
+              cjk_font: str | None = None, outline: list[str] | None = None,
+              attachments: dict[str, bytes] | None = None) -> bytes:
     objs: list[bytes] = []
 
     def add(body: bytes) -> int:
@@ -107,13 +307,56 @@ def build_pdf(pages: list[PageSpec], info: dict[str, str] | None = None,
              b"/DescendantFonts [" + str(desc).encode() + b" 0 R] >>")
     add(b"<< /Type /FontDescriptor /FontName /STSong-Light /Flags 6 /FontBBox [-25 -254 1000 880] "
         b"/ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 880 /StemV 93 >>")
-    kids = []
+    texts = [t.text for p in pages for it in p.items
+             for t in (it.items if isinstance(it, Form) else [it]) if isinstance(t, Text)]
+    cjk = None
+    fonts = f"/F1 {f1} 0 R /F2 {f2} 0 R"
+    if cjk_font and any(not _is_latin(t) for t in texts):
+        cjk = _cjk(cjk_font, frozenset(c for t in texts if not _is_latin(t) for c in t))
+        fonts += f" /F3 {cjk.objects(add)} 0 R"
+    kids, fields = [], []
     for p in pages:
-        data = _content(p)
-        c = add(b"<< /Length " + str(len(data)).encode() + b" >>\nstream\n" + data + b"\nendstream")
+        names, xobjs = [], []
+        for it in p.items:
+            if isinstance(it, Image):
+                head = b" /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray " \
+                       b"/BitsPerComponent 8"
+                if it.xmp is not None:
+                    m = add(_stream(it.xmp.encode("utf-8"), b" /Type /Metadata /Subtype /XML"))
+                    head += f" /Metadata {m} 0 R".encode()
+                ref = add(_stream(b"\x40\xa0\xa0\x40", head))
+            elif isinstance(it, Form):
+                bbox = f"[{it.x:.2f} {it.y:.2f} {it.x + it.w:.2f} {it.y + it.h:.2f}]"
+                head = (f" /Type /XObject /Subtype /Form /BBox {bbox} "
+                        f"/Resources << /Font << {fonts} >> >>").encode()
+                ref = add(_stream(_form_content(it, cjk), head))
+            else:
+                continue
+            names.append(f"X{len(names) + 1}")
+            xobjs.append(f"/{names[-1]} {ref} 0 R")
+        data = _content(p, cjk, names)
+        c = add(_stream(data))
+        page_id = len(objs) + 1 + len(p.annots)
+        annots = []
+        for k, a in enumerate(p.annots):
+            rect = f"[72 {700 - 30 * k} 200 {720 - 30 * k}]"
+            if a.kind == "Widget":
+                body = (b"<< /Type /Annot /Subtype /Widget /FT /Tx /Rect " + rect.encode()
+                        + b" /T " + _pdf_string(a.field) + b" /V " + _pdf_string(a.value)
+                        + f" /P {page_id} 0 R /F 4 >>".encode())
+                annots.append(add(body))
+                fields.append(annots[-1])
+            else:
+                body = (b"<< /Type /Annot /Subtype /Text /Rect " + rect.encode()
+                        + (b" /T " + _pdf_string(a.author) if a.author else b"")
+                        + b" /Contents " + _pdf_string(a.contents) + b" >>")
+                annots.append(add(body))
+        res = f"/Font << {fonts} >>" + (f" /XObject << {' '.join(xobjs)} >>" if xobjs else "")
+        ann = f" /Annots [{' '.join(f'{r} 0 R' for r in annots)}]" if annots else ""
         kids.append(add(
             f"<< /Type /Page /Parent {pages_id} 0 R /MediaBox [0 0 {p.size[0]:.2f} {p.size[1]:.2f}] "
-            f"/Resources << /Font << /F1 {f1} 0 R /F2 {f2} 0 R >> >> /Contents {c} 0 R >>".encode()))
+            f"/Resources << {res} >> /Contents {c} 0 R{ann} >>".encode()))
+        assert kids[-1] == page_id
     objs[pages_id - 1] = (f"<< /Type /Pages /Count {len(kids)} /Kids ["
                           + " ".join(f"{k} 0 R" for k in kids) + "] >>").encode()
     cat = f"<< /Type /Catalog /Pages {pages_id} 0 R".encode()
@@ -125,6 +368,28 @@ def build_pdf(pages: list[PageSpec], info: dict[str, str] | None = None,
         m = add(b"<< /Type /Metadata /Subtype /XML /Length " + str(len(raw)).encode() + filt
                 + b" >>\nstream\n" + raw + b"\nendstream")
         cat += f" /Metadata {m} 0 R".encode()
+    if outline:
+        root = len(objs) + 1
+        first = root + 1
+        add(f"<< /Type /Outlines /First {first} 0 R /Last {first + len(outline) - 1} 0 R "
+            f"/Count {len(outline)} >>".encode())
+        for k, title in enumerate(outline):
+            me = first + k
+            link = (f" /Prev {me - 1} 0 R" if k else "") + \
+                   (f" /Next {me + 1} 0 R" if k + 1 < len(outline) else "")
+            add(b"<< /Title " + _pdf_string(title) + f" /Parent {root} 0 R{link} "
+                f"/Dest [{kids[min(k, len(kids) - 1)]} 0 R /XYZ 0 800 0] >>".encode())
+        cat += f" /Outlines {root} 0 R".encode()
+    if attachments:
+        entries = []
+        for name, body in attachments.items():
+            ef = add(_stream(body, b" /Type /EmbeddedFile"))
+            spec = add(b"<< /Type /Filespec /F " + _pdf_string(name) + b" /UF " + _pdf_string(name)
+                       + f" /EF << /F {ef} 0 R >> >>".encode())
+            entries.append(_pdf_string(name) + f" {spec} 0 R".encode())
+        cat += b" /Names << /EmbeddedFiles << /Names [" + b" ".join(entries) + b"] >> >>"
+    if fields:
+        cat += f" /AcroForm << /Fields [{' '.join(f'{r} 0 R' for r in fields)}] >>".encode()
     objs[catalog - 1] = cat + b" >>"
     info_id = add(b"<< " + b" ".join(b"/" + k.encode() + b" " + _pdf_string(v)
                                      for k, v in (info or {}).items()) + b" >>")

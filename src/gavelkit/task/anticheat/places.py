@@ -1,5 +1,14 @@
-"""The forbidden-place model of one scan: the task record's paths, the task folder's
-entries, generic patterns and `--forbid`, compiled; and matching a path against them."""
+"""The forbidden-place model: what a scan forbids, where each place came from, matching.
+
+Sources, in order: the rules tables (generic places: repo-pool, oracle worktrees,
+earlier runs, oracle maps, score reports, the target in site-packages, the
+upstream's tests in a clone), the task folder's own entries (all but its spec),
+the paths task.json records under a forbidden key (`taskpaths`), an earlier
+run named in task.json, and `--forbid`. The agent's own places are exempt:
+`--workspace` and the own-keys of task.json always win for anything inside them,
+except for the names of the oracle's maps, which have no business in a
+candidate's workspace.
+"""
 
 from __future__ import annotations
 
@@ -14,13 +23,55 @@ from pathlib import Path
 from typing import Any
 
 from gavelkit.core.errors import InputError
+from gavelkit.task.anticheat import taskpaths
+from gavelkit.task.anticheat.anchors import compile_context
+from gavelkit.task.anticheat.names import GLOBCH as _GLOBCH
+from gavelkit.task.anticheat.names import literal, norm
+from gavelkit.task.anticheat.rules import CommandRule, Place, load_rules
 
-# --------------------------------------------------------------------------- task record
-from gavelkit.task.anticheat.rules import _GLOBCH, _URL, TASK_ALLOW, CommandRule, Place, load_rules
+TASK_ALLOW = ("spec.md", "spec_v*.md", "README*", "LICENSE*", ".*")
+_URL = re.compile(r"(?:https?://|git@|ssh://|git://|git\+https?://)[^\s'\"<>]+", re.I)
 
 
-def read_task_record(task_dir: str | os.PathLike[str]) -> dict[str, Any]:
-    """task.json (or legacy MANIFEST.json) through the shared task.json reader; {} if absent.
+@dataclass
+class Context:
+    places: list[Place]
+    commands: list[CommandRule]
+    targets: set[str] = field(default_factory=set)        # normalised dist/import names
+    upstreams: list[tuple[str, str]] = field(default_factory=list)
+    commits: set[str] = field(default_factory=set)
+    workspaces: list[str] = field(default_factory=list)  # --workspace + task.json own paths
+    home: str = "/root"
+    signatures: set[str] = field(default_factory=set)    # oracle test names (file::name)
+    sig_files: set[str] = field(default_factory=set)
+    surface_rx: re.Pattern[str] | None = None
+    sig_rx: re.Pattern[str] | None = None
+    anchors: list[bytes] = field(default_factory=list)
+    every_line: bool = False      # a rule without a usable anchor: parse every line
+    surface_lits: list[str] = field(default_factory=list)   # cheap pre-check for surface_rx
+    task_record: str | None = None                            # path of task.json, if any
+    unknown_keys: list[tuple[str, str]] = field(default_factory=list)  # (key, path)
+    overridden: list[dict[str, str]] = field(default_factory=list)
+    matchers: dict[str, Any] = field(default_factory=dict)   # compiled once per scan engine
+
+    def report(self) -> list[dict[str, Any]]:
+        """The forbidden places this scan used, each with where it came from."""
+        out: list[dict[str, Any]] = []
+        for p in self.places:
+            d: dict[str, Any] = {"id": p.id, "code": p.code, "what": p.what,
+                                 "source": p.source}
+            for key, val in (("components", p.components), ("sequences", p.sequences),
+                             ("names", p.names), ("prefixes", p.prefixes),
+                             ("workspace_names", p.workspace_names)):
+                if val:
+                    d[key] = val
+            out.append(d)
+        out.extend(self.overridden)
+        return out
+
+
+def read_task_record(task_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], str | None]:
+    """task.json (or legacy MANIFEST.json) through the shared reader; ({}, None) if absent.
 
     An unreadable record is an InputError: a scan must not silently lose the paths
     the task itself names as forbidden.
@@ -35,52 +86,39 @@ def read_task_record(task_dir: str | os.PathLike[str]) -> dict[str, Any]:
                 f = findings[0]
                 raise InputError(f.path, f"task record is not usable: {f.message}", f.line,
                                  f.col, f.code)
-            return tj.data
-    return {}
+            return (tj.data if isinstance(tj.data, dict) else {}), str(p)
+    return {}, None
 
 
-def _recorded_paths(obj: Any, out: list[str], depth: int = 0) -> None:
-    if depth > 8:
-        return
-    if isinstance(obj, dict):
-        for v in obj.values():
-            _recorded_paths(v, out, depth + 1)
-    elif isinstance(obj, list):
-        for v in obj:
-            _recorded_paths(v, out, depth + 1)
-    elif isinstance(obj, str) and 3 <= len(obj) <= 400 and "\n" not in obj and "::" not in obj \
-            and " " not in obj.strip() and not _URL.match(obj) and (
-            "/" in obj or "\\" in obj):
-        out.append(obj.strip())
+def _expand(pat: str, forms: dict[str, list[str]]) -> list[str]:
+    out = [pat]
+    for key, vals in forms.items():
+        if "{" + key + "}" in pat:
+            out = [o.replace("{" + key + "}", v) for o in out for v in vals]
+    return out
 
 
-# --------------------------------------------------------------------------- context
+def _expand_seq(seq: list[str], forms: dict[str, list[str]]) -> list[list[str]]:
+    out = [seq]
+    for key, vals in forms.items():
+        tag = "{" + key + "}"
+        if any(tag in s for s in seq):
+            out = [[s.replace(tag, v) for s in o] for o in out for v in vals]
+    return out
 
 
-@dataclass
-class Context:
-    places: list[Place]
-    commands: list[CommandRule]
-    targets: set[str] = field(default_factory=set)        # normalised dist/import names
-    upstreams: list[tuple[str, str]] = field(default_factory=list)
-    commits: set[str] = field(default_factory=set)
-    workspaces: list[str] = field(default_factory=list)
-    home: str = "/root"
-    signatures: set[str] = field(default_factory=set)    # oracle test names (file::name)
-    sig_files: set[str] = field(default_factory=set)
-    surface_rx: re.Pattern[str] | None = None
-    sig_rx: re.Pattern[str] | None = None
-    anchors: list[bytes] = field(default_factory=list)
-    every_line: bool = False      # a rule without a usable anchor: parse every line
-    surface_lits: list[str] = field(default_factory=list)   # cheap pre-check for surface_rx
+def _inside(path: str, roots: Sequence[str]) -> str | None:
+    for w in roots:
+        w = w.rstrip("/") or "/"
+        if path == w or path.startswith(w + "/") or w == "/":
+            return w
+    return None
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _literal(pat: str) -> str:
-    return _GLOBCH.sub("", pat.replace("[!", "[").split("[")[0] if "[" in pat else pat)
+def _abs(p: str) -> str:
+    p = p.replace("\\", "/")
+    return posixpath.normpath(p if p.startswith("/") or re.match(r"^[A-Za-z]:/", p)
+                              else os.path.abspath(p))
 
 
 def build_context(task_dir: str | None, package: str | None, forbid: Sequence[str] = (),
@@ -89,6 +127,7 @@ def build_context(task_dir: str | None, package: str | None, forbid: Sequence[st
                   aliases: Sequence[str] = ()) -> Context:
     extra = list(rules)
     record: dict[str, Any] = {}
+    record_path = None
     if task_dir:
         tdir = Path(task_dir)
         if not tdir.is_dir():
@@ -96,77 +135,118 @@ def build_context(task_dir: str | None, package: str | None, forbid: Sequence[st
         own = tdir / "anticheat_rules.toml"
         if own.is_file():
             extra.insert(0, str(own))
-        record = read_task_record(tdir)
+        record, record_path = read_task_record(tdir)
     places, commands = load_rules(extra)
-    ctx = Context(places=places, commands=commands)
+    ctx = Context(places=places, commands=commands, task_record=record_path)
+    ctx.workspaces = [_abs(w) for w in workspace]
     names = [n for n in [package, *aliases] if n]
-    repo = upstream or record.get("repo") if isinstance(upstream or record.get("repo"), str) else None
-    if repo and "/" in repo:
-        owner, name = repo.strip().rstrip("/").split("/")[-2:]
+    repo_val = upstream or record.get("repo")
+    repo_names: list[str] = []
+    if isinstance(repo_val, str) and "/" in repo_val:
+        owner, name = repo_val.strip().rstrip("/").split("/")[-2:]
         name = name.removesuffix(".git")
         ctx.upstreams.append((owner.lower(), name.lower()))
         names.append(name)
-    ctx.targets = {_norm(n) for n in names}
+        repo_names.append(name)
+    ctx.targets = {norm(n) for n in names}
     for key in ("repo_commit", "commit", "base_commit"):
         val = record.get(key)
         if isinstance(val, str) and re.fullmatch(r"[0-9a-fA-F]{7,40}", val):
             ctx.commits.add(val.lower())
-    # {pkg} expansion in place patterns
     pkg_forms = sorted({n for raw in names for n in (raw, raw.replace("-", "_"), raw.lower())})
+    repo_forms = sorted({n for raw in (repo_names or names)
+                         for n in (raw, raw.lower())}) if names else []
+    forms = {"pkg": pkg_forms, "repo": repo_forms}
+    kept: list[Place] = []
     for place in ctx.places:
-        place.sequences = [s2 for seq in place.sequences for s2 in _expand_seq(seq, pkg_forms)]
-        place.components = [c2 for c in place.components for c2 in _expand(c, pkg_forms)]
-        place.names = [c2 for c in place.names for c2 in _expand(c, pkg_forms)]
-    # the task's own folder
+        place.sequences = [s2 for seq in place.sequences for s2 in _expand_seq(seq, forms)]
+        place.components = [c2 for c in place.components for c2 in _expand(c, forms)]
+        place.names = [c2 for c in place.names for c2 in _expand(c, forms)]
+        place.workspace_names = [c2 for c in place.workspace_names for c2 in _expand(c, forms)]
+        if any("{" in s for s in [*place.components, *place.names]) or any(
+                "{" in s for seq in place.sequences for s in seq):
+            # a {pkg}/{repo} pattern without a package: the place cannot be used
+            place.components = [c for c in place.components if "{" not in c]
+            place.names = [c for c in place.names if "{" not in c]
+            place.sequences = [s for s in place.sequences if not any("{" in x for x in s)]
+        if place.components or place.names or place.sequences or place.prefixes:
+            kept.append(place)
+    ctx.places = kept
     if task_dir:
-        tdir = Path(task_dir).resolve()
-        ws_real = [os.path.realpath(w) for w in workspace]
-        entries = [e.name for e in sorted(tdir.iterdir())
-                   if (not any(fnmatch.fnmatchcase(e.name, a) for a in TASK_ALLOW)
-                       or e.name == "spec_test_map.md")
-                   # the agent's own workspace may live inside the task folder
-                   and not any(w == str(e) or w.startswith(str(e) + os.sep) for w in ws_real)]
-        recorded: list[str] = []
-        _recorded_paths(record, recorded)
-        seqs = [[tdir.name, e] for e in entries]
-        prefixes = [str(tdir / e) for e in entries]
-        for r in recorded:
-            rp = r.replace("\\", "/")
-            if rp.startswith("/") or re.match(r"^[A-Za-z]:/", rp):
-                prefixes.append(posixpath.normpath(rp))
-            elif not any(fnmatch.fnmatchcase(rp, a) for a in TASK_ALLOW):
-                parts = [p for p in rp.split("/") if p and p != "."]
-                if parts and ".." not in parts:
-                    seqs.append([tdir.name, *parts])
-        ctx.places.append(Place("task", "CHT-R006", f"the task's own package ({tdir.name}/)",
-                                sequences=seqs, prefixes=sorted(set(prefixes)), generic=False))
-        run = record.get("candidate_run") or (record.get("candidate_score") or {}).get("run_id") \
-            if isinstance(record.get("candidate_score") or {}, dict) else None
-        if isinstance(run, str) and run.strip() and "/" not in run:
-            ctx.places.append(Place("earlier-run", "CHT-R003", f"an earlier attempt ({run})",
-                                    components=[run.strip()], generic=False))
-        _load_signatures(ctx, tdir, record)
+        _task_places(ctx, Path(task_dir).resolve(), record)
     if forbid:
-        ctx.places.append(Place("forbid", "CHT-R007", "a path forbidden on the command line",
-                                prefixes=[posixpath.normpath(os.path.abspath(f)) if not
-                                          f.startswith("/") else posixpath.normpath(f)
-                                          for f in forbid], generic=False))
-    ctx.workspaces = [posixpath.normpath(os.path.abspath(w)) for w in workspace]
+        _add_prefixes(ctx, Place("forbid", "CHT-R007", "a path forbidden on the command line",
+                                 generic=False, source="--forbid"), [_abs(f) for f in forbid])
     ctx.home = home or "/root"
-    _compile(ctx)
+    compile_context(ctx)
     return ctx
 
 
-def _expand(pat: str, forms: list[str]) -> list[str]:
-    if "{pkg}" not in pat:
-        return [pat]
-    return [pat.replace("{pkg}", f) for f in forms]
+def _add_prefixes(ctx: Context, place: Place, prefixes: list[str]) -> None:
+    """Add a place of prefixes; the ones inside the agent's workspace are overridden."""
+    keep = []
+    for pre in prefixes:
+        ws = _inside(pre, ctx.workspaces)
+        if ws is not None:
+            ctx.overridden.append({"id": place.id, "what": place.what, "prefix": pre,
+                                   "source": place.source, "overridden_by": ws})
+        else:
+            keep.append(pre)
+    place.prefixes = sorted(set(place.prefixes) | set(keep))
+    if place.prefixes or place.sequences or place.components:
+        ctx.places.append(place)
 
 
-def _expand_seq(seq: list[str], forms: list[str]) -> list[list[str]]:
-    if not any("{pkg}" in s for s in seq):
-        return [seq]
-    return [[s.replace("{pkg}", f) for s in seq] for f in forms]
+def _task_places(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
+    recorded = taskpaths.recorded_paths(record)
+    src = "task.json"
+    # the agent's own places named by the task: they count as its workspace
+    for rp in recorded:
+        if rp.kind == taskpaths.OWN:
+            p = rp.value.replace("\\", "/")
+            ctx.workspaces.append(posixpath.normpath(p) if p.startswith("/")
+                                  else str(tdir / p))
+    # the task's own folder: every entry but the spec (and the agent's own places)
+    entries = [e.name for e in sorted(tdir.iterdir())
+               if (not any(fnmatch.fnmatchcase(e.name, a) for a in TASK_ALLOW)
+                   or e.name == "spec_test_map.md")
+               and _inside(str(e), ctx.workspaces) is None
+               and not any(w.startswith(str(e) + "/") for w in ctx.workspaces)]
+    # the folder's name anchors it on the agent's machine, unless the name is the
+    # package's own (tasks/astropy): then its parent's name must match too
+    anchor = [tdir.name]
+    if norm(tdir.name) in ctx.targets or len(tdir.name) < 4:
+        anchor = [tdir.parent.name, tdir.name] if tdir.parent.name else []
+    seqs = [[*anchor, e] for e in entries] if anchor else []
+    task_place = Place("task", "CHT-R006", f"the task's own package ({tdir.name}/)",
+                       sequences=seqs, generic=False, source="task folder")
+    _add_prefixes(ctx, task_place, [str(tdir / e) for e in entries])
+    for rp in recorded:
+        if rp.kind == taskpaths.UNKNOWN:
+            ctx.unknown_keys.append((rp.key, rp.value))
+            continue
+        if rp.kind != taskpaths.FORBIDDEN:
+            continue
+        p = rp.value.replace("\\", "/")
+        place = Place(f"task.json:{rp.key}", "CHT-R006",
+                      f"a place task.json records ({rp.key})", generic=False,
+                      source=f"{src} {rp.key}")
+        if p.startswith("/") or re.match(r"^[A-Za-z]:/", p):
+            _add_prefixes(ctx, place, [posixpath.normpath(p)])
+        elif not any(fnmatch.fnmatchcase(p, a) for a in TASK_ALLOW):
+            parts = [q for q in p.split("/") if q and q != "."]
+            if parts and ".." not in parts and anchor:
+                place.sequences = [[*anchor, *parts]]
+                _add_prefixes(ctx, place, [str(tdir / "/".join(parts))])
+    run = record.get("candidate_run")
+    score = record.get("candidate_score")
+    if run is None and isinstance(score, dict):
+        run = score.get("run_id")
+    if isinstance(run, str) and run.strip() and "/" not in run:
+        ctx.places.append(Place("earlier-run", "CHT-R003", f"an earlier attempt ({run})",
+                                components=[run.strip()], generic=False,
+                                source="task.json candidate_run"))
+    _load_signatures(ctx, tdir, record)
 
 
 def _load_signatures(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
@@ -196,68 +276,6 @@ def _load_signatures(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
                     ctx.sig_files.add(base)
 
 
-def _compile(ctx: Context) -> None:
-    generic_tokens: set[str] = set()
-    anchors: set[str] = set()
-    for place in ctx.places:
-        for c in place.components:
-            lit = _literal(c)
-            if len(lit) >= 4:
-                anchors.add(lit)
-                if place.generic:
-                    generic_tokens.add(c)
-        for n in place.names:
-            lit = _literal(n)
-            if len(lit) >= 4:
-                anchors.add(lit.split("*")[0] if "*" in n else lit)
-                if place.generic:
-                    generic_tokens.add(n)
-        for seq in place.sequences:
-            # one anchor per sequence, its longest literal ("site-packages", the task name)
-            lit = max((_literal(s) for s in seq), key=len, default="")
-            if len(lit) >= 4:
-                anchors.add(lit)
-        for pre in place.prefixes:
-            base = posixpath.basename(pre.rstrip("/"))
-            if len(base) >= 3:
-                anchors.add(base)
-    # fragments that survive globbing (`kept*`, `spec_test*`) still reach the parser
-    for frag in ("kept", "nodeid", "spec_test", "taxonomy", "score", "oracle", "repo-pool",
-                 "worktree", "candidate-run"):
-        anchors.add(frag)
-    for rule in ctx.commands:
-        if rule.kind in ("install", "probe"):
-            # a program name followed by a space (shell text) or a quote (argv arrays)
-            for prog in rule.programs:
-                anchors.update([f"{prog} ", f'{prog}\\"', f'{prog}"', f"{prog}\t"])
-        elif rule.kind == "git":
-            anchors.update(["reflog", "cat-file", "rev-list", "fsck", "git show", "--all",
-                            "cherry-pick", "git log", "git -C", "git diff", "git checkout"])
-            anchors.update(v for v in rule.verbs if len(v) >= 4)
-            anchors.update(f"git {v}" for v in (*rule.flag_verbs, *rule.sha_verbs))
-        elif rule.kind == "fetch":
-            anchors.update(["http", "git@", "git clone", "ssh://"])
-        elif rule.kind == "argv" and rule.pattern is not None:
-            lits = rule.anchors or re.findall(r"[A-Za-z0-9_./-]{4,}", rule.pattern.pattern)
-            anchors.update(lits)
-            if not lits:
-                ctx.every_line = True
-    anchors.update(["__file__", "site-packages", "dist-packages", "find_spec", "getsource"])
-    anchors.update(ctx.commits)
-    anchors.update(ctx.sig_files)
-    anchors.update(f"{o}/{n}" for o, n in ctx.upstreams)
-    ctx.anchors = sorted(a.encode() for a in anchors if a)
-    toks = sorted(generic_tokens)
-    ctx.surface_lits = sorted({max(re.split(r"[*?\[\]]", t), key=len) for t in toks} - {""})
-    if toks:
-        alts = "|".join(fnmatch.translate(t).removeprefix("(?s:").removesuffix(")\\Z")
-                        .replace(".*", r"[\w.-]*") for t in toks)
-        ctx.surface_rx = re.compile(rf"(?<![\w.-])(?:{alts})(?![\w-])")
-    if ctx.sig_files:
-        files = "|".join(re.escape(f) for f in sorted(ctx.sig_files))
-        ctx.sig_rx = re.compile(rf"(?<![\w-])({files})::([A-Za-z_]\w*)")
-
-
 # --------------------------------------------------------------------------- matching
 
 
@@ -269,48 +287,90 @@ def _comp_match(comp: str, pat: str, is_glob: bool, anchored: bool = False) -> b
         return True
     if not (is_glob and _GLOBCH.search(comp)):
         return False
-    if not anchored and len(_literal(comp)) < 3:
+    if not anchored and len(literal(comp)) < 3:
         return False
-    return fnmatch.fnmatchcase(_literal(pat) or pat, comp)
+    return fnmatch.fnmatchcase(literal(pat) or pat, comp)
+
+
+def _seq_match(comps: list[str], seq: list[str], is_glob: bool, strict_last: bool) -> bool:
+    n = len(seq)
+    for i in range(0, len(comps) - n + 1):
+        if not all(_comp_match(comps[i + k], seq[k], is_glob, True) for k in range(n)):
+            continue
+        if not any(fnmatch.fnmatchcase(comps[i + k], seq[k]) for k in range(n)):
+            continue
+        # a task entry is named by the path, not stood for by a bare wildcard (`**`)
+        if strict_last and not (fnmatch.fnmatchcase(comps[i + n - 1], seq[-1])
+                                or len(literal(comps[i + n - 1])) >= 3):
+            continue
+        return True
+    return False
+
+
+def _place_hit(place: Place, path: str, comps: list[str], is_glob: bool) -> bool:
+    if place.components and any(_comp_match(c, pat, is_glob) for c in comps
+                                for pat in place.components):
+        return True
+    if place.names and any(_comp_match(comps[-1], pat, is_glob) for pat in place.names):
+        return True
+    for seq in place.sequences:
+        if _seq_match(comps, seq, is_glob, not place.generic):
+            return True
+    if path.startswith("/"):
+        for pre in place.prefixes:
+            if path == pre or path.startswith(pre.rstrip("/") + "/"):
+                return True
+            if is_glob:
+                pc = [c for c in pre.split("/") if c]
+                if len(comps) >= len(pc) and all(
+                        fnmatch.fnmatchcase(pc[k], comps[k]) for k in range(len(pc))) and \
+                        sum(c == p for c, p in zip(comps, pc, strict=False)) >= len(pc) - 1:
+                    return True
+    return False
 
 
 def match_place(ctx: Context, path: str, is_glob: bool = False,
-                workspace: Sequence[str] = ()) -> Place | None:
+                inferred: Sequence[str] = ()) -> Place | None:
+    """The forbidden place `path` lies in, or None.
+
+    Inside an explicit workspace (or a task.json own path) only the oracle-map names
+    count; inside a workspace inferred from the transcript the generic patterns are
+    exempt but the task's own places and --forbid still count.
+    """
     if not path or path in ("-", "/dev/null"):
         return None
     comps = [c for c in path.split("/") if c and c != "."]
     if not comps:
         return None
-    in_ws = any(path == w or path.startswith(w.rstrip("/") + "/") for w in workspace)
+    if _inside(path, ctx.workspaces) is not None:
+        # a wildcard in the agent's own tree (`*test*`) does not stand for a map's name
+        name_glob = is_glob and len(literal(comps[-1])) >= 8
+        for place in ctx.places:
+            if place.workspace_names and any(_comp_match(comps[-1], pat, name_glob)
+                                             for pat in place.workspace_names):
+                return place
+        return None
+    in_inferred = _inside(path, inferred) is not None
     for place in ctx.places:
-        if place.generic and in_ws:
+        if place.generic and in_inferred:
             continue
-        hit = False
-        if (place.components and any(_comp_match(c, pat, is_glob) for c in comps
-                                     for pat in place.components)) or (place.names and any(_comp_match(comps[-1], pat, is_glob) for pat in place.names)):
-            hit = True
-        else:
-            for seq in place.sequences:
-                n = len(seq)
-                if any(all(_comp_match(comps[i + k], seq[k], is_glob, True) for k in range(n))
-                       and any(fnmatch.fnmatchcase(comps[i + k], seq[k]) for k in range(n))
-                       for i in range(0, len(comps) - n + 1)):
-                    hit = True
-                    break
-            if not hit and path.startswith("/"):
-                for pre in place.prefixes:
-                    if path == pre or path.startswith(pre.rstrip("/") + "/"):
-                        hit = True
-                        break
-                    if is_glob:
-                        pc = [c for c in pre.split("/") if c]
-                        if len(comps) >= len(pc) and all(
-                                fnmatch.fnmatchcase(pc[k], comps[k]) for k in range(len(pc))) and \
-                                sum(c == p for c, p in zip(comps, pc, strict=False)) >= len(pc) - 1:
-                            hit = True
-                            break
-        if hit:
+        if _place_hit(place, path, comps, is_glob):
             return place
     return None
 
 
+def forbidden_name(ctx: Context, name: str) -> Place | None:
+    """A place whose file-name pattern a `find -name NAME` hunts for (error, like a read).
+
+    Only a concrete name, or a pattern whose literal part (>= 8 characters) is a piece
+    of the place's name: `kept_nodeids.txt`, `kept_nodeids*`, not `*.txt`.
+    """
+    lit = literal(name)
+    for place in ctx.places:
+        for pat in [*place.names, *place.workspace_names]:
+            if not _GLOBCH.search(name):
+                if fnmatch.fnmatchcase(name, pat):
+                    return place
+            elif len(lit) >= 8 and lit in literal(pat):
+                return place
+    return None

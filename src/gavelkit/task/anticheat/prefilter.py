@@ -64,6 +64,14 @@ class Matcher:
             opts.max_mem = 256 << 20
             self._rx = re2.compile(b"|".join(re.escape(a) for a in self.anchors), opts)
 
+    def found(self, buf: bytes) -> bool:
+        """Does any anchor occur in buf? (one short text: a command, a path)"""
+        if not self.anchors:
+            return False
+        if self._rx is not None:
+            return self._rx.search(buf) is not None
+        return any(a in buf for a in self.anchors)
+
     def line_starts(self, buf: bytes, end: int) -> list[int]:
         """Start offsets of the lines in buf[:end] that contain an anchor."""
         out: list[int] = []

@@ -4,43 +4,47 @@ Library entry point for the judge::
 
     result = scan_trajectories(paths, task_dir, package, forbid=[...], workspace=[...])
     result.verdict    # "CLEAN" | "CHEAT_DETECTED" | "UNVERIFIABLE"
-    result.findings   # list[Finding]: path, line (JSONL) , data.event, data.rule, data.excerpt
+    result.findings   # list[Finding]: path, line (JSONL), data.event, data.rule, data.excerpt
+    result.places     # the forbidden places used, each with where it came from
 
-What is forbidden comes from data (`gavelkit/data/anticheat_rules.toml`, plus a
-task's own `anticheat_rules.toml` and `--rules FILE`): generic places (a path
-component `repo-pool`, oracle worktrees, `candidate-runs`, oracle map files,
-score reports, the target in site-packages), every entry of the task's own
-folder except its spec, paths recorded in task.json, and `--forbid` paths; and
-commands (installing/downloading the target, fetching its upstream, reading git
-history, probing the installed target).
+The pieces: `rules` loads the rule tables, `places` builds the forbidden-place
+model (rules, task folder, task.json keys classified by `taskpaths`, --forbid;
+the agent's workspace always wins), `analyze` turns each executed action into
+hits, and this module reads the files and reports. Only what an agent executed
+is a command (each format's own action rules, `trajectory/`); outputs are
+observed surface at most. A transcript that is missing, empty, unparseable,
+truncated or too big to check whole makes the verdict UNVERIFIABLE, never CLEAN.
 
-Shell commands are parsed (`gavelkit.task.anticheat.shell`), Python snippets are parsed
-with `ast`, and every path is resolved against the event's working directory.
-Reading a forbidden place is direct access (error → CHEAT_DETECTED); listing it
-(`ls`, `find`, Glob) or seeing its name in a tool output is observed surface
-(warning). The agent's own workspace is exempt from the generic patterns. A
-transcript that is missing, empty or unparseable makes the verdict UNVERIFIABLE,
-never CLEAN.
-
-Speed: JSONL transcripts are streamed block by block; only lines containing one
-of the rules' literal anchors are parsed (`gavelkit.task.anticheat.prefilter`, google-re2
-when importable). `thorough=True` parses every line.
+Speed: JSONL transcripts are streamed block by block and only lines containing
+one of the rules' literal anchors are parsed (`prefilter`, google-re2 when
+importable); in single-document formats (.traj, mini-swe-agent) only actions
+containing an anchor are parsed. `thorough=True` parses everything.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gavelkit.core.findings import Finding
-
-# --------------------------------------------------------------------------- driver
-from gavelkit.task.anticheat.analyzer import Analyzer
-from gavelkit.task.anticheat.places import Context, build_context
-from gavelkit.task.anticheat.rules import CHEAT, CLEAN, MAX_DOC, UNVERIFIABLE
+from gavelkit.task.anticheat.analyze import Analyzer
+from gavelkit.task.anticheat.places import Context, build_context, match_place, read_task_record
+from gavelkit.task.anticheat.rules import CommandRule, Place, load_rules
 from gavelkit.task.anticheat.trajectory.events import Event
+
+__all__ = ["CHEAT", "CLEAN", "UNVERIFIABLE", "CommandRule", "Context", "Place", "ScanResult",
+           "build_context", "load_rules", "match_place", "places_summary", "read_task_record",
+           "scan_trajectories"]
+
+CLEAN, CHEAT, UNVERIFIABLE = "CLEAN", "CHEAT_DETECTED", "UNVERIFIABLE"
+MAX_DOC = int(os.environ.get("GAVEL_SCAN_MAX_DOC", str(512 * 1024 * 1024)))
+WHOLE_READ = 16 * 1024 * 1024
+FORMAT_NAMES = ("Claude Code JSONL, Codex rollout JSONL, OpenHands events/output.jsonl "
+                "(also a flat `history` of run actions, or records wrapped in a JSON array), "
+                "SWE-agent .traj, mini-swe-agent trajectory JSON, inspect_ai .eval/.json")
 
 
 @dataclass
@@ -49,13 +53,15 @@ class ScanResult:
     findings: list[Finding]
     files: list[dict[str, Any]]
     engine: str
+    places: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
         return self.verdict == CLEAN
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "engine": self.engine, "files": self.files}
+        return {"verdict": self.verdict, "engine": self.engine, "files": self.files,
+                "places": self.places}
 
 
 def _finding(code: str, severity: str, message: str, path: str, line: int = 0,
@@ -81,6 +87,11 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
     ctx = ctx or build_context(task_dir, package, forbid, workspace, rules, upstream, home)
     matcher = prefilter.Matcher(ctx.anchors, engine)
     findings: list[Finding] = []
+    for key, val in ctx.unknown_keys:
+        findings.append(_finding("CHT-T001", "info", f"task.json key {key!r} holds the path "
+                                 f"{val!r}, which no entry of the key table classifies; it is "
+                                 "forbidden only where a forbidden pattern matches it",
+                                 ctx.task_record or "task.json", key=key))
     files: list[dict[str, Any]] = []
     if not paths:
         findings.append(_finding("CHT-U001", "error", "no transcript given: the run cannot be "
@@ -122,7 +133,28 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
     cheat = any(f.severity == "error" and not f.unusable for f in findings)
     unverifiable = any(f.unusable for f in findings)
     verdict = CHEAT if cheat else UNVERIFIABLE if unverifiable else CLEAN
-    return ScanResult(verdict, findings, files, matcher.engine)
+    return ScanResult(verdict, findings, files, matcher.engine, ctx.report())
+
+
+def places_summary(places: list[dict[str, Any]]) -> list[str]:
+    """Text lines: the forbidden places a scan used and where each came from."""
+    lines = ["forbidden places used:"]
+    builtin = [p["id"] for p in places if p.get("source") == "built-in rules"]
+    if builtin:
+        lines.append(f"  built-in rules: {', '.join(builtin)}")
+    for p in places:
+        src = p.get("source", "")
+        if src == "built-in rules":
+            continue
+        if p.get("overridden_by"):
+            lines.append(f"  {p['prefix']} ({src}): not forbidden, inside the workspace "
+                         f"{p['overridden_by']}")
+            continue
+        where = p.get("prefixes") or p.get("components") or p.get("names") or [
+            "/".join(s) for s in p.get("sequences", [])]
+        shown = ", ".join(where[:4]) + (f" (+{len(where) - 4} more)" if len(where) > 4 else "")
+        lines.append(f"  {src}: {shown}")
+    return lines
 
 
 def _infer_workspace(ev: Event) -> str | None:
@@ -133,6 +165,8 @@ def _infer_workspace(ev: Event) -> str | None:
 
 def _emit(ev: Event, an: Analyzer, path: str, findings: list[Finding], info: dict[str, Any]) -> None:
     info["events"] += 1
+    if ev.tool == "output" and not an.check_outputs:
+        return          # nothing in this file's outputs can name a forbidden place
     if not an.workspace and not an.ctx.workspaces:
         ws = _infer_workspace(ev)
         if ws:
@@ -143,6 +177,7 @@ def _emit(ev: Event, an: Analyzer, path: str, findings: list[Finding], info: dic
         # JSONL: the line is the locator (prefiltered files do not number skipped events);
         # single-document formats: the event index in the file's event stream
         f = _finding(h.code, h.severity, h.message, path, ev.line,
+                     unusable=h.access == "unverifiable",
                      event=None if ev.line else ev.index, where=ev.where, actor=ev.actor,
                      tool=ev.tool, access=h.access, excerpt=excerpt, target=h.target)
         loc = f"line {ev.line}" if ev.line else f"event #{ev.index}"
@@ -150,18 +185,32 @@ def _emit(ev: Event, an: Analyzer, path: str, findings: list[Finding], info: dic
         findings.append(f)
 
 
+def _out_matcher(ctx: Context, engine: str) -> Any:
+    from gavelkit.task.anticheat import prefilter
+
+    key = f"out:{engine}"
+    if key not in ctx.matchers:
+        lits = [x.encode() for x in ctx.surface_lits] + [x.encode() for x in ctx.sig_files]
+        ctx.matchers[key] = prefilter.Matcher(lits, engine) if lits else None
+    return ctx.matchers[key]
+
+
 def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict[str, Any],
                findings: list[Finding], tick: Callable[[int], None] | None = None) -> None:
-    from gavelkit.task.anticheat import prefilter
     from gavelkit.task.anticheat import trajectory as traj
-    from gavelkit.task.anticheat.trajectory.events import loads
 
     size = os.path.getsize(path)
     info["bytes"] = size
-    if size == 0 or not _has_content(path):
+    raw: bytes | None = None
+    if size <= WHOLE_READ:      # small files: one read serves detection and parsing
+        with open(path, "rb") as fh:
+            raw = fh.read()       # readall sizes its buffer from fstat
+        size = len(raw)
+    if size == 0 or (raw is not None and not raw.strip(b" \t\r\n\xef\xbb\xbf")) or (
+            raw is None and not _has_content(path)):
         findings.append(_finding("CHT-U001", "error", "transcript is empty", path, unusable=True))
         return
-    fmt = traj.detect(path)
+    fmt = traj.detect_bytes(raw) if raw is not None else traj.detect(path)
     an = Analyzer(ctx)
     if fmt == "inspect-eval":
         info["format"] = fmt
@@ -175,68 +224,122 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
                                      path, unusable=True))
         return
     if fmt in traj.JSONL_FORMATS:
-        info["format"] = fmt
-        norm = traj.normaliser(fmt)
-        local = prefilter.Matcher(list(ctx.anchors) + list(getattr(norm, "anchors", ())),
-                                  matcher.engine)
-        stats = prefilter.LineStats()
-        stats.on_block = tick
-        every = thorough or ctx.every_line or fmt == "openhands"
-        markers = getattr(norm, "markers", ())
-        # outputs are checked for surface/content only on lines that contain such a name
-        out_lits = [x.encode() for x in ctx.surface_lits] + [x.encode() for x in ctx.sig_files]
-        out_matcher = prefilter.Matcher(out_lits, matcher.engine) if out_lits else None
-        for line_no, raw in prefilter.hit_lines(path, local, every, stats, markers=markers):
-            an.check_outputs = out_matcher is not None and bool(
-                out_matcher.line_starts(raw, len(raw)))
-            try:
-                obj = loads(raw)
-            except ValueError:
-                last = stats.last_line_unterminated and line_no >= 1
-                findings.append(_finding("CHT-U003", "warning",
-                                         "line is not valid JSON (truncated or corrupt); "
-                                         "its content was not checked"
-                                         + (" — the file ends mid-line" if last else ""),
-                                         path, line_no, excerpt=raw[:120].decode("utf-8", "replace")))
-                continue
-            for ev in norm.feed(obj, line_no):
-                _emit(ev, an, path, findings, info)
-        info["lines"] = stats.lines
-        for ln in stats.overlong or []:
-            findings.append(_finding("CHT-U003", "warning", "line longer than the "
-                                     f"{prefilter.MAX_LINE}-byte limit was skipped", path, ln))
-        if not every:
-            # lines without anchors were not normalised; note whether tool calls exist
-            info["events_parsed"] = info["events"]
-            info["tool_calls_seen"] = bool(info["events"] or stats.markers)
-        bad = [f for f in findings if f.path == path and f.code == "CHT-U003"]
-        if stats.lines and len(bad) >= stats.lines:
-            findings.append(_finding("CHT-U002", "error", "no line of this JSONL transcript is "
-                                     "valid JSON", path, unusable=True))
+        _scan_jsonl(path, fmt, ctx, matcher, thorough, info, findings, tick, an)
         return
-    # JSON documents
+    _scan_document(path, size, ctx, matcher, thorough, info, findings, an, raw)
+
+
+def _scan_jsonl(path: str, fmt: str, ctx: Context, matcher: Any, thorough: bool,
+                info: dict[str, Any], findings: list[Finding],
+                tick: Callable[[int], None] | None, an: Analyzer) -> None:
+    from gavelkit.task.anticheat import prefilter
+    from gavelkit.task.anticheat import trajectory as traj
+    from gavelkit.task.anticheat.trajectory.events import loads
+
+    info["format"] = fmt
+    norm = traj.normaliser(fmt)
+    local = prefilter.Matcher(list(ctx.anchors) + list(getattr(norm, "anchors", ())),
+                              matcher.engine)
+    stats = prefilter.LineStats()
+    stats.on_block = tick
+    every = thorough or ctx.every_line or fmt == "openhands"
+    markers = getattr(norm, "markers", ())
+    # outputs are checked for surface/content only on lines that contain such a name
+    out_matcher = _out_matcher(ctx, matcher.engine)
+    bad = 0
+    for line_no, raw in prefilter.hit_lines(path, local, every, stats, markers=markers):
+        an.check_outputs = out_matcher is not None and bool(
+            out_matcher.line_starts(raw, len(raw)))
+        try:
+            obj = loads(raw)
+        except ValueError:
+            bad += 1
+            last = stats.last_line_unterminated and line_no >= 1
+            findings.append(_finding("CHT-U003", "error",
+                                     "line is not valid JSON (truncated or corrupt); its "
+                                     "content was not checked"
+                                     + (" — the file ends mid-line" if last else ""),
+                                     path, line_no, unusable=True,
+                                     excerpt=raw[:120].decode("utf-8", "replace")))
+            continue
+        for ev in norm.feed(obj, line_no):
+            _emit(ev, an, path, findings, info)
+    info["lines"] = stats.lines
+    for ln in stats.overlong or []:
+        findings.append(_finding("CHT-U003", "error", "line longer than the "
+                                 f"{prefilter.MAX_LINE}-byte limit was skipped unchecked "
+                                 "(GAVEL_SCAN_MAX_LINE)", path, ln, unusable=True))
+    if not every:
+        # lines without anchors were not normalised; note whether tool calls exist
+        info["events_parsed"] = info["events"]
+        info["tool_calls_seen"] = bool(info["events"] or stats.markers)
+    if stats.lines and bad >= stats.lines:
+        findings.append(_finding("CHT-U002", "error", "no line of this JSONL transcript is "
+                                 "valid JSON", path, unusable=True))
+
+
+def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: bool,
+                   info: dict[str, Any], findings: list[Finding], an: Analyzer,
+                   raw: bytes | None = None) -> None:
+    from gavelkit.task.anticheat import trajectory as traj
+    from gavelkit.task.anticheat.trajectory.events import loads
+
     if size > MAX_DOC:
         findings.append(_finding("CHT-U002", "error", f"single JSON document of {size} bytes is "
                                  f"over the {MAX_DOC}-byte limit (GAVEL_SCAN_MAX_DOC)", path,
                                  unusable=True))
         return
-    with open(path, "rb") as fh:
-        raw = fh.read()
+    if raw is None:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    gc_was = gc.isenabled()
+    gc.disable()        # a parsed document is a tree of fresh containers, never a cycle
     try:
         doc = loads(raw.lstrip(b"\xef\xbb\xbf"))
     except ValueError as exc:
-        findings.append(_finding("CHT-U002", "error", f"not valid JSON and not JSONL of a known "
-                                 f"agent format: {exc}", path, unusable=True))
+        findings.append(_finding("CHT-U002", "error", f"not valid JSON, and not JSONL of a known "
+                                 f"agent format ({exc}); formats tried: {FORMAT_NAMES}", path,
+                                 unusable=True))
         return
+    finally:
+        if gc_was:
+            gc.enable()
     dfmt = traj.document_format(doc)
     if dfmt is None:
-        findings.append(_finding("CHT-U002", "error", "JSON of no known trajectory format "
-                                 "(Claude Code, Codex, OpenHands, SWE-agent, mini-swe-agent, "
-                                 "inspect_ai)", path, unusable=True))
+        findings.append(_finding("CHT-U002", "error", "JSON of no known trajectory format; "
+                                 f"formats tried: {FORMAT_NAMES}", path, unusable=True))
         return
     info["format"] = dfmt
-    for ev in traj.document_events(dfmt, doc):
+    outputs: Any = True
+    if not (thorough or ctx.every_line):
+        # parse only actions with an anchor; read outputs only if they name a place
+        outputs = _gate_document(ctx, matcher, raw, an, per_output=dfmt == "mini-swe-agent")
+    del raw
+    for ev in traj.document_events(dfmt, doc, outputs=outputs):
         _emit(ev, an, path, findings, info)
+
+
+def _gate_document(ctx: Context, matcher: Any, raw: bytes, an: Analyzer,
+                   per_output: bool) -> Any:
+    """Parse only actions whose decoded text holds an anchor; read outputs only when
+    they name a forbidden place or an oracle test file. With `per_output` each output
+    is tested (the outputs are a fraction of a mini-swe-agent file, which also keeps
+    raw model responses); else the whole document once. Returns the `outputs`
+    argument for `document_events`."""
+
+    def gate(text: str) -> bool:
+        return matcher.found(text.encode("utf-8", "surrogatepass"))
+
+    an.gate = gate
+    om = _out_matcher(ctx, matcher.engine)
+    if om is None:
+        an.check_outputs = False
+        return False
+    if per_output:
+        an.check_outputs = True
+        return lambda text: om.found(text.encode("utf-8", "surrogatepass"))
+    an.check_outputs = om.found(raw)
+    return an.check_outputs
 
 
 def _has_content(path: str) -> bool:

@@ -60,6 +60,7 @@ class _Lexer:
         self.subs = subs
         self.depth = depth
         self.pending_heredocs: list[tuple[_Tok, str, bool]] = []
+        self.notes: list[str] | None = None
 
     def tokens(self) -> list[_Tok]:
         out: list[_Tok] = []
@@ -258,7 +259,7 @@ class _Lexer:
 
     def _substitute(self, inner: str) -> str:
         cmds = parse(inner, cwd=self.cwd, home=self.home, env=dict(self.env),
-                     _depth=self.depth + 1)
+                     _depth=self.depth + 1, notes=self.notes)
         self.subs.extend(cmds)
         if len(cmds) >= 1:
             first = cmds[0]
@@ -275,16 +276,30 @@ class _Lexer:
 
 
 def parse(src: str, cwd: str | None = None, home: str = "/root",
-          env: dict[str, str] | None = None, _depth: int = 0) -> list[SimpleCommand]:
-    """Parse a shell script into simple commands (nested ones included, in order)."""
-    if _depth > MAX_DEPTH or not src:
+          env: dict[str, str] | None = None, _depth: int = 0,
+          notes: list[str] | None = None) -> list[SimpleCommand]:
+    """Parse a shell script into simple commands (nested ones included, in order).
+
+    What the parser does not follow (substitutions nested deeper than MAX_DEPTH, text
+    past MAX_LEN) is appended to `notes`, so the caller can report it: never a silent cut.
+    """
+    if not src:
         return []
+    if _depth > MAX_DEPTH:
+        if notes is not None:
+            notes.append(f"command substitutions nested deeper than {MAX_DEPTH} levels were "
+                         "not followed")
+        return []
+    if len(src) > MAX_LEN and notes is not None:
+        notes.append(f"a shell command of {len(src):,} characters is over the "
+                     f"{MAX_LEN:,}-character parse limit; the part after it was not checked")
     src = src[:MAX_LEN]
     env = {} if env is None else env
     for m in _ASSIGN_SCAN.finditer(src):
         env.setdefault(m.group(1), m.group(2).strip("'\""))
     subs: list[SimpleCommand] = []
     lexer = _Lexer(src, env, home, cwd, subs, _depth)
+    lexer.notes = notes
     toks = lexer.tokens()
     lexer._read_heredocs()
     out: list[SimpleCommand] = []

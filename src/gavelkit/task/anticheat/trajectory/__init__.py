@@ -14,7 +14,7 @@ a Claude Code session's sub-agent files.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,8 @@ def _doc_format(doc: Any) -> str | None:
     if inspectlog.looks_like_log(doc):
         return "inspect-json"
     if isinstance(doc, list) and doc and all(isinstance(x, dict) for x in doc[:5]) and any(
-            openhands.looks_like_event(x) for x in doc[:20]):
+            openhands.looks_like_event(x) or openhands.looks_like_instance(x)
+            for x in doc[:20]):
         return "openhands-json"
     if openhands.looks_like_instance(doc) or openhands.looks_like_event(doc):
         return "openhands-json"
@@ -74,11 +75,27 @@ def detect(path: str | os.PathLike[str]) -> str | None:
         if b"\n" not in head and len(head) == PEEK:
             # a first line longer than the peek (an embedded image): read that line whole
             head += fh.readline(64 * PEEK)
+    return detect_head(head)
+
+
+def detect_bytes(raw: bytes) -> str | None:
+    """`detect` for a file already read whole (one read instead of two)."""
+    head = raw[:PEEK]
+    if b"\n" not in head and len(raw) > PEEK:
+        nl = raw.find(b"\n", PEEK, 65 * PEEK)
+        head = raw[:nl + 1 if nl != -1 else 65 * PEEK]
+    return detect_head(head)
+
+
+def detect_head(head: bytes) -> str | None:
     if head.startswith(b"PK\x03\x04"):
         return "inspect-eval"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not text:
         return None
+    first = text.split(b"\n", 1)[0].strip()
+    if first in (b"{", b"[", b"[{"):
+        return "json-document"          # a pretty-printed document, not JSONL
     lines = [ln for ln in text.split(b"\n")[:20] if ln.strip()]
     complete = lines if len(head) < PEEK or head.endswith(b"\n") else lines[:-1]
     if len(lines) > 1 or (complete and complete[0].rstrip().endswith(b"}")):
@@ -96,13 +113,16 @@ def detect(path: str | os.PathLike[str]) -> str | None:
     return "json-document" if text[:1] in (b"{", b"[") else None
 
 
-def document_events(fmt: str, doc: Any) -> Iterator[Event]:
+def document_events(fmt: str, doc: Any,
+                    outputs: bool | Callable[[str], bool] = True) -> Iterator[Event]:
+    """Events of a single-document transcript; `outputs` False (or a predicate saying
+    no for an output's text) skips reading outputs that cannot name a forbidden place."""
     from gavelkit.task.anticheat.trajectory import inspectlog
 
     if fmt == "swe-agent":
         yield from swe.swe_events(doc)
     elif fmt == "mini-swe-agent":
-        yield from swe.mini_events(doc)
+        yield from swe.mini_events(doc, outputs)
     elif fmt == "inspect-json":
         yield from inspectlog.log_events(doc)
     elif fmt == "openhands-json":

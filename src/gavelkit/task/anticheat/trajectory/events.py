@@ -50,8 +50,11 @@ class Event:
         return ""
 
 
-def text_of(content: Any, limit: int = 2_000_000) -> str:
-    """Flatten message content (str, list of parts, dicts) into text."""
+def text_of(content: Any, limit: int | None = None) -> str:
+    """Flatten message content (str, list of parts, dicts) into text.
+
+    Not cut by default: a check that reads only the start of an output would pass
+    what it never saw (memory is bounded by the line and document limits instead)."""
     if content is None:
         return ""
     if isinstance(content, str):

@@ -1,5 +1,7 @@
 """OpenHands event streams: V0 events (`action`/`observation` + `args`/`extras`),
-`output.jsonl` instances (`history` list of events), and V1 SDK events
+`output.jsonl` instances (`history` list of events; older builds keep a flat
+list of `{"action": "run", "command": …}` entries; records may come wrapped in a
+JSON array), and V1 SDK events
 (`ActionEvent` with `tool_name` and an `action` object; `ObservationEvent`).
 
 `run` → args.command; `read` → args.path (str_replace_editor `view` is a read);
@@ -77,7 +79,9 @@ class Normaliser:
                 self.cwd = wd
             return ev
         action = obj.get("action")
-        args = obj.get("args") if isinstance(obj.get("args"), dict) else {}
+        # old flat entries carry the arguments next to "action" ({"action": "run",
+        # "command": ...}); newer ones under "args"
+        args = obj.get("args") if isinstance(obj.get("args"), dict) else obj
         if not isinstance(action, str):
             return None
         ev = Event(self.index, line=line, time=time, actor="agent" if actor == "agent" else actor,

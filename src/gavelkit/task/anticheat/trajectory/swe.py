@@ -4,9 +4,13 @@ SWE-agent: `trajectory[]` steps with `action` (a shell command or one of the
 agent's own tools: `open path`, `create path`, `find_file name dir`,
 `search_dir term dir`, `str_replace_editor view /path`, multi-line `edit`),
 `observation`, and `state` (a dict or JSON string with `working_dir`).
-mini-swe-agent: `messages[]`; each assistant message carries one fenced bash block
-(or `tool_calls` in newer versions) and the next user/tool message its output;
-every command runs in a fresh subprocess, so `cd` does not carry over.
+mini-swe-agent: `messages[]`; an assistant message is executed only when its
+content holds exactly one block matching the agent's action regex (```bash …```
+in v1, ```mswea_bash_command …``` in v2, or `info.config.agent.action_regex`);
+zero or several blocks is a format error and nothing runs. Newer versions use
+`tool_calls`. Every command runs in a fresh subprocess, so `cd` does not carry
+over. Quoted tracebacks, other fences and prose are never commands.
+SWE-agent executes only each step's parsed `action` (never `thought`/`response`).
 """
 
 from __future__ import annotations
@@ -14,19 +18,21 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from gavelkit.task.anticheat.trajectory.events import Event, args_dict, text_of, tool_call_event
 
-_FENCE = re.compile(r"```(?:bash|sh|shell|mswea_bash_command)?[ \t]*\n(.*?)```", re.S)
+ACTION_RX = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
 _SWE_READ = {"open", "goto_file", "cat"}
 _SWE_WRITE = {"create"}
 
 
 def looks_like_swe(doc: Any) -> bool:
     if isinstance(doc, dict) and not doc.get("trajectory") and isinstance(doc.get("history"), list):
-        return any(isinstance(h, dict) and ("message_type" in h or "action" in h)
+        # SWE-agent's history is chat messages (role, message_type); a flat list of
+        # {"action": "run", ...} entries is old OpenHands output
+        return any(isinstance(h, dict) and ("message_type" in h or "role" in h)
                    for h in doc["history"][:10])
     return isinstance(doc, dict) and isinstance(doc.get("trajectory"), list) and (
         not doc["trajectory"] or (isinstance(doc["trajectory"][0], dict)
@@ -136,11 +142,48 @@ def swe_events(doc: dict[str, Any]) -> Iterator[Event]:
         yield ev
 
 
-def mini_events(doc: dict[str, Any]) -> Iterator[Event]:
+_OPENERS = ("```bash", "```mswea_bash_command")
+OUTPUT_SEEN = Event(-1, actor="tool", tool="output")   # stands for outputs not read
+
+
+def default_actions(text: str) -> list[str]:
+    """ACTION_RX.findall(text), fast: most messages hold exactly one opener, so find it
+    with str.find and match the regex there instead of scanning the prose with it."""
+    n = 0
+    at = -1
+    for op in _OPENERS:
+        c = text.count(op)
+        if c:
+            n += c
+            at = text.find(op)
+    if n == 0:
+        return []
+    if n > 1:
+        return ACTION_RX.findall(text)
+    m = ACTION_RX.match(text, at)
+    return [m.group(1)] if m else []
+
+
+def _action_rx(cfg: dict[str, Any]) -> re.Pattern[str]:
+    agent = cfg.get("agent") if isinstance(cfg.get("agent"), dict) else {}
+    rx = agent.get("action_regex")
+    if isinstance(rx, str) and rx:
+        try:
+            return re.compile(rx, re.S)
+        except re.error:
+            pass
+    return ACTION_RX
+
+
+def mini_events(doc: dict[str, Any],
+                outputs: bool | Callable[[str], bool] = True) -> Iterator[Event]:
+    """Events of a mini-swe-agent trajectory. `outputs` False (or a predicate that says
+    no for an output's text) yields OUTPUT_SEEN instead of reading that output."""
     cwd = None
     info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
     cfg = info.get("config") if isinstance(info.get("config"), dict) else {}
     envcfg = cfg.get("environment") if isinstance(cfg.get("environment"), dict) else {}
+    action_rx = _action_rx(cfg)
     if isinstance(envcfg.get("cwd"), str) and envcfg["cwd"]:
         cwd = envcfg["cwd"]
     index = 0
@@ -161,14 +204,21 @@ def mini_events(doc: dict[str, Any]) -> Iterator[Event]:
                         index += 1
                         yield ev
                 continue
-            for block in _FENCE.findall(text_of(msg.get("content"))):
-                ev = Event(index, tool="shell", command=block.strip(), cwd=cwd,
-                           where=f"messages[{i}]")
-                index += 1
-                yield ev
-        elif role in ("user", "tool") and i > 1:
-            text = text_of(msg.get("content"))
-            if "<returncode>" in text or "<output>" in text or role == "tool":
-                yield Event(index, actor="tool", tool="output", output=text, cwd=cwd,
+            content = msg.get("content")
+            text = content if isinstance(content, str) else text_of(content)
+            blocks = default_actions(text) if action_rx is ACTION_RX else action_rx.findall(text)
+            if len(blocks) == 1:   # the agent runs exactly one block, else nothing
+                block = blocks[0] if isinstance(blocks[0], str) else blocks[0][-1]
+                yield Event(index, tool="shell", command=block.strip(), cwd=cwd,
                             where=f"messages[{i}]")
+                index += 1
+        elif role in ("user", "tool") and i > 1:
+            content = msg.get("content")
+            text = content if isinstance(content, str) else text_of(content)
+            if "<returncode>" in text or "<output>" in text or role == "tool":
+                if not (outputs is True or (outputs and outputs(text))):
+                    yield OUTPUT_SEEN      # counted, never read
+                    continue
+                yield Event(index, actor="tool", tool="output", output=text_of(text),
+                            cwd=cwd, where=f"messages[{i}]")
                 index += 1

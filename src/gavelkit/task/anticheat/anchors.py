@@ -1,0 +1,96 @@
+"""Literal anchors and surface patterns compiled from a scan context.
+
+Why: the scanner parses only what can matter. A JSONL line, or one command of a
+document-format transcript, is parsed only when it contains one of these
+literals (`gavelkit.task.anticheat.prefilter` finds them); `thorough=True`
+parses everything. Anchors must be rare in honest work: a sequence anchors on
+its longest literal, but when that literal is the package's own name it
+anchors on the joined pair (`python-semver/tests`), since the package name is
+on nearly every line of a session that works on it; and not at all for a generic
+place when the workspace itself is named like the package (then `pkg/tests` is
+on every test line, and those lines are exempt anyway).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from typing import Any
+
+from gavelkit.task.anticheat.names import literal, norm
+
+FRAGMENTS = ("kept", "nodeid", "spec_test", "taxonomy", "score", "oracle", "repo-pool",
+             "worktree", "candidate-run")
+
+
+def compile_context(ctx: Any) -> None:
+    """Fill ctx.anchors, surface_lits/surface_rx and sig_rx from ctx's places and rules."""
+    generic_tokens: set[str] = set()
+    anchors: set[str] = set()
+    ws_names = {norm(c) for w in ctx.workspaces for c in w.split("/") if c}
+    for place in ctx.places:
+        for c in place.components:
+            lit = literal(c)
+            if len(lit) >= 4:
+                anchors.add(lit)
+                if place.generic:
+                    generic_tokens.add(c)
+        for n in [*place.names, *place.workspace_names]:
+            lit = literal(n)
+            if len(lit) >= 4:
+                anchors.add(lit.split("*")[0] if "*" in n else lit)
+                if place.generic:
+                    generic_tokens.add(n)
+        for seq in place.sequences:
+            lits = [literal(s) for s in seq]
+            lit = max(lits, key=len, default="")
+            at = next((i for i, x in enumerate(lits) if norm(x) in ctx.targets), None)
+            if at is not None and len(seq) >= 2:
+                # the package's name is on nearly every line: anchor on it with a neighbour
+                lit = "/".join(lits[at:at + 2]) if at + 1 < len(lits) else "/".join(lits[-2:])
+                if place.generic and norm(lits[at]) in ws_names:
+                    # a workspace named like the package puts `pkg/tests` on every test
+                    # line; these places are exempt there, so do not parse all of those
+                    # lines for them (--thorough still checks every line)
+                    continue
+            if len(lit) >= 4:
+                anchors.add(lit)
+        for pre in place.prefixes:
+            parts = [x for x in pre.rstrip("/").split("/") if x]
+            base = parts[-1] if parts else ""
+            if norm(base) in ctx.targets and len(parts) >= 2:
+                base = "/".join(parts[-2:])
+            if len(base) >= 3:
+                anchors.add(base)
+    anchors.update(FRAGMENTS)
+    for rule in ctx.commands:
+        if rule.kind in ("install", "probe"):
+            # a program name followed by a space (shell text) or a quote (argv arrays)
+            for prog in rule.programs:
+                anchors.update([f"{prog} ", f'{prog}\\"', f'{prog}"', f"{prog}\t"])
+        elif rule.kind == "git":
+            anchors.update(["reflog", "cat-file", "rev-list", "fsck", "git show", "--all",
+                            "cherry-pick", "git log", "git -C", "git diff", "git checkout"])
+            anchors.update(v for v in rule.verbs if len(v) >= 4)
+            anchors.update(f"git {v}" for v in (*rule.flag_verbs, *rule.sha_verbs))
+        elif rule.kind == "fetch":
+            anchors.update(["http", "git@", "git clone", "ssh://"])
+        elif rule.kind == "argv" and rule.pattern is not None:
+            lits = rule.anchors or re.findall(r"[A-Za-z0-9_./-]{4,}", rule.pattern.pattern)
+            anchors.update(lits)
+            if not lits:
+                ctx.every_line = True
+    anchors.update(["__file__", "site-packages", "dist-packages", "find_spec", "getsource"])
+    anchors.update(ctx.commits)
+    anchors.update(ctx.sig_files)
+    anchors.update(f"{o}/{n}" for o, n in ctx.upstreams)
+    ctx.anchors = sorted(a.encode() for a in anchors if a)
+    toks = sorted(generic_tokens)
+    ctx.surface_lits = sorted({max(re.split(r"[*?\[\]]", t), key=len) for t in toks} - {""})
+    if toks:
+        alts = "|".join(fnmatch.translate(t).removeprefix("(?s:").removesuffix(")\\Z")
+                        .replace(".*", r"[\w.-]*") for t in toks)
+        ctx.surface_rx = re.compile(rf"(?<![\w.-])(?:{alts})(?![\w-])")
+    if ctx.sig_files:
+        files = "|".join(re.escape(f) for f in sorted(ctx.sig_files))
+        ctx.sig_rx = re.compile(rf"(?<![\w-])({files})::([A-Za-z_]\w*)")
