@@ -23,6 +23,7 @@ from gavelkit.award.figures import figqa  # noqa: E402
 from gavelkit.cli.award_figures import KIND_CODES, figure_findings  # noqa: E402
 
 FIGQA = Path(figqa.__file__).resolve()
+_MPL = tuple(int(p) for p in matplotlib.__version__.split(".")[:2])
 
 
 def new_fig(w: float = 6.4, h: float = 4.8, dpi: float = 100, **kw) -> Figure:
@@ -602,6 +603,8 @@ def test_text_shape_matches_rendered_ink(text, rotation):
     assert x0 <= ink[0] + 1 and y0 <= ink[1] + 1 and x1 >= ink[2] - 1 and y1 >= ink[3] - 1
     # ... and adds little: side bearings along the baseline, nothing across it
     slack = 5.0 if rotation not in (0, 90) else 3.0
+    if rotation == 90 and _MPL < (3, 9):
+        slack = 5.0  # 3.8 lays a vertical text out 2 px longer along its baseline
     assert max(ink[0] - x0, ink[1] - y0, x1 - ink[2], y1 - ink[3]) <= slack, (shape.aabb, ink)
     if rotation == 0:  # the empty ascent/descent bands of the line box are gone
         assert (ink[1] - y0) <= 1.5 and (y1 - ink[3]) <= 1.5, (shape.aabb, ink)

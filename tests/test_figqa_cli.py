@@ -118,7 +118,12 @@ def test_sys_exit_nonzero_and_no_figure(tmp_path):
     rc, out, _ = gk_testing.cli("award", "figqa", "run", s)
     assert rc == 0
     gk_testing.fires(_parse_text(out), "FIG-S002")
-    assert "no plots here" not in out  # the script's stdout does not pollute ours
+    # the script's stdout is shown (issue 19), in its own block, and kept out of JSON
+    assert f"--- stdout of {s} ---\nno plots here\n--- end of stdout ---" in out
+    rc, doc = gk_testing.cli_json("award", "figqa", "run", s)
+    assert rc == 0 and doc["stdout"] == "no plots here\n"
+    rc, out, _ = gk_testing.cli("award", "figqa", "run", s, "-q")
+    assert "no plots here" not in out
 
 
 def test_timeout_kills_script(tmp_path):
@@ -139,7 +144,7 @@ def test_figure_that_cannot_be_drawn(tmp_path):
         fig.add_artist(Broken())
     """)
     rc, out, _ = gk_testing.cli("award", "figqa", "run", s)
-    assert rc == 1
+    assert rc == 2  # could not check is not a collision (issue 18)
     f = gk_testing.fires(_parse_text(out), "FIG-S004")
     assert "cannot draw" in f.message
 
@@ -171,3 +176,76 @@ def test_cli_and_plugin_modules_do_not_import_matplotlib(subprocess_env):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=subprocess_env, timeout=60)
     assert p.stdout.strip() == "False", p.stderr
+
+
+# ------------------------------------------------- a run's code/ folder (issue 19)
+
+RUN_ALL = """
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import figqa
+from figqa import assert_no_overlap
+print("gate module:", figqa.__file__)
+fig, ax = plt.subplots()
+ax.axhline(0.5)
+ax.text(0.5, 0.5, "crossed", ha="center", va="center")
+assert_no_overlap(fig)
+fig.savefig(OUT)
+print("not reached when the gate finds the collision")
+"""
+
+
+def _code_dir(tmp_path, figqa_text: str | None):
+    code = tmp_path / "code"
+    code.mkdir()
+    if figqa_text is not None:
+        (code / "figqa.py").write_text(figqa_text, encoding="utf-8")
+    p = code / "run_all.py"
+    p.write_text(RUN_ALL.replace("OUT", repr(str(tmp_path / "out.png"))), encoding="utf-8")
+    return str(p)
+
+
+def test_run_copy_of_figqa_is_the_gate_and_its_stdout_is_shown(tmp_path):
+    # a copy that finds nothing: if ours stood in for it, the collision would be reported
+    stub = ("def find_collisions(fig, **kw):\n    return []\n"
+            "def assert_no_overlap(fig, **kw):\n    return None\n")
+    s = _code_dir(tmp_path, stub)
+    rc, out, _ = gk_testing.cli("award", "figqa", "run", s)
+    copy = str(tmp_path / "code" / "figqa.py")
+    assert rc == 0, out
+    assert f"gate module: {copy}" in out  # the script imported the run's copy, not ours
+    assert f"gate: the run's own {copy}" in out
+    assert "not reached" in out  # the script's stdout is shown
+    rc, doc = gk_testing.cli_json("award", "figqa", "run", s)
+    assert doc["figqa"] == {"path": copy, "source": "run copy"}
+
+
+def test_wired_in_gate_raising_is_a_failed_gate_not_could_not_run(tmp_path):
+    from pathlib import Path
+
+    from gavelkit.award.figures import figqa
+
+    s = _code_dir(tmp_path, Path(figqa.__file__).read_text(encoding="utf-8"))
+    rc, out, _ = gk_testing.cli("award", "figqa", "run", s)
+    assert rc == 1, out
+    found = _parse_text(out)
+    f = gk_testing.fires(found, "FIG-S005")
+    assert "assert_no_overlap" in f.message or "FigqaError" in f.message
+    gk_testing.fires(found, "FIG-D001")  # the collision itself, gated at exit
+    gk_testing.clean(found, "FIG-S001")
+    # without a copy the script cannot import figqa: it could not run (exit 2)
+    other = tmp_path / "other"
+    other.mkdir()
+    s2 = _code_dir(other, None)
+    rc, out, _ = gk_testing.cli("award", "figqa", "run", s2)
+    assert rc == 2
+    gk_testing.fires(_parse_text(out), "FIG-S001")
+    gk_testing.clean(_parse_text(out), "FIG-S005")
+
+
+def test_figqa_group_help_exits_0():
+    rc, out, _ = gk_testing.cli("award", "figqa", "--help")
+    assert rc == 0 and "figqa run" in out and "self-test" in out
+    rc, _, err = gk_testing.cli("award", "figqa", "bogus")
+    assert rc == 2 and "award figqa run" in err

@@ -22,7 +22,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-RUNNER = Path(__file__).resolve().parents[2] / "src" / "gavelkit" / "award" / "figqa_runner.py"
+RUNNER = Path(__file__).resolve().parents[2] / "src" / "gavelkit" / "award" / "figures" / "runner.py"
 SECTIONS = ("examples", "plot_types", "tutorials", "users_explain")
 
 

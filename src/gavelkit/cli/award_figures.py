@@ -22,6 +22,7 @@ from gavelkit.core.findings import Finding
 #: collision kind (figqa.KINDS) -> rule code in data/rules/figqa.toml
 KIND_CODES = {
     "text-over-text": "FIG-T001",
+    "text-over-axes": "FIG-T002",
     "text-over-line": "FIG-D001",
     "text-over-marker": "FIG-D002",
     "text-over-patch": "FIG-D003",
@@ -49,8 +50,13 @@ ours may appear anywhere; put `--` before script arguments that look like them.
   --tol PT        overlap below which shapes only touch, in points (default 1)
   --min-area PT2  smallest reported overlap, in points^2 (default 1.5)
 
-exit codes: 0 clean, 1 collisions, 2 the script could not run (missing, crashed,
-timed out) or usage error
+The script's own stdout is shown after the findings (text format) or given as
+"stdout" (json).  A figqa.py next to the script (a run's code/figqa.py) is the
+gate used, as the critic's re-run would import it; else gavelkit's own.
+
+exit codes: 0 clean, 1 collisions (also when the script's own assert_no_overlap
+stopped it), 2 the script or a figure could not be checked (missing, crashed,
+timed out, usetex without LaTeX) and no collision was found, or usage error
 """
 
 
@@ -124,13 +130,16 @@ def collisions_to_findings(result: dict[str, Any], script: str) -> list[Finding]
     for fig in result.get("figures", []):
         n, line = fig["index"], int(fig.get("line") or 0)
         if fig.get("error"):
-            out.append(Finding("FIG-S004", "error", f"figure {n}: could not be gated: "
-                               f"{fig['error']}", path=script, line=line))
+            err = str(fig["error"])
+            why = ("text.usetex needs LaTeX (latex, dvipng), which is not installed: "
+                   if "latex" in err.lower() else "")
+            out.append(Finding("FIG-S004", "error", f"figure {n}: could not be gated: {why}"
+                               f"{_short(err, 200)}", path=script, line=line, unusable=True))
         for c in fig.get("collisions", []):
             code = KIND_CODES.get(c["kind"], "FIG-S004")
             x0, y0, x1, y1 = c["where"]
             if c["kind"] == "missing-glyph":
-                msg = f"figure {n}: {c['a']['label']}"
+                msg = f"figure {n}: {_side(c['a'])}: {c.get('detail', '')}"
             else:
                 msg = (f"figure {n}: {_side(c['a'])} x {_side(c['b'])}: "
                        f"{c['area_px']:.1f} px^2 at x={x0:.0f}..{x1:.0f}, y={y0:.0f}..{y1:.0f}")
@@ -141,7 +150,13 @@ def collisions_to_findings(result: dict[str, Any], script: str) -> list[Finding]
                 data["annotated"] = fig["annotated"]
             out.append(Finding(code, "error", msg, path=script, line=line, data=data))
     exc = result.get("exception")
-    if exc or result.get("exit", 0) != 0:
+    if exc and exc.get("gate"):
+        out.append(Finding(
+            "FIG-S005", "error", f"the script's own figure gate stopped it: {exc['type']}: "
+            f"{_short(exc['message'], 200)}", path=script, line=int(exc.get("line") or 0),
+            hint="figures after this point were not made; fix the collision and re-run",
+            data={"traceback": exc.get("traceback", "")}))
+    elif exc or result.get("exit", 0) != 0:
         if exc:
             msg = f"script failed: {exc['type']}: {_short(exc['message'], 200)}"
             line = int(exc.get("line") or 0)
@@ -156,7 +171,13 @@ def collisions_to_findings(result: dict[str, Any], script: str) -> list[Finding]
     elif not result.get("figures"):
         out.append(Finding("FIG-S002", "warning", "the script made no matplotlib figure; "
                            "nothing was gated", path=script))
+    if any(f.code in _COLLISION_CODES for f in out):
+        for f in out:  # a collision found is a failed gate, whatever else could not be checked
+            f.unusable = False
     return out
+
+
+_COLLISION_CODES = frozenset(KIND_CODES.values())
 
 
 def _wait(proc: subprocess.Popen[str], timeout: float, label: str,
@@ -240,12 +261,23 @@ def run_main(argv: list[str], prog: str) -> int:
                                   min_area=opts["min_area"], quiet=opts["quiet"])
     figs = result.get("figures", [])
     n_coll = sum(len(f.get("collisions", [])) for f in figs)
+    gate = result.get("figqa") or {}
     summary = f"figqa: gated {len(figs)} figure(s) from {script}: {n_coll} collision(s)"
+    if gate.get("source") == "run copy":
+        summary += f"\ngate: the run's own {gate['path']}"
+    elif gate.get("error"):
+        summary += (f"\ngate: gavelkit's figqa; the figqa.py next to the script could not be "
+                    f"used ({gate['error']})")
     annotated = [f["annotated"] for f in figs if f.get("annotated")]
     if annotated:
         summary += "\nannotated: " + ", ".join(annotated)
+    stdout = result.get("stdout") or ""
+    if stdout.strip() and opts["format"] == "text" and not opts["quiet"]:
+        # what the script printed comes first, as it would in a terminal
+        print(f"--- stdout of {script} ---\n{stdout.rstrip()}\n--- end of stdout ---")
     extra = {"figures": [{k: v for k, v in f.items() if k != "collisions"} | {
-        "collisions": len(f.get("collisions", []))} for f in figs]}
+        "collisions": len(f.get("collisions", []))} for f in figs],
+        "figqa": gate, "stdout": stdout[-20_000:]}
     return emit(findings, opts["format"], prog, extra=extra, text=summary, quiet=opts["quiet"])
 
 

@@ -6,6 +6,10 @@ Every figure is gated when the script saves it, at ``plt.show()``, and at exit
 (figures never shown or saved, or changed after their last gate).  The result
 is one JSON file for the parent; the script's own stdout/stderr stay its own.
 
+The gate is the figqa the critic would run: a run's own copy next to the script
+(``code/figqa.py``, imported by ``run_all.py``) when there is one, else ours,
+loaded under a private name so that it never stands in for the script's import.
+
 usage: python figqa_runner.py --out RESULT.json [--annotate DIR] [--tol PT]
        [--min-area PT2] -- SCRIPT [ARGS...]
 """
@@ -163,15 +167,55 @@ def _save(fig: Any, out_dir: str, state: _State, rec: dict[str, Any], suffix: st
 _ORIG_SAVEFIG: Any = None
 
 
+def _load_gate(script: str) -> tuple[Any, dict[str, Any]]:
+    """The run's copy of figqa.py next to the script, else gavelkit's (privately named)."""
+    import importlib.util
+
+    def load(name: str, path: str) -> Any:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        return mod
+
+    info: dict[str, Any] = {}
+    copy = os.path.join(os.path.dirname(os.path.abspath(script)), "figqa.py")
+    if os.path.isfile(copy):
+        info["path"] = copy
+        try:
+            mod = load("figqa", copy)  # the very module the script's `import figqa` gets
+            if callable(getattr(mod, "find_collisions", None)):
+                info["source"] = "run copy"
+                return mod, info
+            info["error"] = "it has no find_collisions()"
+        except Exception as exc:
+            info["error"] = f"{type(exc).__name__}: {exc}"
+    ours = os.path.join(_HERE, "figqa.py")
+    info.update({"source": "gavelkit", "gate": ours})
+    return load("_gavelkit_figqa", ours), info
+
+
+def _gate_exception(exc: BaseException) -> bool:
+    """The script's own assert_no_overlap (any figqa copy) raised: a failed gate."""
+    return isinstance(exc, AssertionError) and (
+        type(exc).__name__ == "FigqaError" or hasattr(exc, "collisions"))
+
+
 def main(argv: list[str]) -> int:
     global _ORIG_SAVEFIG
     opts, script_argv = _parse(argv)
     if not script_argv:
         raise SystemExit("figqa_runner: no script")
     os.environ["MPLBACKEND"] = "Agg"
-    sys.path.insert(0, _HERE)
-    import figqa
-    sys.path.remove(_HERE)
+    # Python put this file's folder first on sys.path: the script must not find our
+    # figqa.py there when it does `import figqa`
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+    figqa, gate_info = _load_gate(script_argv[0])
     import matplotlib
     matplotlib.use("Agg", force=True)
     import matplotlib.figure as mfigure
@@ -210,7 +254,7 @@ def main(argv: list[str]) -> int:
     plt.switch_backend = lambda *a, **k: orig_switch("agg")
     plt.pause = lambda *a, **k: None
 
-    result: dict[str, Any] = {"exit": 0, "exception": None, "figures": []}
+    result: dict[str, Any] = {"exit": 0, "exception": None, "figures": [], "figqa": gate_info}
     sys.argv = list(script_argv)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     import runpy
@@ -231,7 +275,8 @@ def main(argv: list[str]) -> int:
         result["exit"] = 1
         result["exception"] = {
             "type": type(exc).__name__, "message": str(exc), "line": line,
-            "traceback": "".join(traceback.format_exception(exc)[-12:])}
+            "traceback": "".join(traceback.format_exception(exc)[-12:]),
+            "gate": _gate_exception(exc)}
     finally:
         sys.stdout.flush()
     # figures still alive that were never gated, or changed since
