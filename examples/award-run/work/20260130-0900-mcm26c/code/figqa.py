@@ -56,7 +56,7 @@ __all__ = ["KINDS", "ArtistRef", "Collision", "FigqaError", "assert_no_overlap",
            "find_collisions", "format_collisions", "self_test"]
 
 #: Collision kinds, in the order they are reported.
-KINDS = ("text-over-text", "text-over-line", "text-over-marker", "text-over-patch",
+KINDS = ("text-over-text", "text-over-axes", "text-over-line", "text-over-marker", "text-over-patch",
          "text-over-image", "arrow-over-data", "arrow-over-text", "clipped-by-figure",
          "clipped-by-axes", "missing-glyph")
 
@@ -82,16 +82,20 @@ class ArtistRef:
     role: str       # title, xlabel, ticklabel, legend, text, annotation, line, bar, ...
     label: str      # the text, or the artist's label, or "" when it has none
     axes: int       # index into the figure's axes (subfigures included), -1 = figure
+    n: int = -1     # the artist's place among its axes' children: tells unlabeled ones apart
 
     def describe(self) -> str:
         where = "figure" if self.axes < 0 else f"axes#{self.axes}"
         t = self.type.lower()
         name = self.role if t.startswith(self.role) else f"{self.role} {self.type}"
-        lab = f" {_short(self.label)!r}" if self.label else ""
+        lab = f" {_short(self.label)!r}" if self.label else (f" #{self.n}" if self.n >= 0 else "")
         return f"{name}{lab} ({where})"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "role": self.role, "label": self.label, "axes": self.axes}
+        d = {"type": self.type, "role": self.role, "label": self.label, "axes": self.axes}
+        if self.n >= 0:
+            d["n"] = self.n
+        return d
 
 
 @dataclass(frozen=True)
@@ -469,7 +473,9 @@ def _line_shapes(shape: _Shape, t: Any, renderer: Any) -> list[_Shape]:
     parts = []
     try:
         for item in info:
-            line, (w, *_), (x, y) = item[0], item[1], item[-1]
+            # (line, (w, h, d), (x, y)) since matplotlib 3.9; (line, (w, h), x, y) in 3.8
+            line, (w, *_) = item[0], item[1]
+            x, y = (item[2], item[3]) if len(item) == 4 else item[-1]
             ink = _ink(line, t.get_fontproperties()) if line.strip() else None
             if ink is None or w <= 0:
                 continue
@@ -695,9 +701,10 @@ def _collect_data(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Data]:
     for i, ax in enumerate(axes_list):
         if not ax.get_visible():
             continue
-        for art in ax.get_children():
+        for k, art in enumerate(ax.get_children()):
             if not _visible(art):
                 continue
+            n0 = len(out)
             try:
                 if isinstance(art, Line2D):
                     out.extend(_line_data(art, i, ax, px))
@@ -722,7 +729,11 @@ def _collect_data(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Data]:
                                                             _label_of(art), i),
                                          art, ax, None, polys=[poly], bbox=rect))
             except Exception:
+                del out[n0:]
                 continue  # an artist we cannot measure is skipped, never fatal
+            for d in out[n0:]:  # unlabeled artists stay apart in reports and counts
+                if not d.ref.label:
+                    d.ref = ArtistRef(d.ref.type, d.ref.role, "", d.ref.axes, k)
     return out
 
 
@@ -972,9 +983,22 @@ def _seg_hits(sh: _Shape, segs: np.ndarray, margin: float) -> tuple[float, np.nd
     return length, sh.world(np.concatenate([a, b]))
 
 
-def _marker_hits(sh: _Shape, d: _Data, margin: float) -> tuple[float, np.ndarray] | None:
+def _marker_hits(sh: _Shape, d: _Data, margin: float, skip: int = -1
+                 ) -> tuple[float, np.ndarray] | None:
     pts, rad = d.pts, d.rad
     assert pts is not None and rad is not None
+    if skip >= 0:  # the label's own marker (a node disk it sits in)
+        pts, rad = np.delete(pts, skip, axis=0), np.delete(rad, skip)
+        if not len(pts):
+            return None
+    if d.clip is not None and sh.theta == 0.0:
+        # a marker is cut by its clip box (markers on the top spine are drawn as half
+        # disks): only the part of the label inside that box can meet one
+        box = _inter(sh.aabb, d.clip)
+        if box is None:
+            return None
+        sh = _Shape((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, (box[2] - box[0]) / 2,
+                    (box[3] - box[1]) / 2, 0.0, sh.ref, sh.artist, sh.axes)
     x0, y0, x1, y1 = sh.aabb
     rmax = float(rad.max())
     lo = np.searchsorted(pts[:, 0], x0 - rmax, side="left")
@@ -1072,6 +1096,257 @@ def _text_text(a: _Shape, b: _Shape, shrink: float) -> tuple[float, np.ndarray] 
     return area, b.world(cut)
 
 
+def _zorder(artist: Any) -> float:
+    try:
+        return float(artist.get_zorder())
+    except Exception:
+        return 0.0
+
+
+def _translucent(artist: Any) -> bool:
+    try:
+        fc = np.asarray(artist.get_facecolor(), dtype=float).reshape(-1, 4)
+        a = artist.get_alpha()
+        alpha = float(fc[:, 3].max()) * (1.0 if a is None or np.ndim(a) else float(a))
+        return alpha < 0.99
+    except Exception:
+        return False
+
+
+def _thin_band(d: _Data) -> bool:
+    """A band around data (a confidence band), not a shaded zone of the plot.
+
+    A zone (half the plane tinted "judge-favouring") is as thick as the axes and
+    its label names it; a band is thin across its length, and text on it covers data.
+    """
+    try:
+        x0, y0, x1, y1 = d.bbox
+        v = np.concatenate(d.polys)
+        on_edge = (np.abs(v[:, 0] - x0) < 0.5) | (np.abs(v[:, 0] - x1) < 0.5) | \
+            (np.abs(v[:, 1] - y0) < 0.5) | (np.abs(v[:, 1] - y1) < 0.5)
+        if on_edge.all():
+            return False  # constant bounds: a rectangle marking a zone, not data
+        area = sum(_poly_area(p) for p in d.polys)
+        ab = d.axes.bbox
+        across = min(area / max(x1 - x0, 1e-9) / max(ab.height, 1e-9),
+                     area / max(y1 - y0, 1e-9) / max(ab.width, 1e-9))
+        return across < 0.4
+    except Exception:
+        return False
+
+
+def _opaque_markers(d: _Data) -> bool:
+    art = d.artist
+    try:
+        a = art.get_alpha()
+        if a is not None and np.ndim(a) == 0 and float(a) < 0.99:
+            return False
+        if hasattr(art, "get_markerfacecolor"):
+            return _alpha_of(art.get_markerfacecolor()) >= 0.99
+        fc = np.asarray(art.get_facecolor(), dtype=float).reshape(-1, 4)
+        return fc.size > 0 and float(fc[:, 3].min()) >= 0.99
+    except Exception:
+        return False
+
+
+def _own_marker(sh: _Shape, data: list[_Data], tol_px: float) -> tuple[_Data, int] | None:
+    """The opaque marker a label sits wholly inside, centred on the label's anchor.
+
+    Network node labels are drawn inside their own node disk by design, like a
+    value label inside its own bar; a label bigger than its marker is not.
+    """
+    if not sh.anchors:
+        return None
+    corners = sh.corners(tol_px / 2.0)
+    for d in data:
+        if d.kind != "marker" or d.axes is not sh.axes or not _opaque_markers(d):
+            continue
+        assert d.pts is not None and d.rad is not None
+        for ax_, ay in sh.anchors:
+            lo = np.searchsorted(d.pts[:, 0], ax_ - 2.0, side="left")
+            hi = np.searchsorted(d.pts[:, 0], ax_ + 2.0, side="right")
+            for k in range(lo, hi):
+                cx, cy = d.pts[k]
+                r = d.rad[k]
+                if math.hypot(cx - ax_, cy - ay) > 2.0:
+                    continue
+                if np.all(np.hypot(corners[:, 0] - cx, corners[:, 1] - cy) <= r):
+                    return d, k
+    return None
+
+
+def _own_edge_removed(sh: _Shape, d: _Data, tol_px: float) -> np.ndarray:
+    """Segments of `d`, less the stretch an opaque boxed label sits on by design.
+
+    An edge label in an opaque box placed on its own edge (networkx edge labels,
+    inline labels) hides that edge under its box; other lines still count.
+    """
+    assert d.segs is not None
+    t = sh.artist
+    try:
+        patch = t.get_bbox_patch()
+    except Exception:
+        return d.segs
+    if patch is None or not patch.get_visible() or not patch.get_fill() or \
+            _alpha_of(patch.get_facecolor()) < 0.99 or not sh.anchors or \
+            _zorder(d.artist) > _zorder(t):
+        return d.segs
+    p, q = d.segs[:, 0], d.segs[:, 1]
+    keep = np.ones(len(p), dtype=bool)
+    for a in sh.anchors:
+        v = q - p
+        w = np.asarray(a) - p
+        L2 = np.maximum((v * v).sum(axis=1), 1e-12)
+        tt = np.clip((w * v).sum(axis=1) / L2, 0.0, 1.0)
+        dist = np.hypot(*(p + tt[:, None] * v - np.asarray(a)).T)
+        keep &= dist > d.halfw + tol_px
+    if keep.all():
+        return d.segs
+    # a single curve labelled inline: all of it under the box is the label's own line
+    from matplotlib.lines import Line2D
+    if isinstance(d.artist, Line2D):
+        keep &= ~_seg_inside_box(sh, d.segs)
+    return d.segs[keep]
+
+
+def _seg_inside_box(sh: _Shape, segs: np.ndarray) -> np.ndarray:
+    loc0, loc1 = sh.local(segs[:, 0]), sh.local(segs[:, 1])
+    return ((np.abs(loc0[:, 0]) <= sh.hw) & (np.abs(loc0[:, 1]) <= sh.hh)) | \
+        ((np.abs(loc1[:, 0]) <= sh.hw) & (np.abs(loc1[:, 1]) <= sh.hh))
+
+
+_NUM = None
+
+
+def _number(s: str) -> tuple[float, int, bool] | None:
+    """A label's number: (value, decimals, percent) for "12", "3.50", "-1,234", "45%"."""
+    global _NUM
+    if _NUM is None:
+        import re
+        _NUM = re.compile(r"^\s*([-+\u2212]?\d[\d,]*(?:\.(\d+))?)\s*(%?)\s*$")
+    m = _NUM.match(s)
+    if not m:
+        return None
+    try:
+        v = float(m.group(1).replace(",", "").replace("\u2212", "-"))
+    except ValueError:
+        return None
+    return v, len(m.group(2) or ""), bool(m.group(3))
+
+
+def _bar_values(axes_list: list[Any]) -> dict[int, tuple[int, str, float, bool, Any]]:
+    """id(bar patch) -> (series index, series label, value, vertical, axes)."""
+    from matplotlib.container import BarContainer
+
+    out: dict[int, tuple[int, str, float, bool, Any]] = {}
+    for ax in axes_list:
+        series = [c for c in getattr(ax, "containers", []) if isinstance(c, BarContainer)]
+        for k, c in enumerate(series):
+            vals = getattr(c, "datavalues", None)
+            if vals is None:
+                continue
+            vertical = getattr(c, "orientation", "vertical") != "horizontal"
+            lab = _label_of(c)
+            for patch, v in zip(c.patches, np.asarray(vals, dtype=float), strict=False):
+                out[id(patch)] = (k, lab, float(v), vertical, ax)
+    return out
+
+
+def _matches(num: tuple[float, int, bool], v: float) -> bool:
+    x, dec, pct = num
+    tol = 0.5 * 10.0 ** -dec + 1e-9 * abs(v)
+    cands = (v, v * 100.0) if pct else (v,)
+    return any(abs(abs(x) - abs(c)) <= tol for c in cands)
+
+
+def _foreign_bar(sh: _Shape, d: _Data, bars: dict[int, tuple[int, str, float, bool, Any]]
+                 ) -> str:
+    """Why a number inside a bar belongs to another series' bar nearby, or "".
+
+    Only a positive match counts: the printed number is not this bar's value but
+    is the value of a bar of another series within a few bar widths.
+    """
+    info = bars.get(id(d.artist))
+    num = _number(str(getattr(sh.artist, "get_text", lambda: "")()))
+    if info is None or num is None or _matches(num, info[2]):
+        return ""
+    series, _, _, vertical, ax = info
+    try:
+        bb = d.artist.get_window_extent()
+        width = bb.width if vertical else bb.height
+        here = (bb.x0 + bb.x1) / 2 if vertical else (bb.y0 + bb.y1) / 2
+    except Exception:
+        return ""
+    for patch in ax.patches:
+        other = bars.get(id(patch))
+        if other is None or other[0] == series or not _matches(num, other[2]):
+            continue
+        try:
+            ob = patch.get_window_extent()
+        except Exception:
+            continue
+        there = (ob.x0 + ob.x1) / 2 if vertical else (ob.y0 + ob.y1) / 2
+        if abs(there - here) <= 3.0 * max(width, 1.0):
+            who = f"series {other[1]!r}" if other[1] else f"series #{other[0] + 1}"
+            return f"the value printed is that of a bar of {who}, not of this bar"
+    return ""
+
+
+_AXIS_ROLES = ("title", "xlabel", "ylabel", "xticklabel", "yticklabel", "offset text",
+               "suptitle", "supxlabel", "supylabel")
+
+
+def _into_other_axes(texts: list[_Shape], axes_list: list[Any], tol_px: float, area_px: float,
+                     hit: Any) -> None:
+    """Titles, axis and tick labels of one subplot lying on another subplot's frame.
+
+    Too little space between subplots (hspace/wspace) puts one panel's x tick
+    labels and x label on the panel below (where its background hides them) and
+    that panel's title on the spine and ticks above.  Insets, twins and overlays
+    (one axes inside the other) are left out: they share their area by design.
+    """
+    frames = []
+    for j, ax in enumerate(axes_list):
+        try:
+            if not ax.get_visible() or not ax.axison or getattr(ax, "name", "") != "rectilinear":
+                continue
+            if not (ax.get_frame_on() or ax.patch.get_visible()):
+                continue
+            frames.append((j, ax, _bbox_tuple(ax.bbox)))
+        except Exception:
+            continue
+    for sh in texts:
+        if sh.ref.role not in _AXIS_ROLES or sh.is3d:
+            continue
+        own = sh.axes
+        ob = _bbox_tuple(own.bbox) if own is not None else None
+        for j, ax, fb in frames:
+            if ax is own or _inter(sh.aabb, fb) is None:
+                continue
+            if ob is not None and (_inside(ob, fb) or _inside(fb, ob)):
+                continue
+            poly = np.array([[fb[0], fb[1]], [fb[2], fb[1]], [fb[2], fb[3]], [fb[0], fb[3]]])
+            area, pts = _region_overlap(sh, [poly], tol_px / 2.0)
+            if area <= area_px or pts is None or np.ptp(pts[:, 0]) <= tol_px or \
+                    np.ptp(pts[:, 1]) <= tol_px:
+                continue
+            hit("text-over-axes", sh.ref, ArtistRef(type(ax).__name__, "axes area", "", j), area,
+                pts, "too little space between subplots", box=sh.aabb,
+                ids=(id(sh.artist), id(ax)))
+
+
+def _axis_label_pair(a: _Shape, b: _Shape) -> bool:
+    """A 3-D axis label against a tick or axis label of its own axes (both as drawn)."""
+    ra, rb = a.ref.role, b.ref.role
+    lab = ("xlabel", "ylabel", "zlabel")
+    return (ra in lab and rb.endswith("label")) or (rb in lab and ra.endswith("label"))
+
+
+def _inside(a: tuple[float, ...], b: tuple[float, ...], slack: float = 2.0) -> bool:
+    return a[0] >= b[0] - slack and a[1] >= b[1] - slack and a[2] <= b[2] + slack and \
+        a[3] <= b[3] + slack
+
+
 # --------------------------------------------------------------------------- main entry
 
 def _renderer(fig: Any) -> Any:
@@ -1098,6 +1373,52 @@ def _renderer(fig: Any) -> Any:
         fig.set_canvas(orig)
 
 
+def _record_3d_texts(fig: Any) -> dict[int, _Shape]:
+    """Draw once more, keeping each 3-D axis and tick label's shape as it is drawn.
+
+    3-D labels are placed by projection inside ``draw``; asking for their ticks
+    afterwards moves them back to 2-D places, so they are measured while drawn.
+    """
+    from matplotlib.text import Text
+
+    rec: dict[int, _Shape] = {}
+    orig = Text.draw
+    ref = ArtistRef("Text", "text", "", -1)
+
+    def draw(self: Any, renderer: Any) -> None:
+        orig(self, renderer)
+        with contextlib.suppress(Exception):  # 3-D tick labels have no .axes: keep them all
+            sh = _text_shape(self, renderer, ref, None)
+            if sh is not None:
+                rec[id(self)] = sh
+
+    Text.draw = draw  # type: ignore[method-assign]
+    try:
+        fig.stale = True
+        _renderer(fig)
+    finally:
+        Text.draw = orig  # type: ignore[method-assign]
+    return rec
+
+
+def _axis3d_shapes(ax: Any, i: int, drawn: dict[int, _Shape]) -> list[_Shape]:
+    """The axis labels and tick labels of a 3-D axes, where they were drawn."""
+    out = []
+    for key, axis in (getattr(ax, "_axis_map", None) or {}).items():
+        items = [(axis.label, f"{key}label")]
+        items += [(tk.label1, f"{key}ticklabel") for tk in list(axis.majorTicks) +
+                  list(axis.minorTicks)]
+        for t, role in items:
+            sh = drawn.get(id(t))
+            if sh is None or not t.get_visible():
+                continue
+            ref = ArtistRef("Text", role, str(t.get_text()), i)
+            for part in sh.parts or [sh]:
+                out.append(_Shape(part.cx, part.cy, part.hw, part.hh, part.theta, ref, t, ax,
+                                  is3d=True))
+    return out
+
+
 def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA_PT2,
                     tight: bool | None = None, ignore: Any = (),
                     kinds: Any = None) -> list[Collision]:
@@ -1111,6 +1432,8 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
     kinds     report only these kinds (default: all of KINDS)
     """
     renderer = _renderer(fig)
+    drawn3d = _record_3d_texts(fig) if any(getattr(a, "name", "") == "3d"
+                                           for a in _axes_list(fig)) else {}
     px = _ptp(fig.dpi)
     tol_px, area_px = tol * px, min_area * px * px
     ignored = {id(a) for a in ignore}
@@ -1150,6 +1473,10 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
         except Exception:
             pass
     texts = [s for s in _collect_text(fig, renderer, axes_list) if id(s.artist) not in ignored]
+    for i, ax in enumerate(axes_list):
+        if drawn3d and getattr(ax, "name", "") == "3d" and ax.get_visible() and \
+                getattr(ax, "_axis3don", True):
+            texts += [s for s in _axis3d_shapes(ax, i, drawn3d) if id(s.artist) not in ignored]
     data = [d for d in _collect_data(fig, renderer, axes_list) if id(d.artist) not in ignored]
     out: list[Collision] = []
 
@@ -1168,7 +1495,9 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
             out.append(Collision(kind, a, b, float(area), _where(pts), (W, H), detail, a_box))
 
     # text (and legends, boxes) against drawn data
+    bars = _bar_values(axes_list)
     for sh in texts:
+        own = _own_marker(sh, data, tol_px) if sh.own_ok else None
         for d in data:
             if d.background or not _touch(sh.aabb, _grow(d.bbox, d.halfw)):
                 continue
@@ -1176,14 +1505,19 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                 continue  # 3-D axis labels sit on the panes by design
             if _occluded(sh, d, axes_list):
                 continue
+            if own is not None and own[0] is not d and d.kind == "line" and \
+                    _zorder(d.artist) <= _zorder(own[0].artist):
+                continue  # a node label inside its opaque node disk: edges run under the disk
             if d.kind == "line":
                 assert d.segs is not None
-                r = _seg_hits(sh, d.segs, tol_px - d.halfw)
+                segs = _own_edge_removed(sh, d, tol_px)
+                r = _seg_hits(sh, segs, tol_px - d.halfw) if len(segs) else None
                 if r is not None and r[0] * max(2 * d.halfw, 1.0) > area_px:
                     hit("text-over-line", sh.ref, d.ref, r[0] * max(2 * d.halfw, 1.0), r[1],
                         box=sh.aabb, ids=(id(sh.artist), id(d.artist)))
             elif d.kind == "marker":
-                r = _marker_hits(sh, d, tol_px)
+                r = _marker_hits(sh, d, tol_px, skip=own[1] if own is not None and
+                                 own[0] is d else -1)
                 if r is not None and r[0] > area_px:
                     hit("text-over-marker", sh.ref, d.ref, r[0], r[1], box=sh.aabb,
                         ids=(id(sh.artist), id(d.artist)))
@@ -1193,13 +1527,25 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                     continue
                 if np.ptp(pts[:, 0]) <= tol_px or np.ptp(pts[:, 1]) <= tol_px:
                     continue  # a sliver along an edge: the shapes touch
+                detail = ""
                 if sh.own_ok and area >= _region_overlap(sh, [sh.corners()], tol_px / 2.0)[0] \
                         - max(area_px, 0.02 * sh.area) and \
                         any(_contains(d.polys, a, tol_px) for a in sh.anchors):
-                    continue  # a label inside its own bar / region
+                    # a label inside its own bar / region is allowed; not on a translucent
+                    # band (a confidence band is data), nor a value that belongs to a
+                    # neighbouring bar of another series
+                    if d.ref.role == "fill" and _translucent(d.artist) and _thin_band(d):
+                        detail = "text printed on a translucent band"
+                    else:
+                        detail = _foreign_bar(sh, d, bars)
+                        if not detail:
+                            continue
                 kind = "text-over-image" if d.kind == "image" else "text-over-patch"
-                hit(kind, sh.ref, d.ref, area, pts, box=sh.aabb,
+                hit(kind, sh.ref, d.ref, area, pts, detail, box=sh.aabb,
                     ids=(id(sh.artist), id(d.artist)))
+
+    # axis texts running into the plotting area of another (non-overlay) axes
+    _into_other_axes(texts, axes_list, tol_px, area_px, hit)
 
     # text against text, anywhere in the figure
     shrink = tol_px / 2.0
@@ -1213,7 +1559,8 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                           (rest[:, 1] < a.aabb[3]) & (rest[:, 3] > a.aabb[1]))[0]
         for j in cand:
             b = texts[ia + 1 + j]
-            if b.artist is a.artist or (a.is3d and b.is3d and a.axes is b.axes):
+            if b.artist is a.artist or (a.is3d and b.is3d and a.axes is b.axes and
+                                        not _axis_label_pair(a, b)):
                 continue
             if a.ref.role == "box" and b.ref.role == "box":
                 continue  # two anchored boxes: their frames are mostly empty padding
@@ -1251,17 +1598,85 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
                 hit("clipped-by-axes", sh.ref, ArtistRef("Bbox", "clip box", "", sh.ref.axes),
                     full - kept, [[x0, y0], [x1, y1]], ids=(id(sh.artist), 0))
 
-    for sh, fonts, missing in _missing_glyphs(texts):
+    glyph_texts = texts + _legend_texts(fig, renderer, axes_list)
+    for sh, fonts, missing in _missing_glyphs(glyph_texts):
         x0, y0, x1, y1 = sh.aabb
         hit("missing-glyph", sh.ref, ArtistRef("Font", "font", fonts, sh.ref.axes), sh.area,
-            [[x0, y0], [x1, y1]], f"no glyph for {missing!r}; drawn as empty boxes",
-            ids=(id(sh.artist), 1))
+            [[x0, y0], [x1, y1]], f"no glyph for {missing!r} in {fonts}; drawn as empty boxes"
+            + _font_advice(sh.artist, missing), ids=(id(sh.artist), 1))
     order = {k: n for n, k in enumerate(KINDS)}
     out.sort(key=lambda c: (order.get(c.kind, 99), c.a.axes, -c.area_px))
     return out
 
 
 _CHARMAPS: dict[str, frozenset[int]] = {}
+
+
+def _legend_texts(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Shape]:
+    """Legend entries and titles as texts (a legend is measured as one box, but its
+    words can lack glyphs like any other text)."""
+    from matplotlib.legend import Legend
+
+    legs = [(i, ax, c) for i, ax in enumerate(axes_list) if ax.get_visible()
+            for c in ax.get_children() if isinstance(c, Legend)]
+    legs += [(-1, None, leg) for sub in _figures(fig) for leg in getattr(sub, "legends", [])]
+    out = []
+    for i, ax, leg in legs:
+        if not _visible(leg):
+            continue
+        for t in [*leg.get_texts(), leg.get_title()]:
+            sh = _text_shape(t, renderer, ArtistRef("Text", "legend text", str(t.get_text()), i),
+                             ax)
+            if sh is not None:
+                out.append(sh)
+    return out
+
+
+_GENERIC = ("sans-serif", "serif", "monospace", "cursive", "fantasy")
+
+
+def _font_advice(t: Any, missing: str) -> str:
+    """Which requested fonts are not installed and which installed font has the glyphs.
+
+    Contest code asks for SimHei or Microsoft YaHei; where those are absent
+    matplotlib falls back to DejaVu Sans and draws boxes although a CJK font may
+    be installed under another name.
+    """
+    from matplotlib import font_manager, rcParams
+
+    try:
+        fams = list(t.get_fontproperties().get_family())
+        installed = {f.name for f in font_manager.fontManager.ttflist}
+        key = f"font.{fams[0]}" if fams and fams[0] in _GENERIC else "font.family"
+        wanted = []
+        for fam in fams:
+            wanted += list(rcParams.get(f"font.{fam}", [])) if fam in _GENERIC else [fam]
+        absent = [w for w in dict.fromkeys(wanted) if w not in installed and w not in _GENERIC]
+        have = []
+        for f in font_manager.fontManager.ttflist:
+            if f.name in have or f.name.startswith("Last Resort"):
+                continue  # Last Resort "has" every glyph as a placeholder box
+            cm = _CHARMAPS.get(f.fname)
+            if cm is None:
+                try:
+                    cm = frozenset(font_manager.get_font(f.fname).get_charmap())
+                except Exception:
+                    cm = frozenset()
+                _CHARMAPS[f.fname] = cm
+            if all(ord(c) in cm for c in missing):
+                have.append(f.name)
+    except Exception:
+        return ""
+    out = ""
+    if absent:
+        out += f"; {', '.join(absent[:3])} {'is' if len(absent) == 1 else 'are'} not installed"
+    if have:
+        out += (f"; installed font(s) with these glyphs: {', '.join(have[:3])}; name one first: "
+                f"plt.rcParams[{key!r}] = [{have[0]!r}] + plt.rcParams[{key!r}]")
+    else:
+        out += ("; no installed font has these glyphs: install one (e.g. Noto Sans CJK or "
+                "WenQuanYi Micro Hei) and name it in rcParams")
+    return out
 
 
 def _missing_glyphs(texts: list[_Shape]) -> list[tuple[_Shape, str, str]]:
@@ -1305,9 +1720,14 @@ def _missing_glyphs(texts: list[_Shape]) -> list[tuple[_Shape, str, str]]:
 def _arrows(fig: Any, renderer: Any, axes_list: list[Any], texts: list[_Shape],
             data: list[_Data], tol_px: float, area_px: float, hit: Any, ignored: set[int]
             ) -> None:
+    """Annotation arrows and free-standing arrows (FancyArrowPatch, ConnectionPatch)
+    crossing texts or lines away from their ends."""
+    from matplotlib.patches import FancyArrowPatch
     from matplotlib.text import Annotation
 
     px = _ptp(fig.dpi)
+    # (axes index, arrow patch, owning annotation or None, label, tips)
+    arrows: list[tuple[int, Any, Any, str, list[np.ndarray]]] = []
     anns = [(i, t) for i, ax in enumerate(axes_list) if ax.get_visible()
             for t in ax.texts if isinstance(t, Annotation)]
     anns += [(-1, t) for sub in _figures(fig) for t in sub.texts if isinstance(t, Annotation)]
@@ -1318,31 +1738,50 @@ def _arrows(fig: Any, renderer: Any, axes_list: list[Any], texts: list[_Shape],
         try:
             if not ann._check_xy(renderer):
                 continue
-            tpath = ap.get_transform().transform_path(ap.get_path())
-            polys = _polylines(tpath)
             tip = np.asarray(ann._get_xy_transform(renderer, ann.xycoords).transform(ann.xy),
                              dtype=float)
         except Exception:
             continue
-        segs = _segments(polys)
-        if not len(segs) or not np.isfinite(tip).all():
+        arrows.append((i, ap, ann, str(ann.get_text()), [tip]))
+    loose = [(i, p) for i, ax in enumerate(axes_list) if ax.get_visible()
+             for p in ax.patches if isinstance(p, FancyArrowPatch)]
+    loose += [(-1, p) for sub in _figures(fig) for p in list(getattr(sub, "patches", [])) +
+              list(getattr(sub, "artists", [])) if isinstance(p, FancyArrowPatch)]
+    for i, ap in loose:
+        if not _visible(ap) or id(ap) in ignored:
             continue
-        ref = ArtistRef("FancyArrowPatch", "arrow", str(ann.get_text()), i)
-        # the last stretch near the tip touches its target by design
-        length = float(np.hypot(*(segs[:, 1] - segs[:, 0]).T).sum())
-        keep_out = max(12.0 * px, 0.15 * length)
-        mid = segs.mean(axis=1)
-        segs = segs[np.hypot(*(mid - tip).T) > keep_out]
+        arrows.append((i, ap, None, _label_of(ap), []))
+    for i, ap, ann, label, tips in arrows:
+        try:
+            tpath = ap.get_transform().transform_path(ap.get_path())
+            polys = _polylines(tpath)
+        except Exception:
+            continue
+        segs = _segments(polys)
         if not len(segs):
             continue
-        shaft = _Shape(0, 0, 0, 0, 0.0, ref, ap)
-        own = next((s for s in texts if s.artist is ann), None)
+        if not tips:  # a free arrow: both its ends meet what it connects
+            tips = [polys[0][0], _far_end(polys)]
+        if not all(np.isfinite(t).all() for t in tips):
+            continue
+        owner = ann if ann is not None else ap
+        ref = ArtistRef("FancyArrowPatch", "arrow", label, i)
+        # the last stretch near the tip touches its target by design
+        length = float(np.hypot(*(segs[:, 1] - segs[:, 0]).T).sum())
+        keep_out = max(12.0 * px, 0.15 * length / len(tips))
+        mid = segs.mean(axis=1)
+        for tip in tips:
+            segs, mid = segs[np.hypot(*(mid - tip).T) > keep_out], mid[
+                np.hypot(*(mid - tip).T) > keep_out]
+        if not len(segs):
+            continue
+        own = next((s for s in texts if s.artist is ann), None) if ann is not None else None
         for sh in texts:
             if sh.artist is ann or (own is not None and _inter(own.aabb, sh.aabb)):
                 continue
             r = _seg_hits(sh, segs, tol_px)
             if r is not None and r[0] * 1.0 > tol_px:
-                hit("arrow-over-text", ref, sh.ref, r[0], r[1], ids=(id(ann), id(sh.artist)))
+                hit("arrow-over-text", ref, sh.ref, r[0], r[1], ids=(id(owner), id(sh.artist)))
         abox = _seg_bbox(segs)
         for d in data:
             if d.kind != "line" or d.background or not _touch(abox, _grow(d.bbox, d.halfw)):
@@ -1351,8 +1790,13 @@ def _arrows(fig: Any, renderer: Any, axes_list: list[Any], texts: list[_Shape],
             pts = _seg_cross(segs, d.segs)
             if pts is not None:
                 hit("arrow-over-data", ref, d.ref, float(len(pts)), pts,
-                    f"the arrow crosses it {len(pts)} time(s)")
-        del shaft
+                    f"the arrow crosses it {len(pts)} time(s)", ids=(id(owner), id(d.artist)))
+
+
+def _far_end(polys: list[np.ndarray]) -> np.ndarray:
+    """The vertex farthest from the arrow's start: its head."""
+    allv = np.concatenate(polys)
+    return allv[int(np.argmax(np.hypot(*(allv - polys[0][0]).T)))]
 
 
 def _seg_cross(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
