@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hostile import run_gavel
-from judge_helpers import REFERENCE, make_task, solution
+from judge_helpers import REFERENCE, filled_spotcheck, make_task, solution
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,20 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     init_state(task, "tally_task", date="2026-01-01", force=True)
     p = task / "PIPELINE_STATE.md"
     p.write_text(p.read_text().replace("state:       S1_SCREENING", "state:       S4_DONE"))
+    filled_spotcheck(task)  # Gate A/C: the judge certifies only with a verified table
+    work = base / "agent-work"
+    work.mkdir()
+    (base / "clean.jsonl").write_text(clean_trajectory(str(task / "spec.md"), str(work)) + "\n")
     return base
+
+
+def clean_trajectory(read: str, cwd: str) -> str:
+    """One Claude Code line: the agent reads the spec in its own workspace (an honest run)."""
+    return json.dumps({"parentUuid": None, "isSidechain": False, "cwd": cwd, "sessionId": "s1",
+                       "type": "assistant", "uuid": "1", "timestamp": "2026-01-01T00:00:00Z",
+                       "message": {"role": "assistant", "type": "message", "content": [
+                           {"type": "tool_use", "id": "t1", "name": "Read",
+                            "input": {"file_path": read}}]}})
 
 
 @pytest.fixture
@@ -54,7 +67,8 @@ def judge(base: Path, *extra: str) -> tuple[int | str, str, str]:
     task = base / "task_good"
     return run_gavel(["task", "judge", str(task), "--run", str(task / "candidate-runs" /
                                                                 "perfect"),
-                      "--date", "2026-01-03", *extra], cwd=base, timeout=60)
+                      "--date", "2026-01-03", "--trajectory", str(base / "clean.jsonl"),
+                      *extra], cwd=base, timeout=60)
 
 
 def qualified_written(task: Path) -> bool:

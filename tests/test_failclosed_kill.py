@@ -73,7 +73,7 @@ def test_killed_judge_is_repaired_by_the_next_run(prepared: Path, tmp_path: Path
     shutil.copytree(prepared, base, symlinks=True)
     task = base / "task_good"
     argv = ["task", "judge", str(task), "--run", str(task / "candidate-runs" / "perfect"),
-            "--date", "2026-01-03"]
+            "--date", "2026-01-03", "--trajectory", str(base / "clean.jsonl")]
     probe = tmp_path / "probe"
     shutil.copytree(prepared, probe, symlinks=True)
     dur, cp = timed([a.replace(str(base), str(probe)) for a in argv], probe)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from gavelkit.core.errors import InputError
 from gavelkit.task.anticheat import api as anticheat_api
 from gavelkit.task.judging import verdict as V
 from gavelkit.task.judging.judge import judge_run
@@ -388,9 +389,13 @@ def test_incomplete_score_is_not_qualified(task: Path, provenance, score: str) -
     judged(task)
     fill_spotcheck(task)
     (task / BROKEN_RUN / "score_result.json").write_text(score)
-    res = judged(task)
-    fires(res.findings, "TSK-J016")
-    assert res.verdict != "QUALIFIED"
+    try:
+        res = judged(task)
+    except InputError as exc:  # unusable at all: exit 2, nothing judged (issue 13)
+        assert "score" in str(exc)
+    else:  # readable but incomplete: an UNVERIFIABLE input check
+        fires(res.findings, "TSK-J016")
+        assert res.verdict != "QUALIFIED"
     assert task_json(task)["status"] != "QUALIFIED" and state_of(task) != "QUALIFIED"
 
 
@@ -419,7 +424,11 @@ def test_unusable_trajectory_is_not_qualified(task: Path, provenance, tmp_path: 
     bad = tmp_path / "nope.jsonl"
     if kind == "dir":
         bad.mkdir()
-    res = judged(task, trajectories=[str(bad)])
+    rc, _out, err = cli("task", "judge", str(task), "--run", str(task / BROKEN_RUN),
+                        "--trajectory", str(bad))
+    assert rc == 2 and str(bad) in err and "Traceback" not in err
+    assert state_of(task) == "S5_JUDGE" and task_json(task)["status"] != "QUALIFIED"
+    res = judged(task, trajectories=[])  # no trajectory at all: anti-cheat UNVERIFIABLE
     fires(res.findings, "TSK-J004")
     assert res.verdict == "PENDING" and state_of(task) == "S5_JUDGE"
 
