@@ -104,10 +104,10 @@ def _read(name: str) -> dict[str, Any]:
     """Tables are YAML: the C loader is already imported for the blocks, TOML is not."""
     import yaml
 
-    from gavelkit.data import path
+    from gavelkit.data import file
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    with path("award", name).open(encoding="utf-8") as fh:
+    with open(file("award", name), encoding="utf-8") as fh:
         return yaml.load(fh, Loader=loader)
 
 

@@ -8,34 +8,44 @@ from __future__ import annotations
 
 import functools
 import os
-from pathlib import Path
 
 from gavelkit.core.errors import InputError
 from gavelkit.core.textio import read_text
 
 TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 CONFIG_NAME = "gavel.toml"
 
 
 def find_config(start: Path | None = None) -> Path | None:
+    """GAVEL_CONFIG, else gavel.toml in `start` (default: the working folder) or a parent.
+
+    Walked with os.path: pathlib is imported only when a config is found (start-up time)."""
     env = os.environ.get("GAVEL_CONFIG")
     if env:
+        from pathlib import Path
+
         return Path(env)
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / CONFIG_NAME
-        if candidate.is_file():
-            return candidate
-    return None
+    here = os.path.realpath(os.fspath(start) if start is not None else os.getcwd())
+    while True:
+        candidate = os.path.join(here, CONFIG_NAME)
+        if os.path.isfile(candidate):
+            from pathlib import Path
+
+            return Path(candidate)
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
 @functools.cache
 def load_config(path: str | None = None) -> dict[str, Any]:
     """The parsed config (empty when there is none); a broken one is InputError."""
-    p = Path(path) if path else find_config()
+    p = path if path else find_config()
     if p is None:
         return {}
     import tomllib  # only when a config exists: keeps it off the common start-up path

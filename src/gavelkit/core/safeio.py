@@ -17,10 +17,13 @@ import errno
 import os
 import stat
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 from gavelkit.core.errors import InputError
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 MAX_JSON_DEPTH = 200
@@ -36,6 +39,8 @@ def max_bytes() -> int:
 
 def resolve_arg(path: str | os.PathLike[str] | None) -> Path | None:
     """A command-line path made absolute once, before any chdir can change its meaning."""
+    from pathlib import Path
+
     if path is None or str(path) == "":
         return None if path is None else Path(os.getcwd())
     return Path(os.path.abspath(os.path.expanduser(os.fspath(path))))
@@ -100,10 +105,10 @@ def check_input(path: str | os.PathLike[str], root: str | os.PathLike[str] | Non
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        parent = _first_missing_reason(Path(path))
+        parent = _first_missing_reason(path)
         raise InputError(name, parent or "no such file or folder", code="GK-IO001") from None
     except OSError as exc:
-        why = _first_missing_reason(Path(path)) if exc.errno == errno.ENOTDIR else ""
+        why = _first_missing_reason(path) if exc.errno == errno.ENOTDIR else ""
         raise InputError(name, f"cannot read: {why or os_reason(exc)}", code="GK-IO001") from None
     mode = st.st_mode
     if want == "dir":
@@ -118,8 +123,11 @@ def check_input(path: str | os.PathLike[str], root: str | os.PathLike[str] | Non
     return st
 
 
-def _first_missing_reason(p: Path) -> str:
+def _first_missing_reason(path: str | os.PathLike[str]) -> str:
     """Say "X is a file, not a folder" when a parent of the path is a regular file."""
+    from pathlib import Path  # error path only: pathlib stays off the start-up path
+
+    p = Path(path)
     for parent in p.parents:
         try:
             st = os.stat(parent)
@@ -239,6 +247,8 @@ def iter_files(folder: str | os.PathLike[str], *, root: str | os.PathLike[str] |
     is refused, so the caller reports it instead of silently reading or
     skipping it.
     """
+    from pathlib import Path
+
     base = Path(folder)
     top = Path(root) if root is not None else base
     real_root = os.path.realpath(top)
@@ -314,6 +324,8 @@ def check_output(path: str | os.PathLike[str], *, mkdir: bool = True) -> Path:
     A device, FIFO, socket or directory at the output path, a link loop, or a
     parent that is a file is an InputError (exit 2) naming the path.
     """
+    from pathlib import Path
+
     target = Path(path)
     name = str(path)
     try:
@@ -351,6 +363,8 @@ def check_output(path: str | os.PathLike[str], *, mkdir: bool = True) -> Path:
 
 def check_output_dir(path: str | os.PathLike[str]) -> Path:
     """An output folder: existing folder or creatable; never a file, device or loop."""
+    from pathlib import Path
+
     target = Path(path)
     name = str(path)
     try:
@@ -394,6 +408,8 @@ def stale_pid(name: str, suffix: str = ".tmp") -> int | None:
 
 def clean_stale_temps(target: str | os.PathLike[str]) -> list[Path]:
     """Remove temp files our killed writers left in `target`'s folder (live ones are kept)."""
+    from pathlib import Path
+
     t = Path(target)
     removed: list[Path] = []
     try:

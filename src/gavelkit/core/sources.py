@@ -6,7 +6,7 @@ size limits, duplicate keys and alias bombs are handled once.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from gavelkit.core.errors import InputError
 from gavelkit.core.fences import YAML_TAGS, find_fences
@@ -16,6 +16,7 @@ from gavelkit.core.yamlload import load_documents
 
 TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd"})
@@ -62,7 +63,7 @@ def load_source(path: str | Path, text: str | None = None) -> Source:
         except InputError as exc:
             src.findings.append(exc.to_finding())
             return src
-    suffix = Path(name).suffix.lower()
+    suffix = os.path.splitext(name)[1].lower()
     fences = find_fences(text) if suffix not in (".yaml", ".yml") else []
     yaml_fences = [f for f in fences if f.lang in YAML_TAGS]
     if suffix in MARKDOWN_SUFFIXES or yaml_fences:

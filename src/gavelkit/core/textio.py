@@ -11,10 +11,13 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 from gavelkit.core.errors import InputError
 from gavelkit.core.safeio import _line_col, decode_text  # noqa: F401 - re-exported
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    pass
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 
@@ -100,6 +103,7 @@ def locked(path: str | os.PathLike[str], timeout: float = 30.0) -> Iterator[None
     """
     import fcntl
     import time
+    from pathlib import Path
 
     lock_path = Path(str(path) + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)

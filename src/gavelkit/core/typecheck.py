@@ -12,9 +12,12 @@ where a list was. Keys the defaults do not know are left to the caller.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from gavelkit.core.errors import InputError
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _kind(v: Any) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from gavelkit.award.blocks.checks import (
     Ctx,
@@ -18,6 +17,10 @@ from gavelkit.award.blocks.checks import (
 )
 from gavelkit.award.tables import Tables
 from gavelkit.core.yamlload import PosDict
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 K = "gate"
 

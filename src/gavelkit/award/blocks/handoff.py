@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from gavelkit.award.blocks.checks import (
     Ctx,
     describe,
@@ -22,6 +19,11 @@ from gavelkit.award.runs import runpaths
 from gavelkit.award.tables import Tables
 from gavelkit.core.errors import UsageError
 from gavelkit.core.yamlload import PosDict
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 K = "handoff"
 

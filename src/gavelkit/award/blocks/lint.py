@@ -7,7 +7,6 @@ seed-compatible `lint_run.py` call; they never print and never exit.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from gavelkit.award.blocks.checks import Ctx
 from gavelkit.award.blocks.load import CLI_KIND, Block, select
@@ -18,6 +17,8 @@ from gavelkit.core.sources import Source, load_source
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gavelkit.award.blocks.scorecard import Card
 
 LINT_KINDS = ("handoff", "gate", "scorecard", "memo", "variant")
@@ -114,5 +115,9 @@ def lint_paths(paths: Sequence[str | Path], kind: str, agent: str | None = None,
         from gavelkit.award.blocks.handoff import known_agent
 
         known_agent(tables, agent)
-    rd = Path(run_dir) if run_dir is not None else None
+    rd = None
+    if run_dir is not None:
+        from pathlib import Path  # only here: pathlib costs start-up time on every lint
+
+        rd = Path(run_dir)
     return [lint_source(load_source(p), kind, tables, agent, rd) for p in paths]

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Any
 
 from gavelkit.award.blocks.checks import Ctx, describe, ipos, is_int, lists, nonblank, require, vpos
 from gavelkit.award.tables import Tables
 from gavelkit.core.yamlload import PosDict
+
+TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
+if TYPE_CHECKING:
+    from typing import Any
 
 K = "variant"
 THRESHOLDS_REF = "mathodology-award-gates"

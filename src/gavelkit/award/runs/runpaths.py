@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import posixpath
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class PathVerdict:
@@ -29,14 +32,16 @@ class PathVerdict:
 
 def run_id_from_location(path: str | Path) -> tuple[str, Path] | None:
     """(run id, run folder) when `path` lies inside some `work/<run-id>/`."""
-    parts = Path(os.path.abspath(path)).parts
+    parts = os.path.abspath(path).split(os.sep)
     for i in range(len(parts) - 2, -1, -1):
         if parts[i] == "work" and i + 1 < len(parts) - 1:
-            run = Path(*parts[: i + 2])
+            run = os.sep.join(parts[: i + 2]) or os.sep
             # a folder merely named work/ (a /work/<project>/ checkout) is not a run:
             # a run has the seed's layout (phase-logs/ at least)
-            if (run / "phase-logs").is_dir():
-                return parts[i + 1], run
+            if os.path.isdir(os.path.join(run, "phase-logs")):
+                from pathlib import Path
+
+                return parts[i + 1], Path(run)
     return None
 
 
