@@ -12,7 +12,6 @@ candidate's workspace.
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import os
 import posixpath
@@ -30,6 +29,8 @@ from gavelkit.task.anticheat.names import literal, norm
 from gavelkit.task.anticheat.rules import CommandRule, Place, load_rules
 
 TASK_ALLOW = ("spec.md", "spec_v*.md", "README*", "LICENSE*", ".*")
+MAX_ORACLE_FILES = 32            # kept_nodeids*.txt files read for the oracle-id check
+MAX_ORACLE_IDS = 1_000_000       # ids kept in memory (~150 MB); GAVEL_SCAN_MAX_ORACLE_IDS
 _URL = re.compile(r"(?:https?://|git@|ssh://|git://|git\+https?://)[^\s'\"<>]+", re.I)
 
 
@@ -52,6 +53,8 @@ class Context:
     task_record: str | None = None                            # path of task.json, if any
     unknown_keys: list[tuple[str, str]] = field(default_factory=list)  # (key, path)
     overridden: list[dict[str, str]] = field(default_factory=list)
+    # (path, line, what) a part of the task the scan did not use: each is a CHT-U007
+    unchecked: list[tuple[str, int, str]] = field(default_factory=list)
     matchers: dict[str, Any] = field(default_factory=dict)   # compiled once per scan engine
 
     def report(self) -> list[dict[str, Any]]:
@@ -198,7 +201,13 @@ def _add_prefixes(ctx: Context, place: Place, prefixes: list[str]) -> None:
 
 
 def _task_places(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
-    recorded = taskpaths.recorded_paths(record)
+    deep: list[str] = []
+    recorded = taskpaths.recorded_paths(record, deep)
+    for key in deep:
+        ctx.unchecked.append((ctx.task_record or "task.json", 0,
+                              f"task.json is nested deeper than {taskpaths.MAX_DEPTH} levels "
+                              f"at {key!r}: paths recorded there were not classified, so no "
+                              "forbidden place was taken from them"))
     src = "task.json"
     # the agent's own places named by the task: they count as its workspace
     for rp in recorded:
@@ -249,35 +258,79 @@ def _task_places(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
     _load_signatures(ctx, tdir, record)
 
 
-def _load_signatures(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
-    """Oracle node ids: seeing several of them in an output means oracle content leaked."""
-    files = sorted(tdir.glob("kept_nodeids*.txt"))
-    for f in files[:4]:
-        from gavelkit.core.errors import InputError
-        from gavelkit.core.safeio import read_input
+def max_oracle_ids() -> int:
+    """How many oracle ids the output check keeps in memory (GAVEL_SCAN_MAX_ORACLE_IDS)."""
+    raw = os.environ.get("GAVEL_SCAN_MAX_ORACLE_IDS", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else MAX_ORACLE_IDS
 
-        with contextlib.suppress(OSError, UnicodeDecodeError, InputError):
+
+def _add_signature(ctx: Context, base: str, name: str) -> None:
+    if len(name) >= 6:  # shorter names (`test`) are too common to be evidence
+        ctx.signatures.add(f"{base}::{name}")
+        ctx.sig_files.add(base)
+
+
+def _load_signatures(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
+    """Oracle node ids: seeing several of them in an output means oracle content leaked.
+
+    Fail closed: a kept list that cannot be read, more kept files than MAX_ORACLE_FILES,
+    or more ids than `max_oracle_ids()` mean some oracle ids are not looked for; each is
+    an entry of `ctx.unchecked` (CHT-U007, with the file and line), which makes the
+    verdict UNVERIFIABLE: the output check is not CLEAN for ids it never had.
+    """
+    from gavelkit.core.safeio import read_input
+
+    cap = max_oracle_ids()
+    files = sorted(tdir.glob("kept_nodeids*.txt"))
+    if len(files) > MAX_ORACLE_FILES:
+        ctx.unchecked.append((str(files[MAX_ORACLE_FILES]), 0,
+                              f"{len(files)} kept_nodeids*.txt files, over the limit of "
+                              f"{MAX_ORACLE_FILES}: the ids of {len(files) - MAX_ORACLE_FILES} "
+                              "file(s) from this one on were not looked for in tool outputs"))
+    for f in files[:MAX_ORACLE_FILES]:
+        try:
             raw = read_input(f, allow_empty=True)  # a FIFO here must not hang the scan
-            for ln in raw.decode("utf-8-sig").splitlines()[:20000]:
-                ln = ln.strip()
-                if "::" in ln:
-                    file_part, _, name = ln.partition("::")
-                    name = name.split("[")[0].split("::")[-1]
-                    base = posixpath.basename(file_part)
-                    if len(name) >= 6:
-                        ctx.signatures.add(f"{base}::{name}")
-                        ctx.sig_files.add(base)
+            text = raw.decode("utf-8-sig")
+        except InputError as exc:
+            ctx.unchecked.append((str(f), exc.line or 0, "oracle id list not read, its ids "
+                                  f"were not looked for in tool outputs: {exc.message}"))
+            continue
+        except UnicodeDecodeError as exc:
+            ctx.unchecked.append((str(f), raw[:exc.start].count(b"\n") + 1,
+                                  "oracle id list is not UTF-8, its ids were not looked for "
+                                  "in tool outputs"))
+            continue
+        except OSError as exc:
+            ctx.unchecked.append((str(f), 0, "oracle id list not read, its ids were not "
+                                  f"looked for in tool outputs: {exc.strerror or exc}"))
+            continue
+        for no, ln in enumerate(text.splitlines(), start=1):
+            ln = ln.strip()
+            if "::" not in ln:
+                continue
+            if len(ctx.signatures) >= cap:
+                ctx.unchecked.append((str(f), no, f"more than {cap:,} oracle ids: the ids from "
+                                      "this line on were not looked for in tool outputs "
+                                      "(GAVEL_SCAN_MAX_ORACLE_IDS)"))
+                return
+            file_part, _, name = ln.partition("::")
+            name = name.split("[")[0].split("::")[-1]
+            _add_signature(ctx, posixpath.basename(file_part), name)
     tax = record.get("taxonomy")
     if isinstance(tax, dict):
-        for key in list(tax)[:20000]:
-            if "::" in key:
-                mod, _, name = key.partition("::")
-                base = posixpath.basename(mod.replace("\\", "/"))
-                base = base if base.endswith(".py") else base + ".py"
-                name = name.split("[")[0]
-                if len(name) >= 6:
-                    ctx.signatures.add(f"{base}::{name}")
-                    ctx.sig_files.add(base)
+        for key in tax:
+            if "::" not in key:
+                continue
+            if len(ctx.signatures) >= cap:
+                ctx.unchecked.append((ctx.task_record or "task.json", 0,
+                                      f"more than {cap:,} oracle ids: taxonomy entries from "
+                                      f"{key!r} on were not looked for in tool outputs "
+                                      "(GAVEL_SCAN_MAX_ORACLE_IDS)"))
+                return
+            mod, _, name = key.partition("::")
+            base = posixpath.basename(mod.replace("\\", "/"))
+            base = base if base.endswith(".py") else base + ".py"
+            _add_signature(ctx, base, name.split("[")[0])
 
 
 # --------------------------------------------------------------------------- matching

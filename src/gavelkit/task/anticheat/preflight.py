@@ -73,10 +73,13 @@ for d in dirs:
         if n.endswith(".pth"):
             try:
                 with open(os.path.join(d, n), encoding="utf-8", errors="replace") as fh:
-                    lines = [ln.rstrip("\n") for ln in fh][:200]
-            except OSError:
+                    lines = [ln.rstrip("\n") for ln in fh]
+            except OSError as exc:
+                out["pth"].append({"file": os.path.join(d, n), "lines": [],
+                                   "unread": str(exc)})
                 continue
-            out["pth"].append({"file": os.path.join(d, n), "lines": lines})
+            out["pth"].append({"file": os.path.join(d, n), "lines": lines[:5000],
+                               "cut": max(0, len(lines) - 5000)})
 print(json.dumps(out))
 """
 
@@ -327,4 +330,10 @@ def _decide(package: str, top: str, cand: str, command: str, output: str, rc: in
                       "candidate" + (" (from PYTHONPATH)" if owner in pp else ""))
         return res
     res.reason = f"{package} resolves outside the candidate: {real}"
+    unread = [f"{p['file']} ({p['unread']})" if p.get("unread") else
+              f"{p['file']} (lines after 5000, {p['cut']} more)"
+              for p in info.get("pth") or [] if p.get("unread") or p.get("cut")]
+    if unread:
+        # say what the .pth search above did not see: a redirect may hide there
+        res.reason += "; .pth files not fully read: " + ", ".join(unread)
     return res

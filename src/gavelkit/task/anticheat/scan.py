@@ -92,6 +92,10 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
                                  f"{val!r}, which no entry of the key table classifies; it is "
                                  "forbidden only where a forbidden pattern matches it",
                                  ctx.task_record or "task.json", key=key))
+    for where, line, what in ctx.unchecked:
+        findings.append(_finding("CHT-U007", "error", f"{what}; the verdict cannot be CLEAN "
+                                 "for a check that did not have all of its input", where, line,
+                                 unusable=True))
     files: list[dict[str, Any]] = []
     if not paths:
         findings.append(_finding("CHT-U001", "error", "no transcript given: the run cannot be "

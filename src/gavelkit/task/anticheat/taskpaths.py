@@ -18,7 +18,7 @@ from typing import Any
 
 OWN, FORBIDDEN, NOT_PATH, UNKNOWN = "own", "forbidden", "not_path", "unknown"
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|git@)", re.I)
-MAX_DEPTH = 12
+MAX_DEPTH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,16 +49,22 @@ def classify_key(key: str) -> str | None:
 
 def looks_like_path(val: str) -> bool:
     s = val.strip()
-    return (3 <= len(s) <= 400 and "\n" not in s and "::" not in s and " " not in s
+    return (3 <= len(s) <= 4096 and "\n" not in s and "::" not in s and " " not in s
             and not _URL.match(s) and ("/" in s or "\\" in s))
 
 
-def recorded_paths(record: Any) -> list[RecordedPath]:
-    """Every path-like string in the record with the class its nearest named key gives."""
+def recorded_paths(record: Any, skipped: list[str] | None = None) -> list[RecordedPath]:
+    """Every path-like string in the record with the class its nearest named key gives.
+
+    A value nested deeper than MAX_DEPTH is not walked; its key path is appended to
+    `skipped` so the caller can report it (a forbidden path may hide there).
+    """
     out: list[RecordedPath] = []
 
     def walk(obj: Any, keys: tuple[str, ...], depth: int) -> None:
         if depth > MAX_DEPTH:
+            if skipped is not None and isinstance(obj, dict | list | str):
+                skipped.append(".".join(keys) or "(top)")
             return
         if isinstance(obj, dict):
             for k, v in obj.items():
