@@ -1,8 +1,13 @@
 """`gavel award report`, `gavel task report`, `gavel task report-all`: static HTML reports.
 
 Each writes one self-contained HTML file (charts inline, no network) and prints where
-it went. Exit 0 when the report is written (what it shows is not a verdict of this
-command), 2 for a folder that cannot be read or an output that cannot be written.
+it went. A report never certifies what it could not read: an input file inside the
+folder that cannot be read or used (unreadable, corrupt, a FIFO, a folder for a file)
+is named with its reason, shown as "could not read" at the top of the page, and the
+command exits 2 (the page is still written so the rest can be read). A readable file
+that breaks a rule gives its findings and exit 1. What the report shows (gates,
+verdicts) is not a verdict of this command. Exit 2 also for a folder that cannot be
+read or an output that cannot be written.
 matplotlib and Jinja2 are imported only inside the commands.
 """
 
@@ -36,6 +41,19 @@ def _write(path: Path, html: str) -> None:
                          code="RPT-O001") from None
 
 
+def _quiet(findings: list[Any]) -> int:
+    """--quiet prints only the errors (the inputs it could not read among them)."""
+    import sys
+
+    from gavelkit.core.findings import exit_code
+
+    for f in findings:
+        if f.severity == "error":
+            where = f.path + (f":{f.line}" if f.line else "")
+            print(f"{where}: {f.code}: {f.message}", file=sys.stderr)
+    return exit_code(findings)
+
+
 def _common(p: Any, default_out: str) -> None:
     p.add_argument("-o", "--output", default=default_out, metavar="HTML",
                    help=f"where to write the report (default: {default_out})")
@@ -49,8 +67,9 @@ def award_main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Write the lead's HTML report of an award run: phase timeline, open "
                "issues, budgets, the panel against the target's threshold and floor, "
                "conflicts, PDF QA with the contact sheet, and the next action.\n\n"
-               "exit 0: report written; 2: the run folder cannot be read or the output "
-               "cannot be written.")
+               "exit 0: report written from readable inputs; 1: an input breaks a rule "
+               "(findings); 2: an input could not be read (the report is written and says "
+               "so), the run folder cannot be read or the output cannot be written.")
     p.add_argument("run", metavar="RUN_DIR")
     p.add_argument("--target", help="target tier (default: the variant block's target_tier)")
     p.add_argument("--no-pdfqa", action="store_true",
@@ -73,18 +92,20 @@ def award_main(argv: list[str], prog: str) -> int:
     data["pdfqa"] = {k: v for k, v in data["pdfqa"].items() if k != "sheet"}
     text = (f"wrote {out} ({os.path.getsize(out) // 1024} KB): NEXT {a['action']}"
             + (f" phase {a['phase']}" if a["phase"] is not None else "") + f": {a['reason']}")
+    findings = [f for f in rep.findings if f.severity != "info"]
     if args.quiet:
-        return 0
-    emit([], args.format, "award report", {"output": str(out), "report": data}, text=text)
-    return 0
+        return _quiet(findings)
+    return emit(findings, args.format, "award report", {"output": str(out), "report": data},
+                text=text)
 
 
 def task_main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Write the HTML report of one task: layer pass rates and the rate gap, "
                "spec-section coverage heat map, failure clusters with root causes, gate "
                "results and the verdict history.\n\n"
-               "exit 0: report written; 2: the task folder cannot be read or the output "
-               "cannot be written.")
+               "exit 0: report written from readable inputs; 1: an input breaks a rule "
+               "(findings); 2: an input could not be read (the report is written and says "
+               "so), the task folder cannot be read or the output cannot be written.")
     p.add_argument("task", help="task folder (tasks/{id} or wip/{id})")
     p.add_argument("--config", help="TOML file overriding the task tables")
     _common(p, "report.html")
@@ -96,14 +117,17 @@ def task_main(argv: list[str], prog: str) -> int:
     with Progress("task report", quiet=args.quiet) as bar:
         rep = build_task(args.task, args.config, progress=bar.update)
     _write(out, rep.html)
+    findings = [f for f in rep.findings if f.severity != "info"]
     if args.quiet:
-        return 0
+        return _quiet(findings)
     d = rep.data
     text = (f"wrote {out} ({os.path.getsize(out) // 1024} KB): {d['id']} state "
             f"{d['state'] or '?'}, verdict {d['verdict'] or '?'}, gap "
             + (f"{d['gap']['rate_gap']:+.3f}" if d["gap"]["rate_gap"] is not None else "n/a"))
-    emit([], args.format, "task report", {"output": str(out), "report": d}, text=text)
-    return 0
+    if d["unread"]:
+        text += f"; could not read {len(d['unread'])} input(s), nothing taken from them"
+    return emit(findings, args.format, "task report", {"output": str(out), "report": d},
+                text=text)
 
 
 def fleet_main(argv: list[str], prog: str) -> int:

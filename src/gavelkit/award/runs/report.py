@@ -11,6 +11,7 @@ drawn here only: this report is lead-side and is never part of a seat's brief.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -161,7 +162,7 @@ def pdf_qa(run: Path, sheet: bool = True, dpi: int = 30) -> dict[str, Any]:
     from gavelkit.core.errors import InputError
 
     pdf = run.joinpath(*PDF_NAME)
-    if not pdf.is_file():
+    if not os.path.lexists(pdf):  # a FIFO, folder or broken link is reported, not "absent"
         return {"ran": False, "reason": f"no compiled paper at {'/'.join(PDF_NAME)}"}
     out: dict[str, Any] = {"ran": True, "pdf": str(pdf), "findings": [], "sheet": None}
     with tempfile.TemporaryDirectory(prefix="gavel-report-") as tmp:
@@ -169,7 +170,8 @@ def pdf_qa(run: Path, sheet: bool = True, dpi: int = 30) -> dict[str, Any]:
         try:
             fs = framed_sheet(str(pdf), str(png), dpi=dpi, qa=True, anonymous=True)
         except InputError as exc:
-            return {"ran": False, "reason": f"pdf QA could not read the paper: {exc}"}
+            return {"ran": False, "reason": f"pdf QA could not read the paper: {exc}",
+                    "unread": exc.to_finding().to_dict()}
         except OSError as exc:
             return {"ran": False, "reason": f"contact sheet failed: {exc.strerror or exc}"}
         if sheet and png.is_file():
@@ -303,6 +305,14 @@ def build(run: str | Path, target: str | None = None, pdfqa: bool = True,
     data = collect(st)
     step(1, 3, "PDF QA")
     data["pdfqa"] = pdf_qa(st.run) if pdfqa else {"ran": False, "reason": "skipped (--no-pdfqa)"}
+    findings = list(st.findings)
+    bad_pdf = data["pdfqa"].get("unread")
+    if bad_pdf:
+        findings.append(Finding(bad_pdf["code"], "error", bad_pdf["message"], bad_pdf["path"],
+                                bad_pdf.get("line", 0), bad_pdf.get("col", 0), unusable=True))
+    # the page names first what it could not read: nothing of it is certified
+    data["unread"] = [{"path": f.path, "line": f.line, "message": f.message, "code": f.code}
+                      for f in findings if f.unusable]
     step(2, 3, "charts")
     charts: dict[str, Any] = {
         "timeline": timeline_chart(st) if st.phases else None,
@@ -311,4 +321,4 @@ def build(run: str | Path, target: str | None = None, pdfqa: bool = True,
     }
     html = hr.render("award_report.html.j2", d=data, charts=charts, version=__version__)
     step(3, 3, "done")
-    return AwardReport(st, data, html, list(st.findings))
+    return AwardReport(st, data, html, findings)

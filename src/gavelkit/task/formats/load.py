@@ -144,6 +144,16 @@ def find_globs(task_dir: Path, patterns: list[str]) -> list[Path]:
     return out
 
 
+def _score_paths(task_dir: Path, patterns: list[str]) -> list[Path]:
+    """Score files by the globs, then any plain-name pattern that exists but is not a
+    regular file (a folder, FIFO or broken link): handed to the reader, which reports it,
+    instead of the task looking as if it had no score."""
+    hits = find_globs(task_dir, patterns)
+    odd = [task_dir / pat for pat in patterns if not glob.has_magic(pat)
+           and os.path.lexists(task_dir / pat) and not (task_dir / pat).is_file()]
+    return hits + [p for p in odd if p not in hits]
+
+
 def load_task(task_dir: str | Path, config: str | Path | None = None,
               ledger: str | Path | None = None) -> Task:
     """Parse every known file of a task folder. Raises InputError if it is not a folder."""
@@ -172,9 +182,9 @@ def load_task(task_dir: str | Path, config: str | Path | None = None,
     task.taxonomy = take("taxonomy", _first(d, TAX_NAMES), read_taxonomy)
     task.task_json = take("task_json", _first(d, ("task.json",)), read_task_json)
     task.pipeline = take("pipeline", _first(d, (STATE_NAME,)), read_pipeline_state)
-    refs = find_globs(d, cfg["state"]["reference_score_globs"])
+    refs = _score_paths(d, cfg["state"]["reference_score_globs"])
     task.reference_score = take("reference_score", refs[0] if refs else None, read_score)
-    cands = [p for p in find_globs(d, cfg["state"]["candidate_score_globs"])]
+    cands = _score_paths(d, cfg["state"]["candidate_score_globs"])
     task.score_result = take("score_result", cands[0] if cands else None, read_score)
     lp = find_ledger(d, ledger)
     if lp is not None:

@@ -45,9 +45,13 @@ def build_task(task_dir: str | Path, config: str | None = None, html: bool = Tru
     step = progress or (lambda done, total, stage: None)
     step(0, 2, "reading files and running gates")
     task = load_task(task_dir, config)
-    d = collect(task)
+    problems: list[Finding] = []
+    d = collect(task, problems)
+    # what the command reports: the readers' findings and the files the report could not
+    # read (unusable: exit 2, and the page says "could not read" first)
+    findings = [*task.findings, *problems]
     if not html:
-        return Report(d)
+        return Report(d, "", findings)
     step(1, 2, "charts")
     charts = {
         "layers": layer_chart(d) if any(v["rate"] is not None for v in d["layers"].values())
@@ -57,7 +61,7 @@ def build_task(task_dir: str | Path, config: str | None = None, html: bool = Tru
     }
     page = hr.render("task_report.html.j2", d=d, charts=charts, version=__version__)
     step(2, 2, "done")
-    return Report(d, page, [])
+    return Report(d, page, findings)
 
 
 def looks_like_task(p: Path) -> bool:
@@ -107,7 +111,11 @@ def fleet_one(folder: Path, config: str | None = None, reports_dir: Path | None 
         target = reports_dir / f"{folder.name}.html"
         hr.write(str(target), rep.html)
         link = os.path.relpath(target, base or Path("."))
-    return folder.name, _row(rep.data, link), None
+    unread = [f for f in rep.findings if f.unusable]
+    note = Finding("RPT-T001", "warning", f"could not read {len(unread)} input(s) of this task "
+                   f"(first: {unread[0].path}: {unread[0].message}); its row shows only the rest",
+                   str(folder)) if unread else None
+    return folder.name, _row(rep.data, link), note
 
 
 def build_fleet(folders: Iterable[Path], config: str | None = None,

@@ -3,11 +3,13 @@ crash clusters, coverage, history, diagnosis and the verdict."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from gavelkit.core.errors import InputError
+from gavelkit.core.findings import Finding
 from gavelkit.task.formats.score import ScoreResult, read_score, score_from_dict
 
 LAYERS = ("atomic", "integration", "system_e2e")
@@ -49,15 +51,21 @@ def gap_metrics(layers: dict[str, dict[str, int]]) -> dict[str, Any]:
             "rate_gap": (a - ie) if a is not None and ie is not None else None}
 
 
-def _candidate(task: Any) -> tuple[ScoreResult | None, str]:
+def _candidate(task: Any, problems: list[Finding]) -> tuple[ScoreResult | None, str]:
+    """The candidate's score and where it came from. A score file that exists but cannot
+    be read is never replaced by another source: the report says it could not read it."""
     if task.score_result is not None:
         return task.score_result, task.rel(Path(task.score_result.path))
+    if "score_result" in task.paths:
+        return None, f"could not read {task.rel(task.paths['score_result'])}"
     for rel in EXTRA_CANDIDATE:
         p = task.dir / rel
-        if p.is_file():
-            sr, _ = read_score(p)
+        if os.path.lexists(p):
+            sr, fnd = read_score(p)
             if sr is not None:
                 return sr, rel
+            problems.extend(f for f in fnd if f.unusable)
+            return None, f"could not read {rel}"
     tj = task.task_json
     cs = tj.data.get("candidate_score") if tj else None
     if isinstance(cs, dict) and ("passed" in cs or "summary" in cs):
@@ -69,6 +77,8 @@ def _candidate(task: Any) -> tuple[ScoreResult | None, str]:
 def _reference(task: Any) -> tuple[float | None, str]:
     if task.reference_score is not None and task.reference_score.pass_rate is not None:
         return task.reference_score.pass_rate, task.rel(Path(task.reference_score.path))
+    if task.reference_score is None and "reference_score" in task.paths:
+        return None, f"could not read {task.rel(task.paths['reference_score'])}"
     tj = task.task_json.data if task.task_json else {}
     v = tj.get("reference_pass_rate")
     if isinstance(v, int | float) and not isinstance(v, bool):
@@ -228,7 +238,7 @@ def _diagnosis(task: Any) -> dict[str, Any]:
     """Verdict line and the sections a person reads first from judge/diagnosis_report.md."""
     for rel in ("judge/diagnosis_report.md", "diagnosis_report.md"):
         p = task.dir / rel
-        if not p.is_file():
+        if not os.path.lexists(p):  # a FIFO or folder here is reported, not skipped
             continue
         from gavelkit.core.textio import read_text
 
@@ -272,34 +282,49 @@ def _judge_record(rec: dict[str, Any]) -> dict[str, Any]:
             "cascade": {k: v for k, v in cascade.items() if isinstance(v, int)}}
 
 
-def _json_file(p: Path) -> dict[str, Any]:
+def _json_file(p: Path, problems: list[Finding] | None = None) -> dict[str, Any]:
+    """A JSON record the report shows; {} when absent. One that cannot be read is
+    appended to `problems` (unusable): the report must say it could not read it."""
     from gavelkit.core.errors import InputError
     from gavelkit.core.safeio import load_json
 
-    if not p.is_file():
+    if not os.path.lexists(p):
         return {}
     try:
         data = load_json(p)
-    except InputError:
+    except InputError as exc:
+        if problems is not None:
+            problems.append(Finding("RPT-T002", "error", f"could not read it: {exc.message}",
+                                    str(p), exc.line, exc.col, unusable=True))
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        if problems is not None:
+            problems.append(Finding("RPT-T002", "error", "could not use it: not a JSON object",
+                                    str(p), 1, 1, unusable=True))
+        return {}
+    return data
 
 
 # ----------------------------------------------------------------------------- collect
 
-def collect(task: Any) -> dict[str, Any]:
+def collect(task: Any, problems: list[Finding] | None = None) -> dict[str, Any]:
+    """The report's data. Files the report could not read go to `problems` (and to
+    data["unread"], which the page shows first): nothing is certified from them."""
     from gavelkit.task.gates import run_gates
+
+    problems = [] if problems is None else problems
 
     gates = run_gates(task, "DEF")
     tj = dict(task.task_json.data) if task.task_json else {}
     taxonomy = dict(task.task_json.taxonomy) if task.task_json else {}
-    cand, cand_src = _candidate(task)
+    cand, cand_src = _candidate(task, problems)
     ref_rate, ref_src = _reference(task)
     layers = layer_counts(cand, taxonomy)
     computed = gap_metrics(layers)
     recorded = tj.get("integration_gap") if isinstance(tj.get("integration_gap"), dict) else None
     gap = dict(computed)
-    gap["source"] = f"computed from {cand_src}" if cand_src else "no score file"
+    gap["source"] = ("no usable score file" if cand is None and cand_src else
+                     f"computed from {cand_src}" if cand_src else "no score file")
     if recorded:
         for k in ("atomic_rate", "integration_e2e_rate", "rate_gap"):
             if isinstance(recorded.get(k), int | float):
@@ -308,8 +333,11 @@ def collect(task: Any) -> dict[str, Any]:
         gap["computed"] = computed
     events = tj.get("true_gap_events") or (recorded or {}).get("true_gap_events") or []
     diag = _diagnosis(task)
-    extra = _json_file(task.dir / "judge" / "judge_result.json") or \
-        _json_file(task.dir / "judge" / "verdict.json")
+    if diag.get("error"):
+        problems.append(Finding("RPT-T002", "error", f"could not read it: {diag['error']}",
+                                str(task.dir / diag["path"]), unusable=True))
+    extra = _json_file(task.dir / "judge" / "judge_result.json", problems) or \
+        _json_file(task.dir / "judge" / "verdict.json", problems)
     verdict, verdict_src = _verdict(tj, diag, extra)
     judge = tj.get("judge") if isinstance(tj.get("judge"), dict) else {}
     gd = gates.results.get("D")
@@ -347,6 +375,9 @@ def collect(task: Any) -> dict[str, Any]:
         "diagnosis": diag,
         "judge_record": _judge_record(extra),
         "load_findings": [f.to_dict() for f in task.findings],
+        "unread": [{"path": task.rel(Path(f.path)) if f.path else str(task.dir),
+                    "line": f.line, "message": f.message, "code": f.code}
+                   for f in [*task.findings, *problems] if f.unusable],
         "files": {k: task.rel(v) for k, v in task.paths.items()},
     }
 
