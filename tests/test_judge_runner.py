@@ -77,6 +77,53 @@ def test_isolation_status_is_stated(tmp_path: Path) -> None:
         assert res2.score["gavel"]["isolation"]["mechanism"] == "bubblewrap"
 
 
+FAKE_BWRAP = """#!/bin/sh
+# stands in for bubblewrap: logs the call, drops its options, runs the command in --chdir
+echo "$@" >> "$0.log"
+dir=.
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --) shift; break ;;
+    --chdir) dir="$2"; shift 2 ;;
+    --unshare-all|--die-with-parent|--new-session) shift ;;
+    --tmpfs|--dev|--proc) shift 2 ;;
+    *) shift 3 ;;
+  esac
+done
+cd "$dir" && exec "$@"
+"""
+
+
+def test_isolation_active_is_stated_without_bubblewrap(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clean side of TSK-X006 on any machine: the probe is faked to say bubblewrap
+    works and a stand-in wrapper runs the command, so the run states isolation as active
+    (it is not really isolated: this checks the statement, the bwrap branch above checks
+    the real thing)."""
+    from gavelkit.task.scoring import sandbox
+
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text(FAKE_BWRAP)
+    fake.chmod(0o755)
+    monkeypatch.delenv("GAVEL_NO_BWRAP", raising=False)
+    monkeypatch.setattr(sandbox, "_BWRAP", {"ok": True, "why": "", "exe": str(fake)})
+    task = make_task(tmp_path, atomic_only=True)
+    res = run(task, ref_solution(tmp_path), tmp_path)
+    clean(res.findings, "TSK-X006")
+    iso = res.score["gavel"]["isolation"]
+    assert iso["active"] is True and iso["mechanism"] == "bubblewrap"
+    assert res.pass_rate == 1.0
+    calls = Path(str(fake) + ".log").read_text()
+    assert "--unshare-all" in calls and "--ro-bind" in calls  # the command went through it
+
+
+def test_no_bwrap_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GAVEL_NO_BWRAP", "1")
+    ok, why = bwrap_available()
+    assert ok is False and "GAVEL_NO_BWRAP" in why
+
+
 def test_src_layout_detected(tmp_path: Path) -> None:
     task = make_task(tmp_path, atomic_only=True)
     sol = solution(tmp_path, "srclayout", {"src/tally/__init__.py": REFERENCE,

@@ -32,7 +32,14 @@ _BWRAP: dict[str, Any] = {}
 
 
 def bwrap_available() -> tuple[bool, str]:
-    """Is bubblewrap installed and allowed to create namespaces here? (probed once)."""
+    """Is bubblewrap installed and allowed to create namespaces here? (probed once).
+
+    GAVEL_NO_BWRAP=1 answers no without probing: the run is then scored as on a machine
+    without bubblewrap, and says so (TSK-X006); the test suite uses it to check that a
+    fresh machine without bwrap still tests every rule both ways.
+    """
+    if os.environ.get("GAVEL_NO_BWRAP", "") not in ("", "0"):
+        return False, "bubblewrap switched off (GAVEL_NO_BWRAP is set)"
     if "ok" not in _BWRAP:
         exe = shutil.which("bwrap")
         if exe is None:
