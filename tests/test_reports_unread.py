@@ -161,3 +161,18 @@ def _f(d: dict):  # a Finding back from its JSON form
 
     return Finding(d["code"], d["severity"], d["message"], d["path"], d.get("line", 0),
                    d.get("col", 0), unusable=d.get("unusable", False))
+
+
+def test_award_report_gates_as_a_file_is_not_a_fresh_run(tmp_path: Path) -> None:
+    """A file where gates/ belongs: the gates cannot be read, which is not 'no gate yet'."""
+    import shutil
+
+    run = make_run(tmp_path)
+    pass_phases(run, 2)
+    shutil.rmtree(run / "gates")
+    (run / "gates").write_text("not a folder\n", "utf-8")
+    out = tmp_path / "r.html"
+    rc, text, err = cli("award", "report", str(run), "-o", str(out), "--no-pdfqa")
+    assert rc == 2, (text, err)
+    assert "not a folder" in text + err
+    assert "could not read <code>" in out.read_text("utf-8")

@@ -7,6 +7,7 @@ variant_template.yaml) so the seed's layout lives in one place.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import secrets
 import time
@@ -111,7 +112,8 @@ def check_layout(run: Path) -> list[Finding]:
     expected = layout()["folders"]
     for folder in expected:
         if not (run / folder).is_dir():
-            out.append(Finding("AWD-L001", "warning", f"layout folder {folder}/ is missing",
+            what = "is not a folder" if os.path.lexists(run / folder) else "is missing"
+            out.append(Finding("AWD-L001", "warning", f"layout folder {folder}/ {what}",
                                str(run / folder)))
     top = {f.split("/")[0] for f in expected} | {layout().get("briefs", "briefs")}
     for entry in sorted(run.iterdir()) if run.is_dir() else []:

@@ -6,6 +6,7 @@ files, YAML errors) becomes a finding; whatever can be read is still returned.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -77,6 +78,17 @@ def _named(rf: RunFiles, folder: Path, rx: re.Pattern[str], pattern: str) -> lis
     A matching name that is not a regular file (a FIFO, a folder, a link loop) is kept:
     its reader reports it as unusable, so a gate can never vanish from the status."""
     out = []
+    if os.path.lexists(folder) and not folder.is_dir():
+        # a file (or FIFO, broken link) where the folder belongs: its gates or cards
+        # cannot be read, which must not look like a run that has none yet
+        from gavelkit.core.errors import InputError
+        from gavelkit.core.safeio import check_input
+
+        try:
+            check_input(folder, want="dir")
+        except InputError as exc:
+            rf.findings.append(exc.to_finding())
+        return out
     for p in sorted(folder.iterdir()) if folder.is_dir() else []:
         if p.name.startswith("."):
             continue
