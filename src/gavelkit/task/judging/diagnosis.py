@@ -85,9 +85,9 @@ def render_report(res: Any) -> str:
 
     std = standard_line(res)
     if std:
+        cur = str(res.gates.standard.get("line") or "").partition("under the current standard")
         out += [f"Spec standard: {_esc(std)}." + (
-            " " + _esc(res.gates.standard["line"]) + "." if res.gates.standard.get("line")
-            else ""), ""]
+            f" Under the current standard{_esc(cur[2])}." if cur[1] else ""), ""]
     out += ["| gate | verdict |", "|---|---|"]
     for k, r in (res.gates.results.items() if res.gates else []):
         out.append(f"| {k} | {r.verdict}{_esc(_gate_note(r))} |")
@@ -230,7 +230,7 @@ def render_report(res: Any) -> str:
         out += [f"- {w['dimension']} ({w['layer']}, {w['affected_tests']} tests): "
                 f"{_esc(w['description'])}" for w in res.weaknesses]
         out.append("")
-    out += ["## Final Action", "", f"Verdict **{res.verdict}**. " + " ".join(res.reasons), ""]
+    out += ["## Final Action", "", f"Verdict **{res.verdict}**. " + "; ".join(res.reasons), ""]
     for todo in getattr(res, "terminal", []):
         out.append(f"- terminal todo: {todo}")
     if res.verdict == "QUALIFIED" and not getattr(res, "terminal", []):
