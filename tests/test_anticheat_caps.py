@@ -118,3 +118,26 @@ def test_cap_shows_in_the_cli_report(tmp_path: Path, monkeypatch: pytest.MonkeyP
     codes = [f["code"] for f in out["findings"]]
     assert "CHT-U007" in codes and out["verdict"] == UNVERIFIABLE
     json.dumps(out)
+
+
+def test_preflight_names_pth_files_it_did_not_read_whole(tmp_path: Path) -> None:
+    """The .pth search used to stop at 200 lines per file without a word; now it reads
+    5,000 and the failure reason names any .pth file it did not read whole."""
+    from gavelkit.task.anticheat.preflight import _decide
+
+    cand = str(tmp_path / "cand")
+    elsewhere = tmp_path / "other" / "semver.py"
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.write_text("")
+    info = {"sys_path": [], "site_dirs": [], "path": [],
+            "pth": [{"file": "/site/big.pth", "lines": ["/nowhere"], "cut": 7},
+                    {"file": "/site/locked.pth", "lines": [], "unread": "Permission denied"}]}
+    res = _decide("semver", "semver", cand, "python -c ...", str(elsewhere), 0, info,
+                  str(tmp_path / "run"), None)
+    assert not res.passed
+    assert "/site/big.pth (lines after 5000, 7 more)" in res.reason
+    assert "/site/locked.pth (Permission denied)" in res.reason
+    info["pth"] = [{"file": "/site/small.pth", "lines": ["/nowhere"], "cut": 0}]
+    res = _decide("semver", "semver", cand, "python -c ...", str(elsewhere), 0, info,
+                  str(tmp_path / "run"), None)
+    assert "not fully read" not in res.reason
