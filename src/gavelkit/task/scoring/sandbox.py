@@ -80,13 +80,29 @@ class FileRun:
     launch_error: str = ""
 
 
-def _read_pipe(fd: int, sink: list[bytes]) -> None:
-    with os.fdopen(fd, "rb") as fh:
+_PIPE_SIZE = 1 << 20  # the unprivileged maximum by default (/proc/sys/fs/pipe-max-size)
+
+
+def _widen(fd: int) -> None:
+    """A 1 MiB pipe buffer, so the test process rarely waits on a slow reader."""
+    import fcntl
+
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+
+
+def _read_pipe(fd: int, sink: list[bytes], ended: threading.Event | None = None) -> None:
+    """Drain the result pipe to EOF. Between reads it pauses (until the process has ended):
+    waking for every ~400-byte line cost the test process two context switches per line
+    (~20 ms of CPU on 295 tests); the widened pipe holds what arrives meanwhile."""
+    with os.fdopen(fd, "rb", buffering=0) as fh:
         while True:
-            chunk = fh.read(65536)
+            chunk = fh.read(_PIPE_SIZE)
             if not chunk:
                 break
             sink.append(chunk)
+            if ended is not None:
+                ended.wait(0.02)
 
 
 def _safe(name: str) -> str:
@@ -196,11 +212,14 @@ class _Launch:
         self.box, self.label, self.files = box, label, files
         self.key = os.urandom(32)
         rfd, wfd = os.pipe()
+        _widen(wfd)
         krfd, kwfd = os.pipe()
         os.write(kwfd, self.key)
         os.close(kwfd)
         self.sink: list[bytes] = []
-        self.reader = threading.Thread(target=_read_pipe, args=(rfd, self.sink), daemon=True)
+        self.ended = threading.Event()
+        self.reader = threading.Thread(target=_read_pipe, args=(rfd, self.sink, self.ended),
+                                       daemon=True)
         self.t0 = time.monotonic()
         self.log_path = box.run_dir / "logs" / (_safe(label) + ".log")
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -238,6 +257,7 @@ class _Launch:
             rc = self.proc.wait() if self.proc is not None else 127
         finally:
             self.timer.cancel()
+            self.ended.set()  # the reader drains the rest without pausing
         self.reader.join(timeout=30)
         self.log.close()
         self.errf.seek(0)
