@@ -77,10 +77,9 @@ def _make():
     def send(obj):
         seq[0] += 1
         obj["seq"] = seq[0]
-        payload = dumps(obj, sort_keys=True, default=str)
-        mac = digest(key, payload.encode(), "sha256").hex()
-        # the bytes json.dumps({"p": payload, "m": mac}) gives, without a second encoder
-        data = ('{"p": ' + dumps(payload) + ', "m": "' + mac + '"}\n').encode()
+        payload = dumps(obj, sort_keys=True, default=str).encode()  # ASCII, one line
+        # one line: 64 hex digits of HMAC-SHA256, a space, the JSON payload it signs
+        data = digest(key, payload, "sha256").hex().encode() + b" " + payload + b"\n"
         while data:
             n = write(fd, data)
             data = data[n:]
