@@ -114,16 +114,13 @@ class _Messages:
 
     def _one(self, line: str) -> None:
         mac, sep, payload = line.partition(" ")
-        body = payload.encode()
-        if not sep or len(mac) != 64 or not hmac.compare_digest(
-                hmac.digest(self.key, body, "sha256").hex(), mac):
-            self.bad += 1
-            return
-        try:
-            msg = json.loads(payload)
-        except ValueError:
-            self.bad += 1
-            return
+        try:  # whatever the test process wrote, the reader must not die (it would hang it)
+            want = hmac.digest(self.key, payload.encode("utf-8", "replace"), "sha256")
+            ok = bool(sep) and hmac.compare_digest(want.hex().encode(),
+                                                   mac.encode("utf-8", "replace"))
+            msg = json.loads(payload) if ok else None
+        except Exception:  # counted as a bad line
+            msg = None
         if isinstance(msg, dict):
             self.messages.append(msg)
         else:
