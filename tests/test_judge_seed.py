@@ -499,7 +499,7 @@ def test_judge_all_and_the_cli_agree(task: Path, provenance, tmp_path: Path) -> 
     assert rc == 1
     assert (rows[0]["verdict"], rows[0]["route"]) == (j["verdict"], j["route"]) == ("BROKEN",
                                                                                     "filter")
-    assert rows[0]["blocking"] == [c["name"] for c in j["checks"] if c["status"] != "PASS"]
+    assert rows[0]["blocking"] == [c["name"] for c in j["checks"] if c["status"] not in ("PASS", "N/A")]
     rec = json.loads((other / "judge" / "judge_result.json").read_text())
     assert V.decide(V.checks_from_record(rec)).verdict == rec["verdict"] == "BROKEN"
 
@@ -520,3 +520,52 @@ def test_an_error_finding_without_a_check_still_blocks(task: Path, provenance, m
     fill_spotcheck(task)
     res = judged(task)
     assert res.verdict == "BROKEN" and any(c.name == "other-errors" for c in res.checks)
+
+
+def test_judge_all_table_and_fleet_page_agree_with_single_judge_runs(
+        task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Three variants (certifiable, Gate B failure, no map = Gate D UNKNOWN): judge-all's
+    rows and table, the fleet page and one `gavel task judge` per task say the same."""
+    from gavelkit.task.judging.fleet import FleetOptions, judge_all, render_table
+    from gavelkit.task.judging.report import build_fleet, find_tasks
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "task-semver"
+    fleet, single = tmp_path / "fleet", tmp_path / "single"
+    keep = {"t1-perfect": "perfect", "t2-wording": "wording", "t3-nomap": "perfect"}
+    for name, run in keep.items():
+        d = fleet / name
+        shutil.copytree(task, d)
+        for r in (d / "candidate-runs").iterdir():
+            if r.name != run:
+                shutil.rmtree(r)
+        shutil.copy(example / "judge" / "spotcheck.md", d / "judge" / "spotcheck.md")
+        tj = task_json(d)
+        tj["instance_id"] = name  # Gate E: the folder is named after the task
+        (d / "task.json").write_text(json.dumps(tj, indent=2))
+    (fleet / "t3-nomap" / "spec_test_map.md").unlink()
+    restamp(fleet / "t3-nomap", "candidate-runs/perfect")
+    shutil.copytree(fleet, single)
+    rows = judge_all(fleet, FleetOptions(move_state=False, isolation="none", offline=True))
+    by = {r["task"]: r for r in rows}
+    assert not any(r.get("error") for r in rows), rows
+    table = render_table(rows)
+    page = {r["id"]: r for r in build_fleet(find_tasks(fleet)).data["tasks"]}
+    for name, run in keep.items():
+        rc, doc = cli_json("task", "judge", str(single / name), "--run",
+                           str(single / name / "candidate-runs" / run), "--no-state",
+                           "--trajectory", str(single / name / "candidate-runs" / run /
+                                               "trajectory.jsonl"))
+        j = doc["judge"]
+        row = by[name]
+        assert rc == (0 if j["verdict"] == "QUALIFIED" else 1)
+        assert (row["verdict"], row["route"]) == (j["verdict"], j["route"]), name
+        assert row["blocking"] == [c["name"] for c in j["checks"]
+                                   if c["status"] not in ("PASS", "N/A")]
+        assert f"| {name} | {j['verdict']}" in table
+        tid = json.loads((fleet / name / "task.json").read_text())["instance_id"]
+        assert page[tid]["verdict"] == j["verdict"], name
+    assert by["t1-perfect"]["verdict"] == "QUALIFIED", json.loads(
+        (fleet / "t1-perfect" / "judge" / "judge_result.json").read_text())["reasons"]
+    assert (by["t2-wording"]["verdict"], by["t2-wording"]["route"]) == ("BROKEN", "filter")
+    assert by["t3-nomap"]["verdict"] == "BROKEN" and "gate-D" in by["t3-nomap"]["blocking"]
+    assert "1 QUALIFIED" in table and "2 BROKEN" in table

@@ -274,6 +274,10 @@ def test_e012_no_test_files(tmp_path):
     ("assert len(f()) == 2", "shape"),
     ("assert f() is not None", "shape"),
     ("f()", "no_check"),
+    # a warning the test demands is a check (the anyio task's deprecation test, bmk-real)
+    ("with pytest.warns(DeprecationWarning):\n        f(1, item_type=str)", "positive"),
+    ("with pytest.deprecated_call():\n        f()", "positive"),
+    ("pytest.warns(UserWarning, f, 1)", "positive"),
     ("_expect_rejection()", "failure_path"),
     ("assert isinstance(f(), int)\n    assert not g()", "failure_path"),
     ("assert not g()\n    assert f() == 1", "positive"),

@@ -4,8 +4,9 @@
 
 For each task: a scratch copy; the reference = the registry release of its upstream
 library (the picks of issue 15's benchmark, benchmarks/realtasks/run.py, repeated here);
-`gavel task solvability --reference-package SPEC`; the same release installed into a
-folder and scored as a *perfect candidate* (`gavel task run`); then `gavel task judge
+`gavel task solvability --reference-package SPEC` (installed with its dependencies); the
+same release scored as a *perfect candidate* (`gavel task run --solution-package SPEC`,
+with dependencies, import provenance recorded); then `gavel task judge
 --run ... --no-state` (no trajectory: there is no agent run for these tasks). Recorded
 per task: reference and candidate pass rates, the judge's verdict and route, the gate
 verdicts, the reasons, cascade root counts, seconds. Everything runs through the CLI
@@ -51,15 +52,6 @@ def gavel(*argv: str, timeout: float = 1800) -> tuple[int, dict]:
         return p.returncode, {"stderr": p.stderr.strip()[-400:], "stdout": p.stdout[-400:]}
 
 
-def install(spec: str, dest: Path) -> str | None:
-    uv = shutil.which("uv")
-    if uv is None:
-        return "uv not found"
-    p = subprocess.run([uv, "pip", "install", "--quiet", "--no-deps", "--target", str(dest),
-                        spec], capture_output=True, text=True, check=False)
-    return None if p.returncode == 0 else p.stderr.strip()[-300:]
-
-
 def one(name: str, spec: str, work: Path) -> dict:
     t0 = time.monotonic()
     src = CORPUS / name
@@ -68,23 +60,24 @@ def one(name: str, spec: str, work: Path) -> dict:
     row: dict = {"task": name, "reference_package": spec}
     rc, doc = gavel("task", "solvability", str(task), "--reference-package", spec)
     row["solvability_rc"] = rc
+    if "stderr" in doc:
+        row["error"] = f"solvability: {doc['stderr'] or doc['stdout']}"
+        return row
     row["reference_rate"] = doc.get("pass_rate")
     row["reference_summary"] = doc.get("summary")
     row["reference_diagnosis"] = (doc.get("diagnosis") or [])[:3]
-    cand = work / f"{name}-candidate"
-    err = install(spec, cand)
-    if err:
-        row["error"] = f"candidate install failed: {err}"
-        return row
     run = task / "candidate-runs" / "release-as-candidate"
-    rc, doc = gavel("task", "run", str(task), "--solution", str(cand), "--out", str(run))
+    rc, doc = gavel("task", "run", str(task), "--solution-package", spec, "--out", str(run))
     row["candidate_rate"] = doc.get("pass_rate")
+    if rc == 2:
+        row["error"] = f"candidate run failed: {doc.get('stderr') or doc.get('error')}"
     rc, doc = gavel("task", "judge", str(task), "--run", str(run), "--no-state")
     j = doc.get("judge") or {}
     row.update({"judge_rc": rc, "verdict": j.get("verdict"), "route": j.get("route"),
                 "reasons": (j.get("reasons") or [])[:6],
                 "gates": j.get("fairness_gates"),
                 "checks": [c for c in (j.get("checks") or []) if c.get("status") != "PASS"],
+                "standard": j.get("standard"),
                 "cascade": ((j.get("metrics") or {}).get("cascade")),
                 "finding_codes": sorted({f.get("code") for f in doc.get("findings", [])}),
                 "stderr": doc.get("stderr")})

@@ -39,7 +39,7 @@ def _missing_block(package: str, why: str) -> str:
 
 
 def preflight(package: str, candidate: str, python: str | None = None,
-              remove_paths: Sequence[str] = ()) -> Preflight:
+              remove_paths: Sequence[str] = (), pythonpath: bool = True) -> Preflight:
     try:
         from gavelkit.task.anticheat.preflight import run_preflight
     except ImportError as exc:
@@ -52,7 +52,7 @@ def preflight(package: str, candidate: str, python: str | None = None,
            if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE")}
     try:
         res = run_preflight(package, candidate, python=python, remove_paths=list(remove_paths),
-                            env=env)
+                            env=env, pythonpath=pythonpath)
     except TypeError:  # an implementation without the optional env argument
         res = run_preflight(package, candidate, python=python, remove_paths=list(remove_paths))
     return Preflight(True, bool(res.passed), str(res.block_text), str(res.reason), res)

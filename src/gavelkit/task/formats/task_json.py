@@ -100,8 +100,13 @@ class TaskJson:
 
     @property
     def coverage_gap(self) -> Any:
-        """task-judge: an accepted GAP is recorded under `coverage_gap` with its reason."""
-        return self.data.get("coverage_gap")
+        """task-judge: an accepted GAP is recorded under `coverage_gap` with its reason
+        (`coverage-gap`, the spelling of a real MANIFEST.json, is read too)."""
+        return self.data.get("coverage_gap", self.data.get("coverage-gap"))
+
+    def coverage_gap_entries(self) -> tuple[list[tuple[str, str]], list[str]]:
+        """((section, reason) pairs, problems) of the recorded coverage_gap; see read_coverage_gap."""
+        return read_coverage_gap(self.coverage_gap)
 
     @property
     def oracle_source(self) -> str | None:
@@ -203,3 +208,49 @@ def update_task_json(path: str | Path, updates: dict[str, Any]) -> TaskJson:
             tj.set(k, v)
         write_task_json(tj)
     return tj
+
+
+COVERAGE_GAP_SHAPE = ('coverage_gap {"sections": ["<exact spec heading>", ...], "reason": '
+                      '"<why test-filter could derive no further tests>"}')
+
+
+def read_coverage_gap(value: Any) -> tuple[list[tuple[str, str]], list[str]]:
+    """The accepted-GAP caveats a task.json `coverage_gap` records, and what cannot be used.
+
+    One reader for Gate D and the judge, so they never disagree on what is accepted.
+    Shapes read: `{"sections": [...] | "A; B", "reason": "..."}` (the documented one) and
+    `[{"section": ..., "reason": ...}, ...]` (one reason per section; real MANIFEST.json
+    files use it). A section without a reason is a problem, not an acceptance: the seed
+    accepts a GAP only with the exception stated.
+    """
+    entries: list[tuple[str, str]] = []
+    problems: list[str] = []
+    if value is None:
+        return entries, problems
+    items: list[tuple[Any, Any]] = []
+    if isinstance(value, dict) and "sections" in value:
+        secs = value["sections"]
+        secs = [x.strip() for x in secs.split(";")] if isinstance(secs, str) else secs
+        if not isinstance(secs, list):
+            problems.append("coverage_gap.sections is not a list of headings")
+            secs = []
+        items = [(x, value.get("reason")) for x in secs]
+    elif isinstance(value, list):
+        for i, e in enumerate(value):
+            if isinstance(e, dict):
+                items.append((e.get("section", e.get("spec_section")), e.get("reason")))
+            else:
+                problems.append(f"coverage_gap[{i}] is not a {{section, reason}} object")
+    else:
+        problems.append("coverage_gap is not in a shape the judge reads")
+    for sec, why in items:
+        if not isinstance(sec, str) or not sec.strip():
+            problems.append("a coverage_gap entry names no section")
+        elif not isinstance(why, str) or not why.strip():
+            problems.append(f"coverage_gap names '{sec.strip()}' without a reason")
+        else:
+            entries.append((sec.strip(), why.strip()))
+    if problems:
+        problems.append("record " + COVERAGE_GAP_SHAPE)
+    return entries, problems
+

@@ -8,6 +8,9 @@ kinds, and a one-line summary for the spot-check table. Classification rules
   `assert X is None|False`, `assert X == None|False`, `assert X != 0` or
   `assert X > 0` where X names an exit/return code, `assertFalse`,
   `assertIsNone`, and a call to a helper whose own checks are all failure_path.
+- positive check (besides plain asserts): `pytest.warns(W)` / `pytest.deprecated_call()`
+  as a context manager or with the callable: the test fails when the warning is not
+  emitted.
 - shape check: `assert isinstance(...)|hasattr(...)|callable(...)`,
   `assert type(x) is T`, `assert len(x) <op> n`, `assertIsInstance`,
   `assert X is not None`.
@@ -131,12 +134,27 @@ class _Visitor(ast.NodeVisitor):
             return f"raises {exc}"
         return None
 
+    @staticmethod
+    def _warns(call: ast.Call) -> str | None:
+        """`pytest.warns(W)` / `pytest.deprecated_call()`: the test fails when the promised
+        warning is not emitted, so it is a check (of a call that succeeds: positive)."""
+        fn = call.func
+        name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+        if name == "warns":
+            return f"warns {_short(call.args[0]) if call.args else 'warning'}"
+        if name == "deprecated_call":
+            return "warns DeprecationWarning"
+        return None
+
     def visit_With(self, node: ast.With) -> None:
         for item in node.items:
             if isinstance(item.context_expr, ast.Call):
                 r = self._raises(item.context_expr)
                 if r:
                     self.f.checks.append(Check("failure_path", r, node.lineno))
+                w = self._warns(item.context_expr)
+                if w:
+                    self.f.checks.append(Check("positive", w, node.lineno))
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -150,6 +168,9 @@ class _Visitor(ast.NodeVisitor):
             elif attr == "raises" and len(node.args) > 1:  # pytest.raises(X, f, *args)
                 self.f.checks.append(Check("failure_path", f"raises {_short(node.args[0])}",
                                            node.lineno))
+            elif attr in ("warns", "deprecated_call") and len(node.args) > (attr == "warns"):
+                self.f.checks.append(Check("positive", self._warns(node) or "warns",
+                                           node.lineno))  # pytest.warns(W, f, *args)
         elif isinstance(fn, ast.Name):
             self.f.calls.add(fn.id)
         self.generic_visit(node)

@@ -31,6 +31,7 @@ from gavelkit.core.findings import Finding
 from gavelkit.task.formats.mapping_file import read_mapping_file
 from gavelkit.task.formats.spec import Section, Spec, norm_heading
 from gavelkit.task.formats.spec_test_map import MapRow, split_sections
+from gavelkit.task.formats.task_json import COVERAGE_GAP_SHAPE
 from gavelkit.task.gates import GateResult
 
 SOURCES = {"map": "spec_test_map.md", "mapping_file": "the task's oracle.mapping_file",
@@ -172,6 +173,7 @@ def from_record(task: Any, record: dict[str, Any], res: GateResult) -> GateResul
     res.data["source"] = "task_record"
     res.data["recorded_verdict"] = record.get("verdict")
     listed: list[tuple[str, str, str, bool]] = []
+    core_listed: list[tuple[str, str, int, str]] = []
     for key in ("uncovered_core_sections", "behavioral_sections_uncovered", "uncovered_sections",
                 "uncovered_non_behavioral_headings"):
         for name, kind, impact in _record_sections(record.get(key)):
@@ -187,10 +189,14 @@ def from_record(task: Any, record: dict[str, Any], res: GateResult) -> GateResul
                           "covered_with_subsections": 0, "minimum": 0, "core": core,
                           "status": "uncovered (recorded)", "type": kind, "impact": impact})
         if core:
-            res.findings.append(Finding(
-                "TSK-D002", "error", f"the task's coverage record lists core invariant section "
-                f"'{name}' as uncovered (task-judge: GAP)", tjp, 0, 0))
+            core_listed.append((name, norm_heading(name), 0, name))  # finding at task.json
             res.verdict = "GAP"
+    accepted, problems = _accepted_gaps(task)
+    _gap_findings(res, core_listed, accepted, problems, tjp, recorded=True)
+    res.data["uncovered"] = [
+        {"spec section": n, "uncovered behaviors": "(from the task's coverage record)",
+         "impact": "core invariant: GAP", "recommendation": "test-filter: generate "
+         "spec-derived tests (filter_correction_request.md)"} for n, *_ in core_listed]
     res.findings.append(Finding(
         "TSK-D007", "info", f"Gate D verdict {res.verdict} is from the task's record (task.json "
         f"coverage.verdict = {record.get('verdict')!r}), not recomputed: the task has no "
@@ -274,20 +280,10 @@ def check(task: Any) -> GateResult:
                 "TSK-D005", "warning",
                 f"'{s.raw}' has {own} covered row(s), below the per-section minimum of {minimum}",
                 spec_path, s.line, 1))
-    accepted = _accepted_gaps(task)
-    for s in uncovered_core:
-        if s.key in accepted:
-            res.findings.append(Finding(
-                "TSK-D002", "warning",
-                f"core invariant section '{s.raw}' has zero covered rows; accepted as a caveat "
-                "in task.json coverage_gap (task-judge: only after test-filter confirmed no "
-                "further spec-derivable tests exist)", spec_path, s.line, 1))
-            continue
-        res.findings.append(Finding(
-            "TSK-D002", "error",
-            f"core invariant section '{s.raw}' has zero covered rows: Gate D GAP (route "
-            "filter_correction_request.md to test-filter, or record coverage_gap with the "
-            "reason in task.json)", spec_path, s.line, 1))
+    accepted, problems = _accepted_gaps(task)
+    _gap_findings(res, [(s.text, s.key, s.line, s.raw) for s in uncovered_core], accepted,
+                  problems,
+                  spec_path)
     limit = int(gd["partial_max_uncovered"])
     for s in uncovered_other:
         res.findings.append(Finding("TSK-D003", "warning",
@@ -299,11 +295,8 @@ def check(task: Any) -> GateResult:
             f"{len(uncovered_other)} secondary sections are uncovered; task-judge describes "
             f"PARTIAL as 1-{limit} and does not call more a GAP, so review whether they hold "
             "testable behavior: " + ", ".join(s.text for s in uncovered_other), spec_path, 0, 0))
-    if any(s.key not in accepted for s in uncovered_core):
-        res.verdict = "GAP"
-    elif uncovered_core:
-        res.verdict = "GAP"
-        res.data["gap_accepted"] = True
+    if uncovered_core:
+        res.verdict = "GAP"  # gap_accepted set by _gap_findings when task.json accepts all
     elif uncovered_other:
         res.verdict = "PARTIAL"
     else:
@@ -317,15 +310,46 @@ def check(task: Any) -> GateResult:
     return res
 
 
-def _accepted_gaps(task: Any) -> set[str]:
-    """Normalised headings task.json `coverage_gap` records as accepted caveats."""
+def _accepted_gaps(task: Any) -> tuple[dict[str, str], list[str]]:
+    """{normalised heading: reason} task.json `coverage_gap` accepts, and its problems
+    (the same reader as the judge's: formats.task_json.read_coverage_gap)."""
     tj = task.task_json
-    value = tj.coverage_gap if tj is not None else None
-    if isinstance(value, dict):
-        value = value.get("sections", value.get("uncovered_sections", list(value)))
-    if isinstance(value, str):
-        value = [value]
-    return {norm_heading(n) for n, _, _ in _record_sections(value)}
+    if tj is None:
+        return {}, []
+    entries, problems = tj.coverage_gap_entries()
+    return {norm_heading(sec): why for sec, why in entries}, problems
+
+
+def _gap_findings(res: GateResult, core: list[tuple[str, str, int, str]],
+                  accepted: dict[str, str], problems: list[str], path: str,
+                  recorded: bool = False) -> None:
+    """D002 per uncovered core section (name, key, line, as written): a warning when task.json
+    coverage_gap accepts it with a reason, else an error naming the shape it accepts."""
+    where = ("is listed as uncovered in the task's coverage record;" if recorded
+             else "has zero covered rows;")
+    for _name, key, line, shown in core:
+        if key in accepted:
+            res.findings.append(Finding(
+                "TSK-D002", "warning",
+                f"core invariant section '{shown}' {where} accepted as a caveat in task.json "
+                f"coverage_gap ({accepted[key]}) (task-judge: only after test-filter confirmed "
+                "no further spec-derivable tests exist)", path, line, 1 if line else 0))
+            continue
+        fix = ("route filter_correction_request.md to test-filter, or, once test-filter "
+               f"confirmed no further spec-derivable tests exist, record {COVERAGE_GAP_SHAPE} "
+               "in task.json")
+        if problems:
+            fix += " (task.json coverage_gap is not usable: " + "; ".join(problems[:-1]) + ")"
+        res.findings.append(Finding(
+            "TSK-D002", "error",
+            (f"the task's coverage record lists core invariant section '{shown}' as uncovered"
+             if recorded else f"core invariant section '{shown}' has zero covered rows")
+            + f" (task-judge: GAP): {fix}", path, line, 1 if line else 0))
+    if core and all(c[1] in accepted for c in core):
+        res.data["gap_accepted"] = True
+        res.data["coverage_gap"] = {
+            "sections": [c[0] for c in core],
+            "reason": "; ".join(dict.fromkeys(accepted[c[1]] for c in core))}
 
 
 def _behaviors(spec: Spec, s: Section) -> str:

@@ -82,7 +82,11 @@ def gate_ac(res: Any, explicit: str | Path | None) -> None:
     gate = "C" if trig else "A"
     name = "gate-A/C"
     if task.spec is None or task.map is None:
-        res.check(name, V.UNVERIFIABLE, "no spec.md or spec_test_map.md to spot-check", "filter")
+        missing = " and ".join(n for n, v in (("spec.md", task.spec), ("spec_test_map.md",
+                                                                      task.map)) if v is None)
+        res.check(name, V.UNVERIFIABLE, f"no {missing}: Gate {gate} samples the map's rows "
+                  "(node id -> spec section) and quotes the spec; test-filter writes the map",
+                  "spec" if task.spec is None else "filter")
         return
     path = Path(explicit) if explicit else task.dir / SPOTCHECK
     res.spotcheck = {"gate": gate, "path": str(path)}
@@ -124,46 +128,30 @@ def gate_ac(res: Any, explicit: str | Path | None) -> None:
         res.check(name, V.PASS, f"Gate {gate}: {len(ver.rows)} row(s) verified, all derivable")
 
 
-def coverage_caveat(task: Any, uncovered: list[str]) -> dict[str, Any] | None:
-    """task.json coverage_gap accepting every GAP section with a reason (seed Gate D)."""
-    data = task.task_json.data if task.task_json else {}
-    cg = data.get("coverage_gap")
-    entries: list[tuple[str, str]] = []  # (section, reason)
-    if isinstance(cg, dict) and isinstance(cg.get("sections"), list):
-        entries = [(str(x), str(cg.get("reason") or "")) for x in cg["sections"]]
-    elif isinstance(cg, list):  # [{"section": ..., "reason": ...}, ...]
-        entries = [(str(e.get("section") or ""), str(e.get("reason") or ""))
-                   for e in cg if isinstance(e, dict)]
-
-    def key(x: str) -> str:
-        return x.strip().lstrip("#").strip().lower()
-
-    reasons = {key(sec): why.strip() for sec, why in entries if sec.strip() and why.strip()}
-    if uncovered and all(key(u) in reasons for u in uncovered):
-        why = "; ".join(dict.fromkeys(reasons[key(u)] for u in uncovered))
-        return {"sections": list(uncovered), "reason": why}
-    return None
-
-
 def gates_def(res: Any) -> None:
     g = res.gates.results if res.gates else {}
     d = g.get("D")
+    src = _gate_d_source(d)
     if d is None or d.verdict not in ("FULL", "PARTIAL", "GAP"):
-        res.check("gate-D", V.UNVERIFIABLE, f"coverage audit {d.verdict if d else 'not run'} "
-                  "(no usable spec_test_map.md?)", "filter")
+        res.check("gate-D", V.UNVERIFIABLE, f"coverage audit {d.verdict if d else 'not run'}: "
+                  "no coverage source (no spec_test_map.md naming spec sections, no "
+                  "oracle.mapping_file, no task.json coverage record)", "filter")
     elif d.verdict == "GAP":
         core = [u["spec section"] for u in d.data.get("uncovered", [])
                 if "core" in str(u.get("impact", ""))]
-        res.coverage_caveat = coverage_caveat(res.task, core)
+        res.coverage_caveat = d.data.get("coverage_gap") if d.data.get("gap_accepted") else None
         if res.coverage_caveat:
             res.check("gate-D", V.PASS, "GAP accepted as a caveat: task.json coverage_gap "
-                      f"records {', '.join(core)} ({res.coverage_caveat['reason']})")
+                      f"records {', '.join(res.coverage_caveat['sections'])} "
+                      f"({res.coverage_caveat['reason']}){src}")
         else:
+            from gavelkit.task.formats.task_json import COVERAGE_GAP_SHAPE
+
             res.check("gate-D", V.FAIL, "a core spec section has no oracle coverage ("
-                      + ", ".join(core) + "); or record coverage_gap {sections, reason} in "
+                      + ", ".join(core) + f"){src}; or record {COVERAGE_GAP_SHAPE} in "
                       "task.json once test-filter has tried", "filter")
     else:
-        res.check("gate-D", V.PASS, d.verdict)
+        res.check("gate-D", V.PASS, d.verdict + src)
     e = g.get("E")
     if e is None or e.verdict not in ("PASS", "FAIL"):
         res.check("gate-E", V.UNVERIFIABLE, f"static quality {e.verdict if e else 'not run'}",
@@ -173,10 +161,12 @@ def gates_def(res: Any) -> None:
             f.message for f in e.findings if f.severity == "error")[:300],
             "spec" if spec_side(res) else "filter")
     else:
-        res.check("gate-E", V.PASS, "static quality checks pass")
+        res.check("gate-E", V.PASS, "static quality checks pass"
+                  + (f" (standard {applied_standard(res)})" if applied_standard(res) else ""))
     f = g.get("F")
     if f is not None and f.verdict == "N/A":
-        res.check("gate-F", V.PASS, "not applicable: " + str(f.data.get("not_applied", "")))
+        res.check("gate-F", V.NA, str(f.data.get("not_applied", "")) or "phrasing rules not "
+                  f"in the task's standard {f.data.get('standard', '?')}")
     elif f is None or f.verdict not in ("PASS", "FAIL"):
         res.check("gate-F", V.UNVERIFIABLE, f"phrasing {f.verdict if f else 'not run'}", "spec")
     elif f.verdict == "FAIL":
@@ -184,6 +174,39 @@ def gates_def(res: Any) -> None:
                   "spec")
     else:
         res.check("gate-F", V.PASS, "spec phrasing hard checks pass")
+
+
+def applied_standard(res: Any) -> str:
+    """The spec standard version gates E/F applied ('' when the gates did not say)."""
+    std = res.gates.standard if res.gates else {}
+    return str(std.get("applied") or "")
+
+
+def standard_line(res: Any) -> str:
+    """One line for the verdict: the standard the gates judged the task under, and why."""
+    std = res.gates.standard if res.gates else {}
+    if not std.get("applied"):
+        return ""
+    line = (f"judged under spec standard {std['applied']} ({std.get('applied_title', '')}; "
+            f"{std.get('detected_by', '')})")
+    if std["applied"] != std.get("current"):
+        line += (f"; the task predates the current standard {std.get('current')}, whose "
+                 "findings are summarised, not applied")
+    return line
+
+
+def _gate_d_source(d: Any) -> str:
+    """Where Gate D's coverage came from, for the check's reason (the task's own record is
+    used as recorded, and says so)."""
+    if d is None:
+        return ""
+    src = d.data.get("source")
+    if src == "task_record":
+        return (" (from the task's record, not recomputed: task.json coverage.verdict = "
+                f"{d.data.get('recorded_verdict')!r})")
+    if src == "mapping_file":
+        return f" (computed from oracle.mapping_file {d.data.get('source_path', '')})"
+    return ""
 
 
 def gate_b_check(res: Any) -> None:

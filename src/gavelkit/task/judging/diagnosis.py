@@ -81,9 +81,16 @@ def render_report(res: Any) -> str:
             out += [f"- {d}" for d in res.reference_diag] + [""]
     # fairness
     out += ["## Fairness Gates", ""]
+    from gavelkit.task.judging.checks import standard_line
+
+    std = standard_line(res)
+    if std:
+        cur = str(res.gates.standard.get("line") or "").partition("under the current standard")
+        out += [f"Spec standard: {_esc(std)}." + (
+            f" Under the current standard{_esc(cur[2])}." if cur[1] else ""), ""]
     out += ["| gate | verdict |", "|---|---|"]
-    for k, v in (res.gates.verdicts.items() if res.gates else []):
-        out.append(f"| {k} | {v} |")
+    for k, r in (res.gates.results.items() if res.gates else []):
+        out.append(f"| {k} | {r.verdict}{_esc(_gate_note(r))} |")
     if res.gate_b.get("verdict") in ("PASS", "FAIL"):
         out.append(f"| B (failure pattern) | {res.gate_b.get('verdict')} ({res.gate_b.get('verifier', 0)} "
                    f"verifier + {res.gate_b.get('untraced', 0)} untraced of "
@@ -223,7 +230,7 @@ def render_report(res: Any) -> str:
         out += [f"- {w['dimension']} ({w['layer']}, {w['affected_tests']} tests): "
                 f"{_esc(w['description'])}" for w in res.weaknesses]
         out.append("")
-    out += ["## Final Action", "", f"Verdict **{res.verdict}**. " + " ".join(res.reasons), ""]
+    out += ["## Final Action", "", f"Verdict **{res.verdict}**. " + "; ".join(res.reasons), ""]
     for todo in getattr(res, "terminal", []):
         out.append(f"- terminal todo: {todo}")
     if res.verdict == "QUALIFIED" and not getattr(res, "terminal", []):
@@ -238,6 +245,21 @@ def render_report(res: Any) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _gate_note(r: Any) -> str:
+    """What a gate verdict rests on, when it is not the plain recomputed result."""
+    notes = []
+    if r.gate == "D" and r.data.get("source") == "task_record":
+        notes.append("from the task's record, not recomputed: task.json coverage.verdict = "
+                     f"{r.data.get('recorded_verdict')!r}")
+    elif r.gate == "D" and r.data.get("source") == "mapping_file":
+        notes.append(f"computed from oracle.mapping_file {r.data.get('source_path', '')}")
+    if r.gate == "D" and r.data.get("gap_accepted"):
+        notes.append("accepted as a caveat: task.json coverage_gap")
+    if r.gate == "F" and r.verdict == "N/A":
+        notes.append("not applicable, not a failure: " + str(r.data.get("not_applied", "")))
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
 def render_requests(res: Any) -> dict[str, str]:
     """filter_correction_request.md / spec_patch_request.md when a gate routes back."""
     out: dict[str, str] = {}
@@ -249,9 +271,19 @@ def render_requests(res: Any) -> dict[str, str]:
                  "changes and the oracle version bump.", "", "## Reasons", ""]
         lines += [f"- {r}" for r in res.reasons]
         d = res.gates.results.get("D") if res.gates else None
-        if d and d.data.get("uncovered"):
+        from gavelkit.task.formats.spec import norm_heading
+
+        accepted = set((d.data.get("coverage_gap") or {}).get("sections", [])
+                       if d and d.data.get("gap_accepted") else [])
+        keys = {norm_heading(x) for x in accepted}
+        ask = [u for u in (d.data.get("uncovered", []) if d else [])
+               if norm_heading(u["spec section"]) not in keys]
+        if ask:
             lines += ["", "## Uncovered spec sections (Gate D)", ""]
-            lines += [f"- {u['spec section']}: {u['recommendation']}" for u in d.data["uncovered"]]
+            lines += [f"- {u['spec section']}: {u['recommendation']}" for u in ask]
+        if accepted:
+            lines += ["", "Not requested: " + ", ".join(sorted(accepted)) + " (Gate D GAP "
+                      "accepted as a caveat in task.json coverage_gap)."]
         bad = [c for c in (m.clusters if m else []) if c.klass == "verifier" or not c.traced_to_spec]
         if bad:
             lines += ["", "## Tests to review (verifier failures / untraced)", ""]

@@ -201,9 +201,18 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
         package = target_package(task)
     sol = _solution_dir(task, solution, meta)
     py = (meta.get("environment") or {}).get("python")
+    installed = _installed_solution(meta, package) if not sol else None
     if package and sol and Path(sol).is_dir():
         res.preflight = anticheat_api.preflight(package, sol, python=py,
                                                 remove_paths=meta.get("remove_paths") or [])
+    elif package and installed and py:
+        # a registry release scored as the solution (`task run --solution-package`): the
+        # literal import runs in its scoring environment, without PYTHONPATH, and must load
+        # the installed distribution's own files, which scoring-time provenance proved
+        res.preflight = anticheat_api.preflight(package, installed, python=py, pythonpath=False)
+        if res.preflight.passed:
+            res.preflight.reason += (f" (the installed solution {meta.get('solution_package')}: "
+                                     f"{(meta.get('install') or {}).get('provenance', {}).get('why')})")
     else:
         why = ("no target package known (set task.json package or pass --package)" if not package
                else f"solution folder {sol or '(unknown)'} not found (pass --solution)")
@@ -350,6 +359,19 @@ def _solution_dir(task: Task, explicit: str | Path | None, meta: dict[str, Any])
     return ""
 
 
+def _installed_solution(meta: dict[str, Any], package: str | None) -> str | None:
+    """For a solution installed from a spec, the installed package's own folder (or module
+    file), when scoring-time provenance proved it belongs to that distribution; else None."""
+    inst = meta.get("install") or {}
+    prov = inst.get("provenance") or {}
+    mf = prov.get("module_file")
+    if inst.get("kind") != "spec" or not prov.get("ok") or not isinstance(mf, str) or (
+            package and prov.get("package") not in (package, package.split(".")[0])):
+        return None
+    p = Path(mf)
+    return str(p.parent if p.name == "__init__.py" else p) if p.exists() else None
+
+
 def _read_meta(score_path: Path) -> dict[str, Any]:
     """Only the run's metadata (package, solution, environment): no score value."""
     from gavelkit.task.judging.runmeta import read_run_meta
@@ -384,6 +406,9 @@ def decide(res: JudgeResult) -> None:
     res.checks = V.complete(res.checks)
     res.verdict, res.route = d.verdict, d.route
     res.reasons = list(d.reasons)
+    std = C.standard_line(res)
+    if std:
+        res.reasons.append(std)
     if res.metrics is not None:
         res.labels = list(res.metrics.labels)
     gd = res.gates.results.get("D") if res.gates else None
@@ -393,7 +418,7 @@ def decide(res: JudgeResult) -> None:
         res.labels.append({"label": "coverage-gap", "evidence": f"Gate D GAP: {secs}"
                            + (" (accepted as a caveat: task.json coverage_gap)"
                               if res.coverage_caveat else "")})
-    if d.verdict == "QUALIFIED":
+    if d.verdict == "QUALIFIED" and res.metrics is not None:
         res.weaknesses = weaknesses(res)
 
 

@@ -181,6 +181,7 @@ def record(res: Any) -> dict[str, Any]:
         "solvability": {"reference": res.reference_src, "pass_rate": res.reference_rate,
                         "diagnosis": res.reference_diag},
         "fairness_gates": fairness(res),
+        "standard": res.gates.standard if res.gates else None,
         "spotcheck": res.spotcheck, "coverage_gap": res.coverage_caveat,
         "scores_usable": res.scores_usable, "scores_withheld_because": res.scores_why or None,
         "candidate_score": {"summary": s.get("summary"), "pass_rate": s.get(
@@ -198,6 +199,14 @@ def fairness(res: Any) -> dict[str, str]:
     for g, name in (("D", "D_coverage"), ("E", "E_static_quality"), ("F", "F_phrasing")):
         v = res.gates.verdicts.get(g) if res.gates else None
         out[name] = v or "NOT RUN"
+    d = res.gates.results.get("D") if res.gates else None
+    if d is not None and d.data.get("gap_accepted"):
+        out["D_gap_accepted"] = "accepted caveat: task.json coverage_gap"
+    if d is not None and d.data.get("source") == "task_record":
+        out["D_source"] = "from the task's record, not recomputed"
+    f = res.gates.results.get("F") if res.gates else None
+    if f is not None and f.verdict == "N/A":
+        out["F_not_applied"] = str(f.data.get("not_applied", ""))
     return out
 
 
@@ -215,6 +224,7 @@ def task_json_updates(res: Any, status: str) -> dict[str, Any]:
                   "anti_cheat": res.scan.verdict if res.scan else None,
                   "reference_pass_rate": res.reference_rate,
                   "fairness_gates": fairness(res),
+                  "standard": (res.gates.standard or {}).get("applied") if res.gates else None,
                   "score_result": rel(res.task, res.score_path) if res.score_path else None},
     }
     if res.coverage_caveat:

@@ -250,6 +250,16 @@ def _diagnosis(task: Any) -> dict[str, Any]:
 
 def _verdict(tj: dict[str, Any], diag: dict[str, Any], extra: dict[str, Any]) -> tuple[str | None, str]:
     judge = tj.get("judge") if isinstance(tj.get("judge"), dict) else {}
+    if isinstance(extra.get("checks"), list):
+        # the judge's own record: its checks re-decided by the one verdict function, so the
+        # fleet page, judge-all and `gavel task judge` cannot disagree (a hand-edited
+        # "verdict" over failing checks does not count)
+        from gavelkit.task.judging import verdict as V
+
+        got = V.decide(V.checks_from_record(extra)).verdict
+        said = extra.get("verdict")
+        return got, "judge/judge_result.json" + (
+            "" if said == got else f" (its checks decide {got}; the record says {said!r})")
     for value, where in ((extra.get("verdict"), "judge/judge_result.json"),
                          (judge.get("verdict"), "task.json judge.verdict"),
                          (diag.get("verdict"), diag.get("path", "")),

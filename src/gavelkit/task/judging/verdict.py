@@ -5,7 +5,10 @@ Every hard check and every fairness gate reports one `Check` with a status:
 - PASS: checked, and it holds;
 - FAIL: checked, and it does not hold (the check says where the task goes next);
 - UNVERIFIABLE: the check could not read, run or verify its input (fail closed);
-- PENDING: the check needs the judge's own work first (the Gate A/C table).
+- PENDING: the check needs the judge's own work first (the Gate A/C table);
+- N/A: the check does not exist in the spec standard the task was written to (Gate F's
+  phrasing rules before standard 2026-07-23). Not a failure and not a pass: only the
+  checks in `MAY_NOT_APPLY` may say it, and the verdict names them with the standard.
 
 `decide(checks)` is the only place that turns checks into a verdict, and the
 judge, `gavel task state --to QUALIFIED` (through `qualified_record_ok`) and
@@ -26,8 +29,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-PASS, FAIL, UNVERIFIABLE, PENDING = "PASS", "FAIL", "UNVERIFIABLE", "PENDING"
-STATUSES = (PASS, FAIL, UNVERIFIABLE, PENDING)
+PASS, FAIL, UNVERIFIABLE, PENDING, NA = "PASS", "FAIL", "UNVERIFIABLE", "PENDING", "N/A"
+STATUSES = (PASS, FAIL, UNVERIFIABLE, PENDING, NA)
+# checks a task's (older) spec standard may lack; every other check must PASS
+MAY_NOT_APPLY = ("gate-F",)
 VERDICTS = ("QUALIFIED", "BROKEN", "CHEAT_DETECTED", "PENDING")
 
 # The seed's order: inputs readable, preflight, anti-cheat, solvability, the score
@@ -55,12 +60,14 @@ class Check:
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"check {self.name}: status {self.status!r} not in {STATUSES}")
+        if self.status == NA and self.name not in MAY_NOT_APPLY:
+            raise ValueError(f"check {self.name}: only {MAY_NOT_APPLY} may be N/A")
         if self.route is not None and self.route not in ROUTES:
             raise ValueError(f"check {self.name}: route {self.route!r} not in {tuple(ROUTES)}")
 
     @property
     def blocks(self) -> bool:
-        return self.status != PASS
+        return self.status not in (PASS, NA)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "status": self.status, "reason": self.reason,
@@ -84,7 +91,7 @@ class Decision:
         return ROUTES.get(self.route or "env", "S4_SETUP")
 
 
-_WORSE = {PASS: 0, PENDING: 1, UNVERIFIABLE: 2, FAIL: 3}
+_WORSE = {PASS: 0, NA: 0, PENDING: 1, UNVERIFIABLE: 2, FAIL: 3}
 
 
 def _rank(c: Check) -> int:
@@ -122,8 +129,12 @@ def decide(checks: Iterable[Check]) -> Decision:
         return Decision("BROKEN", routed[0].route, reasons, blocking)
     if blocking:
         return Decision("PENDING", None, reasons, blocking)
-    return Decision("QUALIFIED", None, ["all hard checks and gates A-F pass; the scoring set "
-                                        "is valid"], [])
+    na = [c for c in allc if c.status == NA]
+    return Decision("QUALIFIED", None, [
+        "all hard checks and gates A-F pass" + (" or do not apply to the task's standard ("
+                                                + "; ".join(f"{c.name} N/A: {c.reason}"
+                                                            for c in na) + ")" if na else "")
+        + "; the scoring set is valid"], [])
 
 
 def certifies(checks: Iterable[Check]) -> bool:
@@ -149,7 +160,8 @@ def checks_from_record(rec: Any) -> list[Check]:
     out = []
     for i, x in enumerate(raw):
         if not (isinstance(x, dict) and isinstance(x.get("name"), str)
-                and x.get("status") in STATUSES):
+                and x.get("status") in STATUSES
+                and (x.get("status") != NA or x.get("name") in MAY_NOT_APPLY)):
             out.append(Check("inputs", UNVERIFIABLE, f"judge record check #{i + 1} is malformed"))
             continue
         route = x.get("route") if x.get("route") in ROUTES else None

@@ -251,7 +251,11 @@ def verify_provenance(python: str, env_path: Path, package: str, *,
         res["distribution"] = f"{_dist_name(spec)} {got.get('dist_version', '?')}"
         res["why"] = (f"{mod} belongs to the installed distribution {res['distribution']}"
                       if res["ok"] else f"{mod} is not a file of the distribution "
-                      f"{_dist_name(spec)}: {got.get('dist_error', '')}")
+                      f"{_dist_name(spec)}" + (
+                          f" but of {', '.join(res['distributions'])} (a dependency: the "
+                          "solution must ship the package itself)"
+                          if res["distributions"] else "")
+                      + (f": {got['dist_error']}" if got.get("dist_error") else ""))
         return res
     if source_root is None:
         res["why"] = f"the package {top} was not found in the solution's source tree to compare"
