@@ -316,3 +316,28 @@ def test_only_plugins_the_requirements_name_are_loaded() -> None:
                        {"dist": "pytest-asyncio", "name": "asyncio", "value": "pytest_asyncio"}])
     assert env.plugin_args() == ["asyncio"]
     assert env.to_dict()["plugins"] == ["asyncio"]
+
+
+def test_quiet_run_and_solvability_print_errors_and_the_verdict_line(tmp_path: Path) -> None:
+    """-q (issue 16): like the linters, errors and one verdict line, no per-layer breakdown."""
+    from gk_testing import cli
+
+    task = make_task(tmp_path, atomic_only=True)
+    sol = ref_solution(tmp_path)
+    args = ("--solution", str(sol), "--package", "tally", "--isolation", "none")
+    rc, full, _ = cli("task", "run", str(task), *args, "--out", str(tmp_path / "o"))
+    assert rc == 0 and "atomic: 5/5" in full and "TSK-X006" in full  # warnings shown
+    rc, out, _ = cli("task", "run", str(task), *args, "--out", str(tmp_path / "o"), "-q")
+    assert rc == 0 and out.strip().splitlines() == ["5/5 passed; 100.0 % of all"]
+    rc, out, _ = cli("task", "solvability", str(task), "--reference", str(sol), "--package",
+                     "tally", "--isolation", "none", "--out", str(tmp_path / "s"), "-q")
+    lines = out.strip().splitlines()
+    assert rc == 0 and len(lines) == 1 and lines[0].startswith("solvability: PASS - reference 5/5")
+    # an error still shows under -q, with the verdict line after it
+    bad = solution(tmp_path, "broken", {"tally/__init__.py": BROKEN})
+    rc, out, _ = cli("task", "solvability", str(task), "--reference", str(bad), "--package",
+                     "tally", "--isolation", "none", "--out", str(tmp_path / "b"), "-q")
+    lines = out.strip().splitlines()
+    assert rc == 1 and lines[-1].startswith("solvability: FAIL")
+    assert any("TSK-J005" in x and " error: " in x for x in lines[:-1])
+    assert not any(" warning: " in x for x in lines)

@@ -270,3 +270,28 @@ def test_symlink_to_the_reference_is_not_followed(tmp_path: Path) -> None:
     ok = run_solution(task, RunOptions(solution=inside, out=tmp_path / "out2", package="tally"))
     clean(ok.findings, "TSK-X015")
     assert ok.pass_rate == 1.0
+
+
+def test_result_lines_are_checked_one_by_one_and_garbage_never_stops_the_reader() -> None:
+    """The parent checks each line as it arrives (split across reads, forged, non-ASCII,
+    truncated): only lines under the run's key count; everything else is a bad MAC."""
+    import hmac as _hmac
+    import json
+    import os
+
+    from gavelkit.task.scoring.sandbox import _Messages, _read_pipe
+
+    key = os.urandom(32)
+    payload = json.dumps({"t": "end", "exitstatus": 0}).encode()
+    good = _hmac.digest(key, payload, "sha256").hex().encode() + b" " + payload + b"\n"
+    forged = _hmac.digest(b"x" * 32, payload, "sha256").hex().encode() + b" " + payload + b"\n"
+    rfd, wfd = os.pipe()
+    os.write(wfd, good[:7])
+    os.write(wfd, good[7:] + forged + ("\u00e9" * 64).encode() + b" {}\n"
+             + json.dumps({"p": payload.decode(), "m": "0" * 64}).encode() + b"\n" + good
+             + b"deadbeef trunc")
+    os.close(wfd)
+    sink = _Messages(key)
+    _read_pipe(rfd, sink)
+    assert sink.messages == [{"t": "end", "exitstatus": 0}] * 2
+    assert sink.bad == 4

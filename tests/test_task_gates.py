@@ -476,3 +476,19 @@ def test_gate_d_cell_qualifiers(tmp_path):
     assert rep.verdicts["D"] == "FULL"
     edit(d / "spec_test_map.md", "| Error Semantics - unknown character |", "| Error Semanticsx |")
     assert "Error Semanticsx" in fires(_run(d, "D").findings, "TSK-D006").message
+
+
+def test_quiet_gates_print_errors_and_the_verdict_line(tmp_path):
+    """-q (issue 16): errors and the one verdict line, not the Gate D table or warnings."""
+    rc, out, _ = cli("task", "gates", str(GOOD), "-q")
+    assert rc == 0 and out.strip().splitlines() == [
+        "verdicts: Gate D FULL, Gate E PASS, Gate F PASS"]
+    d = copy_good(tmp_path, "renamed_task")  # the folder no longer matches instance_id
+    rc, full, _ = cli("task", "gates", str(d))
+    assert rc == 1 and "Gate D coverage:" in full and "TSK-E009" in full
+    rc, out, _ = cli("task", "gates", str(d), "-q")
+    lines = out.strip().splitlines()
+    assert rc == 1 and lines[-1].startswith("verdicts: Gate D FULL, Gate E FAIL")
+    assert any("TSK-E009 error" in x for x in lines[:-1])
+    assert "Gate D coverage:" not in out and "standard applied" not in out
+    assert not any(" warning: " in x for x in lines)

@@ -73,6 +73,65 @@ def pairs(name: str, a: tuple, b: tuple, n: int) -> dict:
             "bare_exit": pa.returncode, "gavel_exit": pb.returncode}
 
 
+def compile_gavelkit() -> None:
+    """Byte-compile gavelkit as `pip install` does: with PYTHONDONTWRITEBYTECODE set (as on
+    the shared machine) an editable checkout would otherwise recompile ~50 modules (~50 ms)
+    on every `gavel` call, which no installed user pays."""
+    import gavelkit
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(gavelkit.__file__).parent)],
+                   capture_output=True, check=False)
+
+
+def versus(work: Path, n: int, old_src: Path) -> dict:
+    """Bare pytest, this checkout and an older checkout (`--versus SRC`, e.g. a `git
+    worktree` of the commit before), interleaved A B C per round on the example, all three
+    through `python -m gavelkit` so the launcher is the same: before/after under one load."""
+    task = work / "vs-task-semver"
+    shutil.copytree(ROOT / "examples" / "task-semver", task)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(old_src / "gavelkit")],
+                   capture_output=True, check=False)
+    env = {**os.environ, "GAVEL_PROGRESS": "0"}
+
+    def cmd(src: Path, out: str) -> tuple:
+        c = [sys.executable, "-m", "gavelkit", "task", "run", str(task), "--solution",
+             str(task / "reference"), "--out", str(work / out), "--role", "reference",
+             "--quiet", "--format", "json"]
+        return c, work, {**env, "PYTHONPATH": str(src)}
+    new, old = cmd(ROOT / "src", "vs-new"), cmd(old_src, "vs-old")
+    for c in (new, old):
+        subprocess.run(c[0], cwd=c[1], env=c[2], capture_output=True, check=False)
+    score = json.loads((work / "vs-new" / "score_result.json").read_text())
+    python = score["gavel"]["environment"]["python"]
+    files = sorted({c["file"] for c in score["cases"]})
+    benv = {**os.environ, "PYTHONPATH": str(task / "reference"),
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    bare = (bare_cmd(python, files, task), task, benv)
+    tb, tn, to, rn, ro = [], [], [], [], []
+    for i in range(n):
+        order = [("bare", bare), ("new", new), ("old", old)]
+        if i % 2:
+            order = [order[0], order[2], order[1]]
+        got = {}
+        for name, c in order:
+            got[name], p = timed(*c)
+            if name != "bare" and p.returncode not in (0, 1):
+                return {"task": "versus", "error": (p.stderr or p.stdout)[-600:]}
+        tb.append(got["bare"])
+        tn.append(got["new"])
+        to.append(got["old"])
+        rn.append(got["new"] / got["bare"])
+        ro.append(got["old"] / got["bare"])
+    med = statistics.median
+    return {"task": "examples/task-semver (295 tests), this checkout vs " + str(old_src),
+            "rounds": n, "bare_median_s": round(med(tb), 3),
+            "new_median_s": round(med(tn), 3), "old_median_s": round(med(to), 3),
+            "new_median_ratio": round(med(rn), 3), "old_median_ratio": round(med(ro), 3),
+            "new_min_ratio": round(min(rn), 3), "old_min_ratio": round(min(ro), 3),
+            "bare_s": [round(x, 3) for x in tb], "new_s": [round(x, 3) for x in tn],
+            "old_s": [round(x, 3) for x in to]}
+
+
 def example(work: Path, n: int, extra: list[str]) -> dict:
     task = work / "task-semver"
     shutil.copytree(ROOT / "examples" / "task-semver", task)
@@ -127,12 +186,22 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", help="corpus task names")
     ap.add_argument("--no-corpus", action="store_true")
     ap.add_argument("--label", default="after")
+    ap.add_argument("--versus", metavar="SRC", help="also time an older checkout's src/ "
+                                                   "(e.g. a git worktree of the commit before)")
+    ap.add_argument("--no-compile", action="store_true",
+                    help="do not byte-compile gavelkit first (measures an uncompiled checkout)")
     ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[])
     a = ap.parse_args()
     result = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                           "loadavg_start": os.getloadavg()}, "tasks": []}
+    if not a.no_compile:
+        compile_gavelkit()
     with tempfile.TemporaryDirectory(prefix="gavel-paired-") as tmp:
         work = Path(tmp)
+        if a.versus:
+            result["tasks"].append(versus(work, a.pairs, Path(a.versus).resolve()))
+            print(json.dumps({k: v for k, v in result["tasks"][-1].items()
+                              if not k.endswith("_s") or k.endswith("median_s")}), flush=True)
         result["tasks"].append(example(work, a.pairs, a.extra))
         print(json.dumps({k: v for k, v in result["tasks"][-1].items()
                           if not k.endswith("_s") or k.endswith("median_s")}), flush=True)

@@ -135,8 +135,10 @@ def run_main(argv: list[str], prog: str) -> int:
     extra = {"score_result": str(res.path), "summary": res.summary,
              "pass_rate": res.pass_rate, "by_layer": res.score.get("by_layer"),
              "isolation": res.score["gavel"]["isolation"]}
-    return emit(res.findings, a.format, "task run", extra=extra,
-                text=_score_text(res.score) + f"\nwrote {res.path}", quiet=a.quiet)
+    # -q: errors and the one count line (the linters' -q), not the per-layer breakdown
+    text = (_score_text(res.score).split("\n", 1)[0] if a.quiet
+            else _score_text(res.score) + f"\nwrote {res.path}")
+    return emit(res.findings, a.format, "task run", extra=extra, text=text, quiet=a.quiet)
 
 
 def solvability_main(argv: list[str], prog: str) -> int:
@@ -160,7 +162,8 @@ def solvability_main(argv: list[str], prog: str) -> int:
     res = check_solvability(a.task, a.reference, a.reference_package,
                             _opts(a, a.reference or "", out, "reference", cb), a.threshold)
     _end_progress(cb)
-    text = _score_text(res.run.score) + "\n" + res.text()
+    text = (res.text().split("\n", 1)[0] if a.quiet  # errors and the verdict line only
+            else _score_text(res.run.score) + "\n" + res.text())
     return emit(res.findings, a.format, "task solvability", extra=res.to_dict(), text=text,
                 quiet=a.quiet)
 

@@ -172,7 +172,10 @@ def gates_main(argv: list[str], prog: str) -> int:
         std = report.standard
         text_lines.append(f"\nstandard applied: {std['applied']} ({std['applied_title']}; "
                           f"{std['detected_by']}); current: {std['current']}")
-    text_lines.append("\nverdicts: " + ", ".join(f"Gate {g} {v}" for g, v in report.verdicts.items()))
+    verdicts = "verdicts: " + ", ".join(f"Gate {g} {v}" for g, v in report.verdicts.items())
+    if a.quiet:  # errors and the verdict line only (the linters' -q)
+        text_lines = []
+    text_lines.append(verdicts if a.quiet else "\n" + verdicts)
     extra = {"task": task.id, "verdicts": report.verdicts, "passed": report.passed,
              "standard": report.standard,
              "gates": {g: {"verdict": r.verdict, "table": r.table, "data": r.data}

@@ -11,25 +11,25 @@ import copy
 import functools
 import os
 import tomllib
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from gavelkit.core.errors import InputError
 from gavelkit.core.textio import read_text
+from gavelkit.data import path as data_path  # not importlib.resources: zipfile at start-up
 
 TASK_CONFIG_NAME = "gavel-task.toml"
 
 
 @functools.cache
 def _defaults() -> dict[str, Any]:
-    text = resources.files("gavelkit.data").joinpath("task_config.toml").read_text("utf-8")
+    text = data_path("task_config.toml").read_text("utf-8")
     return tomllib.loads(text)
 
 
 @functools.cache
 def state_table() -> dict[str, Any]:
-    text = resources.files("gavelkit.data").joinpath("task_states.toml").read_text("utf-8")
+    text = data_path("task_states.toml").read_text("utf-8")
     return tomllib.loads(text)
 
 

@@ -21,11 +21,11 @@ import functools
 import re
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from gavelkit.core.findings import Finding
+from gavelkit.data import path as data_path  # not importlib.resources: zipfile at start-up
 from gavelkit.task.formats._md import MdTable, code_mask, find_tables, norm_key, strip_ticks
 from gavelkit.task.formats._read import read_with
 
@@ -43,7 +43,7 @@ _ROLES = ("nodeid", "section", "layer", "status", "source", "notes")
 @functools.cache
 def vocabulary() -> dict[str, Any]:
     """Column synonyms, detection shares, status/layer spellings (data/task_map_columns.toml)."""
-    text = resources.files("gavelkit.data").joinpath("task_map_columns.toml").read_text("utf-8")
+    text = data_path("task_map_columns.toml").read_text("utf-8")
     return tomllib.loads(text)
 
 

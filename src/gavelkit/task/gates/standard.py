@@ -17,9 +17,9 @@ from __future__ import annotations
 import functools
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
+from gavelkit.data import path as data_path  # not importlib.resources: zipfile at start-up
 from gavelkit.task.formats.spec import Spec, norm_heading
 
 
@@ -43,7 +43,7 @@ class Standard:
 @functools.cache
 def standards() -> tuple[Standard, ...]:
     """Every version, oldest first (data/task_standards.toml)."""
-    text = resources.files("gavelkit.data").joinpath("task_standards.toml").read_text("utf-8")
+    text = data_path("task_standards.toml").read_text("utf-8")
     data = tomllib.loads(text)
     cur = data["current"]
     return tuple(Standard(e["id"], e["title"], e["source"], e["profile"], bool(e["phrasing_rules"]),

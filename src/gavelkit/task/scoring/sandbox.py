@@ -13,7 +13,6 @@ they mean is decided in `reconcile`.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import hmac
 import json
 import os
@@ -87,13 +86,68 @@ class FileRun:
     launch_error: str = ""
 
 
-def _read_pipe(fd: int, sink: list[bytes]) -> None:
-    with os.fdopen(fd, "rb") as fh:
+_PIPE_SIZE = 1 << 20  # the unprivileged maximum by default (/proc/sys/fs/pipe-max-size)
+
+
+def _widen(fd: int) -> None:
+    """A 1 MiB pipe buffer, so the test process rarely waits on a slow reader."""
+    import fcntl
+
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+
+
+class _Messages:
+    """Authenticated result lines, checked as they arrive (while the tests still run).
+
+    A line is 64 hex digits of HMAC-SHA256 under the run's key, a space, and the JSON
+    payload; anything else (a forged, truncated or garbled line) counts as a bad MAC."""
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+        self.messages: list[dict[str, Any]] = []
+        self.bad = 0
+        self._rest = b""
+
+    def feed(self, chunk: bytes, final: bool = False) -> None:
+        data = self._rest + chunk
+        if final:
+            lines, self._rest = data.split(b"\n"), b""
+        else:
+            *lines, self._rest = data.split(b"\n")
+        for raw in lines:
+            for line in raw.decode("utf-8", "replace").splitlines():
+                self._one(line)
+
+    def _one(self, line: str) -> None:
+        mac, sep, payload = line.partition(" ")
+        try:  # whatever the test process wrote, the reader must not die (it would hang it)
+            want = hmac.digest(self.key, payload.encode("utf-8", "replace"), "sha256")
+            ok = bool(sep) and hmac.compare_digest(want.hex().encode(),
+                                                   mac.encode("utf-8", "replace"))
+            msg = json.loads(payload) if ok else None
+        except Exception:  # counted as a bad line
+            msg = None
+        if isinstance(msg, dict):
+            self.messages.append(msg)
+        else:
+            self.bad += 1
+
+
+def _read_pipe(fd: int, sink: _Messages, ended: threading.Event | None = None) -> None:
+    """Drain the result pipe to EOF, checking lines as they come. Between reads it pauses
+    (until the process has ended): waking for every ~400-byte line cost the test process
+    two context switches per line (~20 ms of CPU on 295 tests); the widened pipe holds
+    what arrives meanwhile."""
+    with os.fdopen(fd, "rb", buffering=0) as fh:
         while True:
-            chunk = fh.read(65536)
+            chunk = fh.read(_PIPE_SIZE)
             if not chunk:
                 break
-            sink.append(chunk)
+            sink.feed(chunk)
+            if ended is not None:
+                ended.wait(0.02)
+    sink.feed(b"", final=True)
 
 
 def _safe(name: str) -> str:
@@ -203,11 +257,14 @@ class _Launch:
         self.box, self.label, self.files = box, label, files
         self.key = os.urandom(32)
         rfd, wfd = os.pipe()
+        _widen(wfd)
         krfd, kwfd = os.pipe()
         os.write(kwfd, self.key)
         os.close(kwfd)
-        self.sink: list[bytes] = []
-        self.reader = threading.Thread(target=_read_pipe, args=(rfd, self.sink), daemon=True)
+        self.sink = _Messages(self.key)
+        self.ended = threading.Event()
+        self.reader = threading.Thread(target=_read_pipe, args=(rfd, self.sink, self.ended),
+                                       daemon=True)
         self.t0 = time.monotonic()
         self.log_path = box.run_dir / "logs" / (_safe(label) + ".log")
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -245,25 +302,16 @@ class _Launch:
             rc = self.proc.wait() if self.proc is not None else 127
         finally:
             self.timer.cancel()
+            self.ended.set()  # the reader drains the rest without pausing
         self.reader.join(timeout=30)
         self.log.close()
         self.errf.seek(0)
         stderr = self.errf.read().decode("utf-8", "replace") or self.launch_error
         self.errf.close()
         stdout = self.log_path.read_text("utf-8", "replace")
-        messages, bad = [], 0
-        for line in b"".join(self.sink).decode("utf-8", "replace").splitlines():
-            try:
-                env_ = json.loads(line)
-                payload, mac = env_["p"], env_["m"]
-            except (ValueError, KeyError, TypeError):
-                bad += 1
-                continue
-            want = hmac.new(self.key, payload.encode(), hashlib.sha256).hexdigest()
-            if not hmac.compare_digest(want, str(mac)):
-                bad += 1
-                continue
-            messages.append(json.loads(payload))
+        messages, bad = list(self.sink.messages), self.sink.bad
+        if self.reader.is_alive():  # something still holds the pipe: a partial line is bad
+            bad += 1 if self.sink._rest.strip() else 0
         return FileRun(self.label, rc, stdout[-20000:], stderr[-20000:],
                        time.monotonic() - self.t0, messages, bad, self.fired.is_set(),
                        tuple(self.files), self.launch_error)
