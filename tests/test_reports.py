@@ -462,3 +462,28 @@ def test_history_includes_the_ledger_row(tmp_path: Path) -> None:
     ledger = [h for h in hist if h["source"].startswith("CANDIDATES.md")]
     assert len(ledger) == 1 and ledger[0]["to"] == "QUALIFIED"
     assert "superseded_by=v2" in ledger[0]["note"]
+
+
+def test_gate_findings_past_the_page_limit_are_counted(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page shows the first findings of a gate and says how many there are in all."""
+    from gavelkit.core.findings import Finding
+    from gavelkit.task import gates as gates_mod
+    from gavelkit.task.judging import report, report_data
+
+    real = gates_mod.run_gates
+
+    def noisy(task, which="DEF"):  # type: ignore[no-untyped-def]
+        rep = real(task, which)
+        rep.results["E"].findings += [Finding("TSK-E001", "warning", f"finding {i}",
+                                              str(task.dir / "spec.md"), i + 1, 1)
+                                      for i in range(3)]
+        return rep
+
+    monkeypatch.setattr(report_data, "SHOWN_FINDINGS", 1)
+    monkeypatch.setattr(gates_mod, "run_gates", noisy)
+    rep = report.build_task(judged_task(tmp_path))
+    gates = rep.data["gates"]
+    cut = [g for g, r in gates.items() if r["total"] > len(r["findings"])]
+    assert cut, {g: r["total"] for g, r in gates.items()}
+    assert "(first 1 shown" in rep.html

@@ -12,6 +12,7 @@ from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
 from gavelkit.task.formats.score import ScoreResult, read_score, score_from_dict
 
+SHOWN_FINDINGS = 200  # per gate on the page; the rest is counted, never dropped silently
 LAYERS = ("atomic", "integration", "system_e2e")
 FAILED = ("failed", "error", "timeout", "collection_error", "not_collected")
 VERDICTS = ("QUALIFIED", "BROKEN", "CHEAT_DETECTED")
@@ -376,7 +377,8 @@ def collect(task: Any, problems: list[Finding] | None = None) -> dict[str, Any]:
         "gates": {g: {"verdict": r.verdict,
                       "errors": sum(1 for f in r.findings if f.severity == "error"),
                       "warnings": sum(1 for f in r.findings if f.severity == "warning"),
-                      "findings": [f.to_dict() for f in r.findings][:200]}
+                      "findings": [f.to_dict() for f in r.findings][:SHOWN_FINDINGS],
+                      "total": len(r.findings)}
                   for g, r in gates.results.items()},
         "recorded_gates": {str(k): str(v) for k, v in (judge.get("fairness_gates") or {}).items()}
         if isinstance(judge.get("fairness_gates"), dict) else {},
