@@ -20,8 +20,11 @@ HEAVY = {"argparse", "typing", "pathlib", "shutil", "glob", "tomllib", "json", "
 
 
 def imported(argv: list[str]) -> set[str]:
-    code = ("import sys\nfrom gavelkit.cli.main import main\nrc = main(sys.argv[1:])\n"
-            "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n")
+    # only what the command itself brings in: an installer's start-up hooks (.pth files,
+    # setuptools' editable finder) may load typing or shutil before any of our code runs
+    code = ("import sys\nbefore = set(sys.modules)\nfrom gavelkit.cli.main import main\n"
+            "rc = main(sys.argv[1:])\n"
+            "print('\\n'.join(sorted(set(sys.modules) - before)), file=sys.stderr)\n")
     r = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
                        cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
