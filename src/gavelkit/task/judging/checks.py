@@ -11,7 +11,6 @@ from typing import Any
 
 from gavelkit.core.errors import InputError
 from gavelkit.task.judging import verdict as V
-from gavelkit.task.judging.blame import reference_diagnosis as reference_diagnosis
 
 SOLVABLE = 0.95
 SMALL_ORACLE = 30

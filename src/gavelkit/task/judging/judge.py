@@ -42,8 +42,6 @@ from gavelkit.task.judging import verdict as V
 from gavelkit.task.judging.blame import reference_diagnosis
 from gavelkit.task.judging.checks import SOLVABLE, TAMPER_CODES
 
-ROUTES = V.ROUTES
-
 
 @dataclass(slots=True)
 class JudgeResult:
@@ -220,19 +218,24 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
                                                 anticheat_api._missing_block(package or "PKG", why),
                                                 why)
     res.steps.append("preflight")
+    prov = (meta.get("install") or {}).get("provenance") or {}
+    prov_why = ("import provenance of the installed solution failed at scoring time: "
+                f"{prov.get('why')}") if prov and not prov.get("ok") else ""
+    failed = res.preflight.available and not res.preflight.passed
     if not res.preflight.available:
         res.add("TSK-J002", "error", f"preflight not run: {res.preflight.reason}")
-        res.check("preflight", V.UNVERIFIABLE, f"not run: {res.preflight.reason}", "env")
-    elif not res.preflight.passed:
+    elif failed:
         res.add("TSK-J001", "error", f"import provenance failed: {res.preflight.reason}")
-        res.check("preflight", V.FAIL, res.preflight.reason, "env")
+    if prov_why:
+        res.add("TSK-J001", "error", prov_why)
+    # one preflight check, from the literal import and the scoring-time provenance together
+    if failed or prov_why:
+        res.check("preflight", V.FAIL, "; ".join(
+            r for r in (res.preflight.reason if failed else "", prov_why) if r), "env")
+    elif not res.preflight.available:
+        res.check("preflight", V.UNVERIFIABLE, f"not run: {res.preflight.reason}", "env")
     else:
         res.check("preflight", V.PASS, res.preflight.reason)
-    prov = (meta.get("install") or {}).get("provenance") or {}
-    if prov and not prov.get("ok"):
-        why = f"import provenance of the installed solution failed at scoring time: {prov.get('why')}"
-        res.add("TSK-J001", "error", why)
-        res.check("preflight", V.FAIL, why, "env")
     if meta.get("mismatch"):
         res.add("TSK-J020", "error", f"run record mismatch: {meta['mismatch']}")
         res.check("run-integrity", V.FAIL, f"run record mismatch: {meta['mismatch']}", "env")

@@ -34,11 +34,10 @@ from gavelkit.core.findings import Finding
 from gavelkit.task.formats.load import load_task
 from gavelkit.task.formats.nodeids import file_of
 from gavelkit.task.scoring.options import RunOptions, RunResult
-from gavelkit.task.scoring.results import PASSING, _combined, assemble, node_outcome
+from gavelkit.task.scoring.results import _combined, assemble
 from gavelkit.task.scoring.sandbox import FileRun, Sandbox, bwrap_available
 from gavelkit.task.scoring.target import find_import_root, target_package, task_remove_paths
 from gavelkit.task.scoring.worktree import (
-    SKIP_DIRS,
     expected_ids,
     ignore_litter,
     inside,
@@ -51,27 +50,7 @@ from gavelkit.task.scoring.worktree import (
     tree_digest,
 )
 
-__all__ = [
-    "PASSING",
-    "SKIP_DIRS",
-    "FileRun",
-    "RunOptions",
-    "RunResult",
-    "Sandbox",
-    "assemble",
-    "bwrap_available",
-    "expected_ids",
-    "find_import_root",
-    "neutralise",
-    "node_outcome",
-    "outside_links",
-    "prepare_worktree",
-    "run_solution",
-    "suspicious_source",
-    "target_package",
-    "task_remove_paths",
-]
-_Sandbox = Sandbox  # the 0.1 name
+__all__ = ["RunOptions", "RunResult", "run_solution"]  # what callers import from here
 
 
 def resolve_python(python: str) -> str:
