@@ -42,24 +42,23 @@ def unit_float(text: str) -> float:
     return v
 
 
-def positive_int(text: str) -> int:
+def _int(text: str, least: int) -> int:
     try:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    if v < least:
+        raise argparse.ArgumentTypeError(f"{text!r} must be {least} or more")
     return v
+
+
+def positive_int(text: str) -> int:
+    """A whole number >= 1 (counts, pages, jobs, dpi)."""
+    return _int(text, 1)
 
 
 def nonneg_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
-    return v
+    return _int(text, 0)
 
 
 def iso_date(text: str) -> str:

@@ -11,16 +11,10 @@ import os
 import sys
 from typing import Any
 
+from gavelkit.cli.argtypes import positive_int
 from gavelkit.cli.common import add_format, emit, parser
 from gavelkit.core.errors import InputError, UsageError
 from gavelkit.core.findings import Finding
-
-
-def positive_int(value: str) -> int:
-    v = value.strip()
-    if not v.isdigit() or int(v) <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer (got {value!r})")
-    return int(v)
 
 
 def variant_limits(path: str) -> tuple[int, str]:
