@@ -39,18 +39,9 @@ def run_copy(tmp: Path) -> Path:
 
 def pdf_bytes(objects: list[bytes]) -> bytes:
     """A minimal PDF with a correct xref: objects are numbered from 1, object 1 the catalog."""
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += f"{i} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    for off in offsets:
-        out += f"{off:010d} 00000 n \n".encode()
-    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
-            .encode())
-    return bytes(out)
+    from gavelkit.award.pdf.writer import serialize
+
+    return serialize(objects, root=1, header=b"%PDF-1.4\n")
 
 
 # ---- escapes: items 7, 8, 9 ----------------------------------------------------------------

@@ -393,16 +393,26 @@ def build_pdf(pages: list[PageSpec], info: dict[str, str] | None = None,
     objs[catalog - 1] = cat + b" >>"
     info_id = add(b"<< " + b" ".join(b"/" + k.encode() + b" " + _pdf_string(v)
                                      for k, v in (info or {}).items()) + b" >>")
-    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    return serialize(objs, catalog, info_id)
+
+
+def serialize(objects: list[bytes], root: int, info: int | None = None,
+              header: bytes = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n") -> bytes:
+    """The file around numbered objects (1, 2, ...): body, a correct xref table, trailer.
+
+    Tests build odd documents (a page tree that loops, a broken catalog) from raw object
+    bodies with it, so their only oddity is the one they mean."""
+    out = bytearray(header)
     offsets = []
-    for i, body in enumerate(objs, 1):
+    for i, body in enumerate(objects, 1):
         offsets.append(len(out))
         out += f"{i} 0 obj\n".encode() + body + b"\nendobj\n"
     xref = len(out)
-    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
     for off in offsets:
         out += f"{off:010d} 00000 n \n".encode()
-    out += (f"trailer\n<< /Size {len(objs) + 1} /Root {catalog} 0 R /Info {info_id} 0 R >>\n"
+    info_ref = f" /Info {info} 0 R" if info is not None else ""
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root {root} 0 R{info_ref} >>\n"
             f"startxref\n{xref}\n%%EOF\n").encode()
     return bytes(out)
 
