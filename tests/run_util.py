@@ -16,6 +16,13 @@ def make_run(tmp: Path, run_id: str = "r1", target: str = "Finalist") -> Path:
     return run
 
 
+def panel_ready(tmp: Path, target: str = "Finalist") -> Path:
+    """A run whose phases 0-7 passed their gates: ready to dispatch the judge panel."""
+    run = make_run(tmp, target=target)
+    pass_phases(run, 7)
+    return run
+
+
 def add_gate(run: Path, phase: int, loop: int, issues: list[tuple[str, str]] = (),
              verdict: str | None = None, **over: Any) -> Path:
     its = [{"id": i, "severity": s, "summary": f"{i} summary", "artifact": "a",

@@ -12,7 +12,7 @@ from gavelkit.award.runs.budget import run_status
 from gavelkit.core.errors import UsageError
 
 from gk_testing import clean, cli, fires
-from run_util import add_card, add_gate, make_run, pass_phases
+from run_util import add_card, add_gate, make_run, panel_ready, pass_phases
 
 
 def test_fresh_run_advances_to_phase_0(tmp_path: Path) -> None:
@@ -182,14 +182,9 @@ def test_unreadable_run_dir_exit_2(tmp_path: Path) -> None:
         run_status(tmp_path / "nope")
 
 
-def _panel_ready(tmp_path: Path, target: str = "Finalist") -> Path:
-    run = make_run(tmp_path, target=target)
-    pass_phases(run, 7)
-    return run
-
 
 def test_panel_dispatch_then_pass(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path)
     st = run_status(run)
     assert st.action.kind == "advance" and "dispatch" in st.action.reason
     for s in "ABC":
@@ -200,7 +195,7 @@ def test_panel_dispatch_then_pass(tmp_path: Path) -> None:
 
 
 def test_target_from_flag_overrides_variant(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path, target="Outstanding / O-Prize")
+    run = panel_ready(tmp_path, target="Outstanding / O-Prize")
     for s in "ABC":
         add_card(run, s, 1, modeling=70)
     st = run_status(run)
@@ -210,7 +205,7 @@ def test_target_from_flag_overrides_variant(tmp_path: Path) -> None:
 
 
 def test_no_target_stops(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path, target="<flagship label>")
+    run = panel_ready(tmp_path, target="<flagship label>")
     for s in "ABC":
         add_card(run, s, 1)
     st = run_status(run)
@@ -218,7 +213,7 @@ def test_no_target_stops(tmp_path: Path) -> None:
 
 
 def test_rescore_then_improvement_rule(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path, target="Outstanding")
+    run = panel_ready(tmp_path, target="Outstanding")
     for s in "ABC":
         add_card(run, s, 1, modeling=70)
     st = run_status(run)
@@ -236,7 +231,7 @@ def test_rescore_then_improvement_rule(tmp_path: Path) -> None:
 
 
 def test_panel_budget_exhausted(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path, target="Outstanding")
+    run = panel_ready(tmp_path, target="Outstanding")
     for r, sc in ((1, 70), (2, 72), (3, 74)):
         for s in "ABC":
             add_card(run, s, r, modeling=sc)
@@ -249,7 +244,7 @@ def test_panel_budget_exhausted(tmp_path: Path) -> None:
 
 
 def test_adjudicate_then_resolved(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path)
     add_card(run, "A", 1, results=90)
     add_card(run, "B", 1, results=90)
     add_card(run, "C", 1, results=60)
@@ -264,7 +259,7 @@ def test_adjudicate_then_resolved(tmp_path: Path) -> None:
 
 
 def test_conflict_persisting_after_adjudication_stops(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path)
     add_card(run, "A", 1, results=90)
     add_card(run, "B", 1, results=90)
     add_card(run, "C", 1, results=60)
@@ -274,7 +269,7 @@ def test_conflict_persisting_after_adjudication_stops(tmp_path: Path) -> None:
 
 
 def test_memo_adjudication_clears_the_conflict(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path, target="Meritorious")
+    run = panel_ready(tmp_path, target="Meritorious")
     add_card(run, "A", 1, results=90)
     add_card(run, "B", 1, results=90)
     add_card(run, "C", 1, results=60)
@@ -290,7 +285,7 @@ def test_memo_adjudication_clears_the_conflict(tmp_path: Path) -> None:
 
 
 def test_redispatch_of_non_outlier_warns(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path, target="Outstanding")
+    run = panel_ready(tmp_path, target="Outstanding")
     for s in "ABC":
         add_card(run, s, 1, modeling=70)
     add_card(run, "B", 2, modeling=72)
@@ -298,7 +293,7 @@ def test_redispatch_of_non_outlier_warns(tmp_path: Path) -> None:
 
 
 def test_incomplete_round(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path)
     add_card(run, "A", 1)
     add_card(run, "B", 1)
     st = run_status(run)
@@ -332,7 +327,7 @@ def test_write_memo_lints_clean(tmp_path: Path) -> None:
 
 
 def test_write_memo_for_panel_stop_lints_clean(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path, target="Outstanding")
+    run = panel_ready(tmp_path, target="Outstanding")
     for r, sc in ((1, 70), (2, 72), (3, 74)):
         for s in "ABC":
             add_card(run, s, r, modeling=sc)

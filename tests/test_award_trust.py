@@ -19,7 +19,7 @@ from gavelkit.award.runs.budget import run_status
 
 from award_util import card, dump, gate, lint, memo, variant, write
 from gk_testing import clean, cli, cli_json, fires
-from run_util import add_card, add_gate, make_run, pass_phases
+from run_util import add_card, add_gate, make_run, panel_ready, pass_phases
 
 MEMO_OPTIONS = ("  options:\n    - {option: rework the model, consequence: costs a day, "
                 "recommended: true}\n    - {option: stop here, consequence: lower award, "
@@ -38,16 +38,11 @@ def _conflict_round(run: Path) -> None:
     add_card(run, "C", 1, results=60)
 
 
-def _panel_ready(tmp: Path, target: str = "Meritorious") -> Path:
-    run = make_run(tmp, target=target)
-    pass_phases(run, 7)
-    return run
-
 
 # ------------------------------------------------------------------ §3 adjudication
 
 def test_memo_adjudication_without_redispatch_does_not_pass(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path, "Meritorious")
     _conflict_round(run)
     _memo(run, "phase7.md", "  phase: 7\n  budget_spent: {loops: 0, cap: 2}\n  unresolved: []\n"
           "  adjudications:\n    - {criterion: results, outcome: 'lead sides with C'}\n")
@@ -63,7 +58,7 @@ def test_memo_adjudication_without_redispatch_does_not_pass(tmp_path: Path) -> N
 
 
 def test_adjudication_after_persisting_conflict_passes(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path, "Meritorious")
     _conflict_round(run)
     add_card(run, "C", 2, results=62)
     assert run_status(run).action.kind == "STOP"
@@ -76,7 +71,7 @@ def test_adjudication_after_persisting_conflict_passes(tmp_path: Path) -> None:
 
 
 def test_memo_of_another_phase_does_not_adjudicate(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path, "Meritorious")
     _conflict_round(run)
     add_card(run, "C", 2, results=62)
     _memo(run, "phase4.md", "  phase: 4\n  budget_spent: {loops: 1, cap: 2}\n  unresolved: []\n"
@@ -87,7 +82,7 @@ def test_memo_of_another_phase_does_not_adjudicate(tmp_path: Path) -> None:
 
 
 def test_aggregate_rejects_redispatch_of_non_outlier(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path, "Meritorious")
     _conflict_round(run)
     add_card(run, "B", 2, results=88)
     sc = run / "scorecards"
@@ -119,7 +114,7 @@ def test_aggregate_adjudication_round_needs_the_previous_card(tmp_path: Path) ->
 
 
 def test_evidence_question_carries_no_other_seat_score(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path, "Meritorious")
     _conflict_round(run)
     st = run_status(run)
     q = [i for i in st.action.items if "evidence question" in i]
@@ -128,7 +123,7 @@ def test_evidence_question_carries_no_other_seat_score(tmp_path: Path) -> None:
 
 
 def test_briefs_round2_writes_only_the_outlier_brief(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path, "Meritorious")
     _conflict_round(run)
     rc, doc = cli_json("award", "briefs", str(run), "--round", "2",
                        "--question", "Does Figure 3 show the hold-out error?")
@@ -144,7 +139,7 @@ def test_briefs_round2_writes_only_the_outlier_brief(tmp_path: Path) -> None:
 
 
 def test_briefs_are_not_written_under_phase_logs(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path, "Meritorious")
     rc, doc = cli_json("award", "briefs", str(run))
     assert rc == 0
     assert len(doc["written"]) == 3
@@ -269,7 +264,7 @@ def test_decision_visible_in_report(tmp_path: Path) -> None:
 
 
 def test_panel_stop_lifted_by_decision(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path, target="Outstanding")
+    run = panel_ready(tmp_path, target="Outstanding")
     for r, sc in ((1, 70), (2, 70)):
         for s in "ABC":
             add_card(run, s, r, modeling=sc)
@@ -321,7 +316,7 @@ def test_no_advance_while_exiting_1_on_medium_without_plan(tmp_path: Path) -> No
 
 
 def test_stale_manifest_blocks_phase_8(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path, "Meritorious")
     (run / "outputs" / "figures" / "f.png").write_bytes(b"png")
     cli("award", "manifest", str(run))
     for s in "ABC":
@@ -380,7 +375,7 @@ def test_draft_never_recommends_accepting_a_high(tmp_path: Path) -> None:
 
 
 def test_phase7_draft_counts_rescores(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path, target="Outstanding")
+    run = panel_ready(tmp_path, target="Outstanding")
     for r, sc in ((1, 70), (2, 72), (3, 74)):
         for s in "ABC":
             add_card(run, s, r, modeling=sc)
@@ -439,7 +434,7 @@ def test_unknown_tier_text(tmp_path: Path) -> None:
 def test_report_shows_enough_digits_against_threshold(tmp_path: Path) -> None:
     from gavelkit.award.runs.report import build
 
-    run = _panel_ready(tmp_path, target="Outstanding")
+    run = panel_ready(tmp_path, target="Outstanding")
     add_card(run, "A", 1, summary=85, modeling=85, results=84.8125, writing=85, completeness=85)
     add_card(run, "B", 1)
     add_card(run, "C", 1)
@@ -546,7 +541,7 @@ def test_previous_card_outlier_check_library(tmp_path: Path) -> None:
 
 
 def test_clean_run_has_no_gap_findings(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path, "Meritorious")
     (run / "outputs" / "figures" / "f.png").write_bytes(b"png")
     cli("award", "manifest", str(run))
     st = run_status(run)
@@ -576,7 +571,7 @@ def test_accepted_phase_is_not_left_failing(tmp_path: Path) -> None:
 
 
 def test_panel_without_manifest_is_said(tmp_path: Path) -> None:
-    run = _panel_ready(tmp_path)
+    run = panel_ready(tmp_path, "Meritorious")
     st = run_status(run)
     fires(st.findings, "AWD-T019")
     assert st.action.kind == "advance"  # a warning: the lead compiles it before dispatch
