@@ -27,16 +27,12 @@ def _modname(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path) -> list[tuple[str, bool]]:
-    """(imported gavelkit module, at module level?) for every import in the file."""
+def _imports(path: Path) -> list[str]:
+    """Every gavelkit module the file imports, at module level or inside functions."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     mod = _modname(path)
     is_pkg = path.name == "__init__.py"
-    top = {id(n) for n in tree.body}
-    for n in tree.body:  # `if TYPE_CHECKING:` / try blocks at module level
-        if isinstance(n, ast.If | ast.Try):
-            top.update(id(c) for c in ast.walk(n))
-    out: list[tuple[str, bool]] = []
+    out: list[str] = []
     for node in ast.walk(tree):
         names: list[str] = []
         if isinstance(node, ast.Import):
@@ -50,7 +46,7 @@ def _imports(path: Path) -> list[tuple[str, bool]]:
             names = [base] + [f"{base}.{a.name}" for a in node.names]
         for name in names:
             if name.startswith("gavelkit"):
-                out.append((name, id(node) in top))
+                out.append(name)
     return out
 
 
@@ -81,7 +77,7 @@ def test_arrows_point_down() -> None:
     mods = _modules()
     bad = []
     for mod, path in mods.items():
-        for name, _ in _imports(path):
+        for name in _imports(path):
             target = _resolve(name, mods)
             if target and _layer(target) in FORBIDDEN.get(_layer(mod), set()):
                 bad.append(f"{mod} imports {target}")
@@ -92,7 +88,7 @@ def test_no_import_cycles() -> None:
     mods = _modules()
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for mod, path in mods.items():
-        for name, _ in _imports(path):
+        for name in _imports(path):
             target = _resolve(name, mods)
             if target and target != mod and not mod.startswith(target + "."):
                 graph[mod].add(target)
@@ -133,4 +129,4 @@ def test_modules_stay_small() -> None:
 
 def test_figqa_stands_alone() -> None:
     """The seed copies figqa.py into a submission: it may import nothing of ours."""
-    assert not [n for n, _ in _imports(FIGQA)]
+    assert not _imports(FIGQA)
