@@ -155,7 +155,7 @@ def collect(st: RunStatus) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- PDF QA
 
-def pdf_qa(run: Path, sheet: bool = True, dpi: int = 30) -> dict[str, Any]:
+def pdf_qa(run: Path, dpi: int = 30) -> dict[str, Any]:
     """PDF QA of paper/solution.pdf with its contact sheet (the same function as
     `gavel award contact-sheet`), or why it was not run."""
     from gavelkit.award.pdf.framed import framed_sheet
@@ -174,7 +174,7 @@ def pdf_qa(run: Path, sheet: bool = True, dpi: int = 30) -> dict[str, Any]:
                     "unread": exc.to_finding().to_dict()}
         except OSError as exc:
             return {"ran": False, "reason": f"contact sheet failed: {exc.strerror or exc}"}
-        if sheet and png.is_file():
+        if png.is_file():
             from gavelkit.core.safeio import read_input
 
             out["sheet"] = hr.png_data_uri(read_input(png, limit=64 << 20))
