@@ -189,6 +189,16 @@ def load_json(path: str | os.PathLike[str], text: str | None = None, *,
     return parse_json(text, name, what)
 
 
+def json_object_or_none(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """A JSON object from a file, or None when the file cannot be read safely or holds
+    anything else: for optional side files whose absence the caller handles."""
+    try:
+        data = load_json(path)
+    except InputError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def parse_json(text: str, name: str, what: str = "JSON") -> Any:
     if text.startswith("\ufeff"):
         text = text[1:]

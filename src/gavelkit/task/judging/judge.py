@@ -89,13 +89,9 @@ class JudgeResult:
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
-    from gavelkit.core.safeio import load_json
+    from gavelkit.core.safeio import json_object_or_none
 
-    try:
-        data = load_json(path)
-    except InputError:
-        return None
-    return data if isinstance(data, dict) else None
+    return json_object_or_none(path)
 
 
 def _sha(path: Path) -> str | None:

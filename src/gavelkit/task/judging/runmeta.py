@@ -11,18 +11,15 @@ preflighting or measuring code that was not the code scored.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text("utf-8-sig"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    from gavelkit.core.safeio import json_object_or_none  # a FIFO or deep JSON never hangs
+
+    return json_object_or_none(path)
 
 
 def _resolve(value: Any, base: Path) -> str | None:

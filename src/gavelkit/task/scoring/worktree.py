@@ -141,14 +141,9 @@ def load_reference(task: Task, reference_score: str | Path | None) -> dict[str, 
             return task.reference_score.raw
     if path is None or not path.is_file():
         return None
-    from gavelkit.core.errors import InputError
-    from gavelkit.core.safeio import load_json
+    from gavelkit.core.safeio import json_object_or_none
 
-    try:
-        data = load_json(path)
-    except InputError:
-        return None
-    return data if isinstance(data, dict) else None
+    return json_object_or_none(path)
 
 
 def prepare_worktree(task: Task, work: Path, files: list[str], remove: list[str],
