@@ -58,6 +58,16 @@ def _run_args(p: argparse.ArgumentParser) -> None:
                    help="run K times and mark nodes whose outcome changes as flaky")
 
 
+def _prestart(a: argparse.Namespace, solution: str | None, spec: str | None) -> Any:
+    """Start the test process now, so its pytest import overlaps the run's preparation
+    (task.scoring.warm); None when that cannot help. Only one run per command: --repeat
+    and re-runs start cold."""
+    from gavelkit.task.scoring.warm import prestart
+
+    return prestart(a.task, solution=solution, spec=spec, install=a.install, python=a.python,
+                    isolation=a.isolation, memory_mb=a.memory_mb)
+
+
 def _opts(a: argparse.Namespace, solution: str, out: str, role: str, progress: Any) -> Any:
     from gavelkit.task.scoring.options import RunOptions
 
@@ -108,8 +118,6 @@ def _score_text(score: dict[str, Any]) -> str:
 
 
 def run_main(argv: list[str], prog: str) -> int:
-    from gavelkit.task.scoring.runner import run_solution
-
     p = parser(prog, "Score a solution against the task's oracle in an isolated runner; "
                      "writes OUT/score_result.json.")
     p.add_argument("task", help="task folder")
@@ -127,11 +135,19 @@ def run_main(argv: list[str], prog: str) -> int:
     _run_args(p)
     add_format(p)
     a = p.parse_args(argv)
-    cb = progress_printer(a.quiet, "task run")
-    opts = _opts(a, a.solution or "", a.out, a.role, cb)
-    opts.package_spec = a.solution_package
-    res = run_solution(a.task, opts)
-    _end_progress(cb)
+    warm = _prestart(a, a.solution, a.solution_package)
+    try:
+        cb = progress_printer(a.quiet, "task run")
+        opts = _opts(a, a.solution or "", a.out, a.role, cb)
+        opts.package_spec = a.solution_package
+        opts.warm = warm
+        from gavelkit.task.scoring.runner import run_solution  # after the prestart: 35 ms
+
+        res = run_solution(a.task, opts)
+        _end_progress(cb)
+    finally:
+        if warm is not None:
+            warm.close()
     extra = {"score_result": str(res.path), "summary": res.summary,
              "pass_rate": res.pass_rate, "by_layer": res.score.get("by_layer"),
              "isolation": res.score["gavel"]["isolation"]}
@@ -142,8 +158,6 @@ def run_main(argv: list[str], prog: str) -> int:
 
 
 def solvability_main(argv: list[str], prog: str) -> int:
-    from gavelkit.task.scoring.solvability import check_solvability
-
     p = parser(prog, "Run the reference on the oracle in the task's own environment: >= 95 % "
                      "(100 % at S3_REFERENCE_RUN), with an environment diagnosis when below.")
     p.add_argument("task", help="task folder")
@@ -157,11 +171,19 @@ def solvability_main(argv: list[str], prog: str) -> int:
     _run_args(p)
     add_format(p)
     a = p.parse_args(argv)
-    cb = progress_printer(a.quiet, "task solvability")
-    out = a.out or str(Path(a.task) / "judge" / "reference_run")
-    res = check_solvability(a.task, a.reference, a.reference_package,
-                            _opts(a, a.reference or "", out, "reference", cb), a.threshold)
-    _end_progress(cb)
+    warm = _prestart(a, a.reference, a.reference_package)
+    try:
+        cb = progress_printer(a.quiet, "task solvability")
+        out = a.out or str(Path(a.task) / "judge" / "reference_run")
+        opts = _opts(a, a.reference or "", out, "reference", cb)
+        opts.warm = warm
+        from gavelkit.task.scoring.solvability import check_solvability
+
+        res = check_solvability(a.task, a.reference, a.reference_package, opts, a.threshold)
+        _end_progress(cb)
+    finally:
+        if warm is not None:
+            warm.close()
     text = (res.text().split("\n", 1)[0] if a.quiet  # errors and the verdict line only
             else _score_text(res.run.score) + "\n" + res.text())
     return emit(res.findings, a.format, "task solvability", extra=res.to_dict(), text=text,

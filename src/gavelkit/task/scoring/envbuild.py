@@ -15,8 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -25,9 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from gavelkit.core.textio import atomic_write, locked
-
-FORMAT = "gavel-env-3"  # 3: bytecode compiled at install (the sandbox never writes .pyc)
-MARKER = "gavel-env.json"
+from gavelkit.task.scoring.envkeys import (
+    FORMAT,
+    MARKER,
+    cache_root,
+    env_key,
+    norm,
+    read_requirements,
+)
+from gavelkit.task.scoring.envkeys import venv_python as _bin
 
 _LIST_PLUGINS = r"""
 import json, sys
@@ -86,47 +90,6 @@ class Env:
                 "packages": self.freeze}
 
 
-def norm(req: str) -> str:
-    """Distribution name of a requirement line, normalised (PEP 503)."""
-    name = re.split(r"[\s<>=!~;\[@]", req.strip(), maxsplit=1)[0]
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def read_requirements(path: Path | None) -> list[str]:
-    """Requirement lines; an unreadable file (non-UTF-8, FIFO, ...) is InputError (exit 2)."""
-    import os
-
-    from gavelkit.core.textio import read_text
-
-    if path is None or not os.path.lexists(path):
-        return []
-    out = []
-    for line in read_text(path, allow_empty=True).splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line and not line.startswith("-"):
-            out.append(line)
-    return out
-
-
-def env_key(reqs: list[str], python: str) -> str:
-    body = "\n".join(sorted(r.strip() for r in reqs))
-    if os.path.realpath(python) == os.path.realpath(sys.executable):
-        ver = sys.version  # no subprocess for the common case
-    else:
-        ver = subprocess.run([python, "-c", "import sys; print(sys.version)"],
-                             capture_output=True, text=True, check=False).stdout.strip()
-    h = hashlib.sha256(f"{FORMAT}\n{ver}\n{platform.machine()}\n{body}".encode())
-    return h.hexdigest()[:20]
-
-
-def cache_root() -> Path:
-    base = os.environ.get("GAVEL_CACHE_DIR")
-    if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return Path(xdg) / "gavelkit" if xdg else Path.home() / ".cache" / "gavelkit"
-
-
 def find_uv() -> str | None:
     exe = shutil.which("uv")
     if exe:
@@ -151,10 +114,6 @@ def _inspect(python: str) -> dict[str, Any]:
     except (ValueError, IndexError):
         raise EnvError(f"the interpreter {python} did not report its environment: "
                        f"{(proc.stdout + proc.stderr).strip()[-300:]}") from None
-
-
-def _bin(venv: Path) -> Path:
-    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
 def _marker(marker: Path) -> dict[str, Any] | None:

@@ -32,10 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from gavelkit.core.textio import atomic_write, locked
+from gavelkit.task.scoring.envkeys import PROJECT_FILES, SOLENV_FORMAT, solution_key
 from gavelkit.task.scoring.uvmessages import install_failure, missing_requirements
 
-FORMAT = "gavel-solenv-1"
-PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 _SKIP = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", "node_modules",
          ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", ".eggs"}
 
@@ -120,7 +119,7 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
         raise ValueError("exactly one of source and spec")
     what = spec if spec else f"the solution project {source}"
     ident = spec if spec else source_digest(source)  # type: ignore[arg-type]
-    key = hashlib.sha256(f"{FORMAT}\n{base.key}\n{ident}".encode()).hexdigest()[:20]
+    key = solution_key(base.key, ident)
     root = (cache or cache_root()) / "envs"
     venv = root / f"sol-{key}"
     marker = venv / MARKER
@@ -171,7 +170,7 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
                 shutil.rmtree(build_dir, ignore_errors=True)
         info = _inspect(str(_bin(venv)))
         record["seconds"] = round(time.monotonic() - t0, 3)
-        meta = {"format": FORMAT, "requirements": base.requirements, "plugins": info["plugins"],
+        meta = {"format": SOLENV_FORMAT, "requirements": base.requirements, "plugins": info["plugins"],
                 "freeze": info["freeze"], "python": info["python"], "install": record}
         atomic_write(marker, json.dumps(meta, indent=2) + "\n")
         return (Env(venv, str(_bin(venv)), key, base.requirements, info["plugins"],

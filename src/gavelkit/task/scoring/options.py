@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gavelkit.core.findings import Finding
+from gavelkit.task.scoring.warm import CPU_SECONDS, FSIZE_MB
 
 
 @dataclass(slots=True)
@@ -21,8 +22,8 @@ class RunOptions:
     test_timeout: float = 60.0
     file_timeout: float = 900.0
     memory_mb: int = 4096
-    cpu_seconds: int = 1800
-    fsize_mb: int = 512
+    cpu_seconds: int = CPU_SECONDS
+    fsize_mb: int = FSIZE_MB
     isolation: str = "auto"  # auto | bwrap | none
     repeat: int = 1
     # auto: all files in one pytest process, files it did not finish (crash, hang, kill)
@@ -33,6 +34,7 @@ class RunOptions:
     progress: Any = None  # callable(str) or None
     package_spec: str | None = None  # install this requirement as the solution (x==1.2)
     install: str = "auto"  # auto: build + install project folders | never: copy as a folder
+    warm: Any = None  # a prestarted test process (warm.prestart), used for the first launch
 
 
 @dataclass(slots=True)
@@ -48,7 +50,3 @@ class RunResult:
     @property
     def pass_rate(self) -> float | None:
         return self.score.get("pass_rate_excluding_skips")
-
-
-# ----------------------------------------------------------------- helpers
-_BWRAP: dict[str, Any] = {}

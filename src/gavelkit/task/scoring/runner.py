@@ -25,7 +25,7 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +35,9 @@ from gavelkit.task.formats.load import load_task
 from gavelkit.task.formats.nodeids import file_of
 from gavelkit.task.scoring.options import RunOptions, RunResult
 from gavelkit.task.scoring.results import _combined, assemble
-from gavelkit.task.scoring.sandbox import FileRun, Sandbox, bwrap_available
+from gavelkit.task.scoring.sandbox import FileRun, Sandbox, bwrap_available, sandbox_ok
 from gavelkit.task.scoring.target import find_import_root, target_package, task_remove_paths
+from gavelkit.task.scoring.warm import run_folder
 from gavelkit.task.scoring.worktree import (
     expected_ids,
     ignore_litter,
@@ -125,9 +126,34 @@ def _rel(path: Path, base: Path) -> str:
 
 
 def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
-    """Score `opts.solution` against the task's oracle; write `<out>/score_result.json`."""
-    import threading
+    """Score `opts.solution` against the task's oracle; write `<out>/score_result.json`.
 
+    `opts.warm` (warm.prestart) is a test process started while the command line was
+    read; it is used for the first launch when it matches this run, and always ended."""
+    warm = opts.warm
+    run_dir = warm.run_dir if warm is not None else run_folder()
+    try:
+        return _run(task_dir, opts, run_dir, warm)
+    finally:
+        if warm is not None:
+            warm.cancel()
+        _rmtree(run_dir)
+
+
+def _isolation(opts: RunOptions, warm: Any, probe: Any) -> tuple[bool, str]:
+    """(use bubblewrap, why not). A prestarted process that got ready inside bubblewrap
+    has proven it works here; otherwise the probe decides."""
+    if warm is not None and warm.state == "started" and warm.bwrap and warm.wait_ready():
+        sandbox_ok(warm.bwrap)
+    if probe is not None:
+        probe.join()
+    ok_bwrap, why_bwrap = bwrap_available()  # probes now when nothing has shown it yet
+    if opts.isolation == "bwrap" and not ok_bwrap:
+        raise InputError("bwrap", f"--isolation bwrap requested but {why_bwrap}")
+    return opts.isolation in ("auto", "bwrap") and ok_bwrap, why_bwrap
+
+
+def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> RunResult:
     from gavelkit.core.textio import atomic_write
     from gavelkit.task.pipeline.digests import current_digests
     from gavelkit.task.scoring.install import (
@@ -138,8 +164,10 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
     )
     from gavelkit.task.scoring.pytestargs import parse_pytest_args
 
-    probe = threading.Thread(target=bwrap_available, daemon=True)  # a subprocess: overlap it
-    probe.start()
+    probe = None
+    if warm is None or warm.state != "started" or not warm.bwrap:
+        probe = threading.Thread(target=bwrap_available, daemon=True)  # a subprocess: overlap it
+        probe.start()
     task = load_task(task_dir)
     spec = opts.package_spec
     sol_src = None if spec else Path(opts.solution)
@@ -173,17 +201,6 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
                                 "can be scored", str(task.dir), 0, 0))
     env, install, env_error = _environment(task, opts, sol_src, findings)
     installed = install.get("kind") in ("project", "spec") and env is not None
-    probe.join()
-    ok_bwrap, why_bwrap = bwrap_available()
-    use_bwrap = opts.isolation in ("auto", "bwrap") and ok_bwrap
-    if opts.isolation == "bwrap" and not ok_bwrap:
-        raise InputError("bwrap", f"--isolation bwrap requested but {why_bwrap}")
-    if not use_bwrap:
-        findings.append(Finding("TSK-X006", "warning",
-                                "ISOLATION INACTIVE: no network namespace and no read-only "
-                                "mounts for this run (" + (why_bwrap if opts.isolation != "none"
-                                                            else "--isolation none") + ")",
-                                str(task.dir), 0, 0))
     raw_args = task.task_json.oracle.get("pytest_args") if task.task_json else None
     pa = parse_pytest_args(raw_args if isinstance(raw_args, list) else [],
                            {p["name"] for p in env.plugins} if env else set(), task.dir)
@@ -191,162 +208,174 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
         findings.append(Finding("TSK-X020", "warning", f"oracle pytest_args {' '.join(d['args'])}"
                                 f" refused: {d['why']}", str(task.paths.get("task_json") or
                                                                task.dir), 0, 0, data=d))
-    run_dir = Path(tempfile.mkdtemp(prefix="gavel-run-"))
-    try:
-        import_root, layout, src_root = None, "installed-package" if spec else "unknown", None
-        if sol_src is not None:
-            sol = run_dir / "solution"
-            outside = outside_links(sol_src)
-            for rel, target in outside:
-                findings.append(Finding("TSK-X015", "error", f"solution entry {rel} is a symlink "
-                                        f"to {target}, outside the solution: not copied",
-                                        rel, 0, 0, data={"target": target}))
-            skip = {str((sol_src / rel).parent.resolve() / Path(rel).name) for rel, _ in outside}
+    import_root, layout, src_root = None, "installed-package" if spec else "unknown", None
+    if sol_src is not None:
+        sol = run_dir / "solution"
+        outside = outside_links(sol_src)
+        for rel, target in outside:
+            findings.append(Finding("TSK-X015", "error", f"solution entry {rel} is a symlink "
+                                    f"to {target}, outside the solution: not copied",
+                                    rel, 0, 0, data={"target": target}))
+        skip = {str((sol_src / rel).parent.resolve() / Path(rel).name) for rel, _ in outside}
 
-            def ignore(d: str, names: list[str]) -> set[str]:
-                return ignore_litter(d, names) | {n for n in names
-                                                  if str(Path(d).resolve() / n) in skip}
-            shutil.copytree(sol_src, sol, ignore=ignore, symlinks=False)
-            findings += neutralise(sol, package)
-            if opts.role == "candidate":
-                findings += suspicious_source(sol)
-            import_root, layout = find_import_root(sol, package) if package else (sol, "unknown")
-            if package:
-                src_root = find_import_root(sol_src, package)[0]
-            if package and import_root is None and not installed:
-                findings.append(Finding("TSK-X007", "error", f"package {package!r} not found in "
-                                        "the solution (looked for PKG/, PKG.py, src/PKG, nested "
-                                        "PKG/)", str(sol_src), 0, 0))
-        if installed:
-            layout = f"installed ({install['kind']}; source layout {layout})"
-            if package:
-                install["provenance"] = verify_provenance(env.python, Path(env.path), package,
-                                                          source_root=src_root, spec=spec)
-                if install["provenance"]["ok"]:
-                    env.plugin_dists = list(install["provenance"]["distributions"])
-                else:
-                    findings.append(Finding("TSK-X021", "error", "the installed solution is not "
-                                            "proven to be the code under test: "
-                                            + install["provenance"]["why"],
-                                            str(sol_src or spec), 0, 0))
-        work = run_dir / "work"
-        work.mkdir()
-        files = list(dict.fromkeys(file_of(n) for n in expected))
-        removed = prepare_worktree(task, work, files, remove, package)
-        ini = run_dir / "gavel-pytest.ini"
-        oracle_ini = work / "gavel-oracle-pytest.ini"
-        ini.write_text(oracle_ini.read_text("utf-8") if oracle_ini.is_file() else "[pytest]\n",
-                       "utf-8")
-        before_task = current_digests(task)
-        before_work = tree_digest(work)
-        (run_dir / "scratch").mkdir()
-        from gavelkit.task.scoring.classify import context_for
+        def ignore(d: str, names: list[str]) -> set[str]:
+            return ignore_litter(d, names) | {n for n in names
+                                              if str(Path(d).resolve() / n) in skip}
+        shutil.copytree(sol_src, sol, ignore=ignore, symlinks=False)
+        findings += neutralise(sol, package)
+        if opts.role == "candidate":
+            findings += suspicious_source(sol)
+        import_root, layout = find_import_root(sol, package) if package else (sol, "unknown")
+        if package:
+            src_root = find_import_root(sol_src, package)[0]
+        if package and import_root is None and not installed:
+            findings.append(Finding("TSK-X007", "error", f"package {package!r} not found in "
+                                    "the solution (looked for PKG/, PKG.py, src/PKG, nested "
+                                    "PKG/)", str(sol_src), 0, 0))
+    if installed:
+        layout = f"installed ({install['kind']}; source layout {layout})"
+        if package:
+            install["provenance"] = verify_provenance(env.python, Path(env.path), package,
+                                                      source_root=src_root, spec=spec)
+            if install["provenance"]["ok"]:
+                env.plugin_dists = list(install["provenance"]["distributions"])
+            else:
+                findings.append(Finding("TSK-X021", "error", "the installed solution is not "
+                                        "proven to be the code under test: "
+                                        + install["provenance"]["why"],
+                                        str(sol_src or spec), 0, 0))
+    work = run_dir / "work"
+    files = list(dict.fromkeys(file_of(n) for n in expected))
+    removed = prepare_worktree(task, work, files, remove, package)
+    ini = run_dir / "gavel-pytest.ini"
+    oracle_ini = work / "gavel-oracle-pytest.ini"
+    ini.write_text(oracle_ini.read_text("utf-8") if oracle_ini.is_file() else "[pytest]\n",
+                   "utf-8")
+    before_task = current_digests(task)
+    before_work = tree_digest(work)
+    hidden = [task.dir.resolve()]  # the task folder (oracle, maps, earlier runs): the
+    if sol_src is not None and not inside(task.dir.resolve(), sol_src.resolve()):
+        hidden.append(sol_src.resolve())  # test process sees only the private copies
+    if warm is not None and env is not None:
+        why = warm.compatible(env.python, Path(env.path), hidden,
+                              (opts.memory_mb, opts.cpu_seconds, opts.fsize_mb))
+        if why:
+            warm.why = why
+            warm.cancel()
+    use_bwrap, why_bwrap = _isolation(opts, warm, probe)
+    if not use_bwrap:
+        findings.append(Finding("TSK-X006", "warning",
+                                "ISOLATION INACTIVE: no network namespace and no read-only "
+                                "mounts for this run (" + (why_bwrap if opts.isolation
+                                                            != "none" else "--isolation none")
+                                + ")", str(task.dir), 0, 0))
+    if warm is not None and warm.state == "started" and bool(warm.bwrap) != use_bwrap:
+        warm.why = "started with another isolation"
+        warm.cancel()
+    from gavelkit.task.scoring.classify import context_for
 
-        prep: dict[str, Any] = {}
+    prep: dict[str, Any] = {}
 
-        def while_running() -> None:  # parent work overlapped with the first test process
-            if not prep:
-                prep.update(layer=layer_of(task), ctx=context_for(task, opts),
-                            files=source_files(sol_src) if sol_src is not None else None,
-                            platform=platform.platform())  # ~10-30 ms: reads the interpreter
-        rounds: list[dict[str, Any]] = []
-        file_runs: dict[str, FileRun] = {}
-        reruns: list[str] = []
-        if env is not None and expected:
-            box = Sandbox(run_dir, env, None if installed else import_root, opts, use_bwrap,
-                          pa.disabled_plugins)
-            # the task folder (oracle, maps, earlier runs) is hidden from the test process:
-            # it sees only the private worktree copy
-            box.hidden = [task.dir.resolve()]
-            if sol_src is not None and not inside(task.dir.resolve(), sol_src.resolve()):
-                box.hidden.append(sol_src.resolve())
-            for k in range(max(1, opts.repeat)):
-                rounds.append(_one_round(box, task.id, files, expected, pa.kept, opts, k,
-                                         reruns, while_running))
-                for f, fr in rounds[-1].items():
-                    file_runs.setdefault(f, fr)
-        while_running()
-        layer = prep["layer"]
-        after_work = tree_digest(work)
-        after_task = current_digests(task)  # the same files, re-read and re-hashed
-        score = assemble(task, expected, expected_src, rounds, layer, reference, opts, findings,
-                         env_error=env_error, oracle_args=pa.kept, ctx=prep["ctx"])
-        changed = sorted(k for k in set(before_work) | set(after_work)
-                         if before_work.get(k) != after_work.get(k))
-        if changed:
-            findings.append(Finding("TSK-X008", "error", "the oracle worktree changed during the "
-                                    f"run: {', '.join(changed[:8])}", str(task.dir), 0, 0,
-                                    data={"changed": changed}))
-        if before_task != after_task:
-            findings.append(Finding("TSK-X008", "error", "the task's oracle files changed during "
-                                    "the run", str(task.dir), 0, 0))
-        sol_rel = _rel(sol_src, out) if sol_src is not None else None
-        score.update({
-            "platform": prep["platform"], "python_version": sys.version,
-            "timeout_seconds": opts.file_timeout, "remove_paths": remove,
-            "source_repo": _rel(task.dir, out), "solution_dir": sol_rel,
-            "solution_package": spec,
-            "nodeids": task.rel(task.paths["kept"]) if task.paths.get("kept") else "",
-            "run_dir": ".", "paths_relative_to": "the run folder (this file's folder)",
-            "taxonomy": task.rel(task.paths["taxonomy"]) if task.paths.get("taxonomy") else "",
-            "grouped_results": _grouped(file_runs),
-        })
-        data = task.task_json.data if task.task_json else {}
-        score["gavel"]["upstream"] = {"repo": data.get("repo") or data.get("repo_url") or "",
-                                      "repo_commit": data.get("repo_commit") or ""}
-        uniq = {id(fr): fr for fr in file_runs.values()}
-        score["gavel"].update({
-            "role": opts.role, "package": package, "import_root_layout": layout,
-            "removed_from_worktree": removed,
-            "environment": env.to_dict() if env else {"error": env_error},
-            "install": install,
-            "pytest_args": pa.to_dict(),
-            "processes": {"group": opts.group, "count": len(uniq),
-                          "rerun_alone": sorted(set(reruns))},
-            "isolation": {
-                "active": use_bwrap, "mechanism": "bubblewrap" if use_bwrap else "none",
-                "network": "blocked (new network namespace)" if use_bwrap else "NOT blocked",
-                "filesystem": ("read-only except a scratch folder; environment mounted "
-                               "read-only") if use_bwrap else "NOT confined",
-                "why_inactive": "" if use_bwrap else (why_bwrap or "--isolation none"),
-                "plugin_autoload": False, "cache_provider": False,
-                "plugins": [n for n in env.plugin_args() if n not in pa.disabled_plugins]
-                if env else [],
-                "rlimits": {"address_space_mb": opts.memory_mb, "cpu_seconds": opts.cpu_seconds,
-                            "file_size_mb": opts.fsize_mb},
-                "per_test_timeout_s": opts.test_timeout, "per_file_timeout_s": opts.file_timeout,
-                "timeout_method": "signal (SIGALRM) + process-group kill",
-            },
-            "integrity": {
-                "oracle_digest_before": _combined(before_task),
-                "oracle_digest_after": _combined(after_task),
-                "worktree_unchanged": not changed,
-            },
-        })
-        score["gavel"]["findings"] = [f.to_dict() for f in findings]
-        root_rel = None
-        if sol_src is not None:
-            rel_root = (import_root.relative_to(run_dir / "solution") if import_root is not None
-                        and inside(import_root, run_dir / "solution") else Path("."))
-            root_rel = _rel(sol_src / rel_root, out)
-        meta = {"package": package, "solution_dir": sol_rel, "role": opts.role,
-                "solution_dir_absolute": str(sol_src.resolve()) if sol_src else None,
-                "solution_package": spec, "import_root": root_rel,
-                "solution_files": prep["files"],
-                "paths_relative_to": "run folder",
-                "remove_paths": remove, "install": install,
-                "environment": {"python": env.python if env else None,
-                                "path": str(env.path) if env else None,
-                                "digest": env.digest if env else None}}
-        atomic_write(out / "run_meta.json", json.dumps(meta, indent=2) + "\n")
-        atomic_write(out / "score_result.json", dump_score(score))
-        logs = out / "logs"
-        if (run_dir / "logs").is_dir():
-            if logs.exists():
-                shutil.rmtree(logs)
-            shutil.copytree(run_dir / "logs", logs)
-    finally:
-        _rmtree(run_dir)
+    def while_running() -> None:  # parent work overlapped with the first test process
+        if not prep:
+            prep.update(layer=layer_of(task), ctx=context_for(task, opts),
+                        files=source_files(sol_src) if sol_src is not None else None,
+                        platform=platform.platform())  # ~10-30 ms: reads the interpreter
+    rounds: list[dict[str, Any]] = []
+    file_runs: dict[str, FileRun] = {}
+    reruns: list[str] = []
+    if env is not None and expected:
+        box = Sandbox(run_dir, env, None if installed else import_root, opts, use_bwrap,
+                      pa.disabled_plugins)
+        box.hidden = hidden
+        box.warm = warm if warm is not None and warm.state == "started" else None
+        for k in range(max(1, opts.repeat)):
+            rounds.append(_one_round(box, task.id, files, expected, pa.kept, opts, k,
+                                     reruns, while_running))
+            for f, fr in rounds[-1].items():
+                file_runs.setdefault(f, fr)
+    while_running()
+    layer = prep["layer"]
+    after_work = tree_digest(work)
+    after_task = current_digests(task)  # the same files, re-read and re-hashed
+    score = assemble(task, expected, expected_src, rounds, layer, reference, opts, findings,
+                     env_error=env_error, oracle_args=pa.kept, ctx=prep["ctx"])
+    changed = sorted(k for k in set(before_work) | set(after_work)
+                     if before_work.get(k) != after_work.get(k))
+    if changed:
+        findings.append(Finding("TSK-X008", "error", "the oracle worktree changed during the "
+                                f"run: {', '.join(changed[:8])}", str(task.dir), 0, 0,
+                                data={"changed": changed}))
+    if before_task != after_task:
+        findings.append(Finding("TSK-X008", "error", "the task's oracle files changed during "
+                                "the run", str(task.dir), 0, 0))
+    sol_rel = _rel(sol_src, out) if sol_src is not None else None
+    score.update({
+        "platform": prep["platform"], "python_version": sys.version,
+        "timeout_seconds": opts.file_timeout, "remove_paths": remove,
+        "source_repo": _rel(task.dir, out), "solution_dir": sol_rel,
+        "solution_package": spec,
+        "nodeids": task.rel(task.paths["kept"]) if task.paths.get("kept") else "",
+        "run_dir": ".", "paths_relative_to": "the run folder (this file's folder)",
+        "taxonomy": task.rel(task.paths["taxonomy"]) if task.paths.get("taxonomy") else "",
+        "grouped_results": _grouped(file_runs),
+    })
+    data = task.task_json.data if task.task_json else {}
+    score["gavel"]["upstream"] = {"repo": data.get("repo") or data.get("repo_url") or "",
+                                  "repo_commit": data.get("repo_commit") or ""}
+    uniq = {id(fr): fr for fr in file_runs.values()}
+    score["gavel"].update({
+        "role": opts.role, "package": package, "import_root_layout": layout,
+        "removed_from_worktree": removed,
+        "environment": env.to_dict() if env else {"error": env_error},
+        "install": install,
+        "pytest_args": pa.to_dict(),
+        "processes": {"group": opts.group, "count": len(uniq),
+                      "rerun_alone": sorted(set(reruns)),
+                      "prestarted": warm.record() if warm is not None else
+                      {"used": False, "why_not": "not prestarted"}},
+        "isolation": {
+            "active": use_bwrap, "mechanism": "bubblewrap" if use_bwrap else "none",
+            "network": "blocked (new network namespace)" if use_bwrap else "NOT blocked",
+            "filesystem": ("read-only except a scratch folder; environment mounted "
+                           "read-only") if use_bwrap else "NOT confined",
+            "why_inactive": "" if use_bwrap else (why_bwrap or "--isolation none"),
+            "plugin_autoload": False, "cache_provider": False,
+            "plugins": [n for n in env.plugin_args() if n not in pa.disabled_plugins]
+            if env else [],
+            "rlimits": {"address_space_mb": opts.memory_mb, "cpu_seconds": opts.cpu_seconds,
+                        "file_size_mb": opts.fsize_mb},
+            "per_test_timeout_s": opts.test_timeout, "per_file_timeout_s": opts.file_timeout,
+            "timeout_method": "signal (SIGALRM) + process-group kill",
+        },
+        "integrity": {
+            "oracle_digest_before": _combined(before_task),
+            "oracle_digest_after": _combined(after_task),
+            "worktree_unchanged": not changed,
+        },
+    })
+    score["gavel"]["findings"] = [f.to_dict() for f in findings]
+    root_rel = None
+    if sol_src is not None:
+        rel_root = (import_root.relative_to(run_dir / "solution") if import_root is not None
+                    and inside(import_root, run_dir / "solution") else Path("."))
+        root_rel = _rel(sol_src / rel_root, out)
+    meta = {"package": package, "solution_dir": sol_rel, "role": opts.role,
+            "solution_dir_absolute": str(sol_src.resolve()) if sol_src else None,
+            "solution_package": spec, "import_root": root_rel,
+            "solution_files": prep["files"],
+            "paths_relative_to": "run folder",
+            "remove_paths": remove, "install": install,
+            "environment": {"python": env.python if env else None,
+                            "path": str(env.path) if env else None,
+                            "digest": env.digest if env else None}}
+    atomic_write(out / "run_meta.json", json.dumps(meta, indent=2) + "\n")
+    atomic_write(out / "score_result.json", dump_score(score))
+    logs = out / "logs"
+    if (run_dir / "logs").is_dir():
+        if logs.exists():
+            shutil.rmtree(logs)
+        shutil.copytree(run_dir / "logs", logs)
     return RunResult(score, findings, out / "score_result.json")
 
 

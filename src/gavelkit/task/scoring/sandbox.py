@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gavelkit.task.scoring.warm import base_environ, bwrap_prefix, rlimits, venv_home
+
 _BWRAP: dict[str, Any] = {}
 
 
@@ -56,19 +58,11 @@ def bwrap_available() -> tuple[bool, str]:
     return bool(_BWRAP["ok"]), str(_BWRAP.get("why", ""))
 
 
-def _rlimits(memory_mb: int, cpu: int, fsize_mb: int):  # type: ignore[no-untyped-def]
-    def apply() -> None:
-        import resource
-
-        for lim, val in ((resource.RLIMIT_AS, memory_mb * 1024 * 1024),
-                         (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, fsize_mb * 1024 * 1024),
-                         (resource.RLIMIT_CORE, 0)):
-            try:
-                hard = val + (5 if lim == resource.RLIMIT_CPU else 0)
-                resource.setrlimit(lim, (val, hard))
-            except (ValueError, OSError):
-                pass
-    return apply
+def sandbox_ok(exe: str) -> None:
+    """Record that bubblewrap at `exe` works here, shown by a process that ran inside it
+    with the full options (warm.Warm.wait_ready): the probe is then not needed."""
+    if "ok" not in _BWRAP:
+        _BWRAP.update(ok=True, why="", exe=exe)
 
 
 @dataclass(slots=True)
@@ -174,70 +168,59 @@ class Sandbox:
                         self.plugdir / f"{self.modname}.py")
         self.ini = run_dir / "gavel-pytest.ini"
         self.hidden: list[Path] = []
+        self.warm: Any = None  # a prestarted process for the first launch (warm.Warm)
 
     def plugin_names(self) -> list[str]:
         return [n for n in self.env.plugin_args() if n not in self.disabled]
 
-    def command(self, test_files: list[str], extra_args: list[str]) -> list[str]:
+    def pytest_args(self, test_files: list[str], extra_args: list[str]) -> list[str]:
         """gavel's own options first; the oracle's vetted pytest_args; then the files."""
-        cmd = [self.env.python, "-s", "-m", "pytest", "-p", self.modname,
-               "-p", "no:cacheprovider", "-c", str(self.ini), "--rootdir", str(self.work),
-               "--confcutdir", str(self.work), "-q", "--no-header", "-o", "addopts=",
-               "--continue-on-collection-errors"]
+        args = ["-p", self.modname, "-p", "no:cacheprovider", "-c", str(self.ini),
+                "--rootdir", str(self.work), "--confcutdir", str(self.work), "-q",
+                "--no-header", "-o", "addopts=", "--continue-on-collection-errors"]
         for name in self.plugin_names():
-            cmd += ["-p", name]
-        cmd += [*extra_args, *test_files]
+            args += ["-p", name]
+        return [*args, *extra_args, *test_files]
+
+    def command(self, test_files: list[str], extra_args: list[str]) -> list[str]:
+        cmd = [self.env.python, "-s", "-m", "pytest", *self.pytest_args(test_files, extra_args)]
         if not self.bwrap:
             return cmd
-        exe = _BWRAP.get("exe") or "bwrap"
-        wrap = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                "--tmpfs", "/tmp"]
-        for hidden in self.hidden:
-            wrap += ["--tmpfs", str(hidden)]
-        for p in self.ro_paths():
-            wrap += ["--ro-bind", str(p), str(p)]
-        wrap += ["--bind", str(self.scratch), str(self.scratch), "--unshare-all",
-                 "--die-with-parent", "--new-session", "--chdir", str(self.work), "--"]
-        return wrap + cmd
+        return bwrap_prefix(_BWRAP.get("exe") or "bwrap", self.hidden, self.ro_paths(),
+                            self.scratch, self.work) + cmd
 
     def ro_paths(self) -> list[Path]:
-        out = [self.run_dir, Path(self.env.path)]
-        home = self._venv_home()
-        if home is not None:
-            out.append(home)
-        return out
+        home = venv_home(Path(self.env.path))
+        return [self.run_dir, Path(self.env.path)] + ([home] if home is not None else [])
 
-    def _venv_home(self) -> Path | None:
-        cfg = Path(self.env.path) / "pyvenv.cfg"
-        if cfg.is_file():
-            for line in cfg.read_text("utf-8", "replace").splitlines():
-                k, _, v = line.partition("=")
-                if k.strip() == "home" and v.strip():
-                    return Path(v.strip()).parent
-        return None
+    def pythonpath(self) -> list[str]:
+        return [str(self.plugdir)] + ([str(self.import_root)] if self.import_root else [])
 
     def _environ(self, wfd: int, krfd: int, exp_path: Path) -> dict[str, str]:
-        home = self.scratch / "home"
-        tmp = self.scratch / "tmp"
-        home.mkdir(parents=True, exist_ok=True)
-        tmp.mkdir(parents=True, exist_ok=True)
-        pp = [str(self.plugdir)] + ([str(self.import_root)] if self.import_root else [])
-        return {"PATH": os.pathsep.join([str(Path(self.env.python).parent), "/usr/bin", "/bin"]),
-                "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-                "PYTHONPATH": os.pathsep.join(pp), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-                "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
+        return {**base_environ(self.env.python, self.scratch),
+                "PYTHONPATH": os.pathsep.join(self.pythonpath()),
                 "GAVEL_RESULT_FD": str(wfd), "GAVEL_KEY_FD": str(krfd),
                 "GAVEL_EXPECTED": str(exp_path),
-                "GAVEL_TEST_TIMEOUT": str(self.opts.test_timeout), "NO_COLOR": "1"}
+                "GAVEL_TEST_TIMEOUT": str(self.opts.test_timeout)}
 
     def start(self, label: str, files: list[str], expected: list[str],
               extra_args: list[str], timeout: float | None = None) -> Any:
-        """Launch one pytest process; `finish()` on the returned handle waits and reads."""
+        """Launch one pytest process; `finish()` on the returned handle waits and reads.
+
+        The first launch uses the prestarted process (`self.warm`, see `warm`) when there
+        is one and it accepts the run; otherwise, and for every later launch, a cold one."""
         exp_path = self.run_dir / "expected" / (_safe(label) + ".json")
         exp_path.parent.mkdir(parents=True, exist_ok=True)
         exp_path.write_text(json.dumps(expected), "utf-8")
-        return _Launch(self, label, files, exp_path, extra_args,
-                       self.opts.file_timeout if timeout is None else timeout)
+        limit = self.opts.file_timeout if timeout is None else timeout
+        warm, self.warm = self.warm, None
+        if warm is not None:
+            env = self._environ(int(warm.fds["GAVEL_RESULT_FD"]),
+                                int(warm.fds["GAVEL_KEY_FD"]), exp_path)
+            if warm.go(self.pytest_args(files, extra_args), env,
+                       [str(self.work), *self.pythonpath()]):
+                return _Launch(self, label, files, exp_path, extra_args, limit, warm)
+        return _Launch(self, label, files, exp_path, extra_args, limit)
 
     def run(self, label: str, files: list[str], expected: list[str], extra_args: list[str],
             timeout: float | None = None) -> FileRun:
@@ -253,38 +236,44 @@ class _Launch:
     """A running pytest process with its result pipe, log file and kill timer."""
 
     def __init__(self, box: Sandbox, label: str, files: list[str], exp_path: Path,
-                 extra_args: list[str], timeout: float) -> None:
+                 extra_args: list[str], timeout: float, warm: Any = None) -> None:
         self.box, self.label, self.files = box, label, files
-        self.key = os.urandom(32)
-        rfd, wfd = os.pipe()
-        _widen(wfd)
-        krfd, kwfd = os.pipe()
-        os.write(kwfd, self.key)
-        os.close(kwfd)
-        self.sink = _Messages(self.key)
-        self.ended = threading.Event()
-        self.reader = threading.Thread(target=_read_pipe, args=(rfd, self.sink, self.ended),
-                                       daemon=True)
-        self.t0 = time.monotonic()
         self.log_path = box.run_dir / "logs" / (_safe(label) + ".log")
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in finish()
-        self.errf = tempfile.TemporaryFile()  # noqa: SIM115
         self.launch_error = ""
         self.fired = threading.Event()
+        self.ended = threading.Event()
+        self.t0 = time.monotonic()
         self.proc: subprocess.Popen[bytes] | None = None
-        try:
-            self.proc = subprocess.Popen(
-                box.command(files, extra_args), cwd=box.work,
-                env=box._environ(wfd, krfd, exp_path), stdout=self.log, stderr=self.errf,
-                stdin=subprocess.DEVNULL, pass_fds=(wfd, krfd), start_new_session=True,
-                preexec_fn=_rlimits(box.opts.memory_mb, box.opts.cpu_seconds,
-                                    box.opts.fsize_mb))
-        except OSError as exc:  # the interpreter itself cannot be started
-            self.launch_error = f"the scoring interpreter cannot start: {exc}"
-        finally:
-            os.close(wfd)
-            os.close(krfd)
+        if warm is not None:  # a prestarted process that has taken this run (warm.go)
+            self.key, rfd, self.proc = warm.key, warm.rfd, warm.proc
+            warm.rfd = -1
+            os.replace(warm.log_path, self.log_path)
+            self.log, self.errf = warm.log, warm.errf
+        else:
+            self.key = os.urandom(32)
+            rfd, wfd = os.pipe()
+            _widen(wfd)
+            krfd, kwfd = os.pipe()
+            os.write(kwfd, self.key)
+            os.close(kwfd)
+            self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in finish()
+            self.errf = tempfile.TemporaryFile()  # noqa: SIM115
+            try:
+                self.proc = subprocess.Popen(
+                    box.command(files, extra_args), cwd=box.work,
+                    env=box._environ(wfd, krfd, exp_path), stdout=self.log, stderr=self.errf,
+                    stdin=subprocess.DEVNULL, pass_fds=(wfd, krfd), start_new_session=True,
+                    preexec_fn=rlimits(box.opts.memory_mb, box.opts.cpu_seconds,
+                                       box.opts.fsize_mb))
+            except OSError as exc:  # the interpreter itself cannot be started
+                self.launch_error = f"the scoring interpreter cannot start: {exc}"
+            finally:
+                os.close(wfd)
+                os.close(krfd)
+        self.sink = _Messages(self.key)
+        self.reader = threading.Thread(target=_read_pipe, args=(rfd, self.sink, self.ended),
+                                       daemon=True)
         self.reader.start()
         self.timer = threading.Timer(timeout, self._kill)
         self.timer.daemon = True

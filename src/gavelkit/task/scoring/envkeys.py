@@ -1,0 +1,117 @@
+"""Where a task's scoring environment lives, computed without building anything.
+
+Kept apart from `envbuild` (dataclasses, uv, inspection) so that `gavel task run` can find
+a warm environment in a few milliseconds, before the rest of the runner is imported, and
+start the test process early (`warm`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+FORMAT = "gavel-env-3"  # 3: bytecode compiled at install (the sandbox never writes .pyc)
+SOLENV_FORMAT = "gavel-solenv-1"  # a task environment plus an installed solution
+MARKER = "gavel-env.json"
+PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")  # a folder that is built, not copied
+
+
+def norm(req: str) -> str:
+    """Distribution name of a requirement line, normalised (PEP 503)."""
+    name = re.split(r"[\s<>=!~;\[@]", req.strip(), maxsplit=1)[0]
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def read_requirements(path: Path | None) -> list[str]:
+    """Requirement lines; an unreadable file (non-UTF-8, FIFO, ...) is InputError (exit 2)."""
+    from gavelkit.core.textio import read_text
+
+    if path is None or not os.path.lexists(path):
+        return []
+    out = []
+    for line in read_text(path, allow_empty=True).splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and not line.startswith("-"):
+            out.append(line)
+    return out
+
+
+def _machine() -> str:
+    if hasattr(os, "uname"):
+        return os.uname().machine  # what platform.machine() returns on POSIX, without platform
+    import platform
+
+    return platform.machine()
+
+
+def env_key(reqs: list[str], python: str) -> str:
+    import hashlib
+
+    body = "\n".join(sorted(r.strip() for r in reqs))
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
+        ver = sys.version  # no subprocess for the common case
+    else:
+        import subprocess
+
+        ver = subprocess.run([python, "-c", "import sys; print(sys.version)"],
+                             capture_output=True, text=True, check=False).stdout.strip()
+    h = hashlib.sha256(f"{FORMAT}\n{ver}\n{_machine()}\n{body}".encode())
+    return h.hexdigest()[:20]
+
+
+def solution_key(base_key: str, ident: str) -> str:
+    """Key of the environment derived from task environment `base_key` plus a solution
+    (`ident`: a requirement spec, or the digest of a project's source tree)."""
+    import hashlib
+
+    return hashlib.sha256(f"{SOLENV_FORMAT}\n{base_key}\n{ident}".encode()).hexdigest()[:20]
+
+
+def cache_root() -> Path:
+    base = os.environ.get("GAVEL_CACHE_DIR")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return Path(xdg) / "gavelkit" if xdg else Path.home() / ".cache" / "gavelkit"
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def requirements_path(task_dir: Path) -> Path:
+    """The oracle requirements file a task names (task.json `oracle.requirements`), else
+    oracle/requirements.txt: the runner's rule, read here from task.json alone."""
+    import json
+
+    req = None
+    try:
+        with open(task_dir / "task.json", "rb") as fh:
+            data = json.loads(fh.read(1 << 20))
+        name = (data.get("oracle") or {}).get("requirements") if isinstance(data, dict) else None
+        if isinstance(name, str) and name:
+            req = task_dir / name
+    except (OSError, ValueError, AttributeError):
+        pass
+    if req is None or not req.is_file():
+        req = task_dir / "oracle" / "requirements.txt"
+    return req
+
+
+def built_env(requirements: Path | None, cache: Path | None = None,
+              spec: str | None = None) -> Path | None:
+    """The folder of an environment that is already built for these requirements (and the
+    solution `spec`), else None. Reads only: a missing or half-built one is None."""
+    reqs = read_requirements(requirements)
+    if "pytest" not in {norm(r) for r in reqs}:
+        reqs.append("pytest")
+    root = (cache or cache_root()) / "envs"
+    key = env_key(reqs, sys.executable)
+    venv = root / key
+    if spec:
+        if not (venv / MARKER).is_file():
+            return None
+        venv = root / f"sol-{solution_key(key, spec)}"
+    return venv if (venv / MARKER).is_file() else None

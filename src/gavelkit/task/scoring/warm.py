@@ -1,0 +1,291 @@
+"""A test process started before the run is ready, so its pytest import overlaps our work.
+
+On a suite of a second, `gavel task run` spent ~90 ms before launching pytest (imports,
+task loading, copies, hashes, provenance) and the test process then spent ~150 ms
+importing pytest. `prestart` runs right after the command line is parsed: it finds the
+task's environment if it is already built (`envkeys`, reads only), creates the run
+folder, and starts the sandboxed interpreter with `warm_boot`, which imports pytest and
+waits. The runner then prepares the run as before and, at launch, either sends the go
+message (`Warm.go`) or cancels the process. Nothing is taken on trust from the guess:
+the runner compares the environment, hidden folders and limits it would use with the
+ones this process was started with, and starts cold on any difference, when the process
+died, or when it reports a clash (a module it already imported that the run's folders
+shadow). Everything else (sandbox, result plugin, pipes, limits) is the cold start's.
+
+Light on purpose (os at import time): it runs before the rest of the runner is imported.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+CPU_SECONDS = 1800  # RLIMIT_CPU of a test process (RunOptions.cpu_seconds)
+FSIZE_MB = 512  # RLIMIT_FSIZE (RunOptions.fsize_mb)
+
+
+def rlimits(memory_mb: int, cpu: int, fsize_mb: int):  # type: ignore[no-untyped-def]
+    """preexec_fn setting the test process's limits."""
+    def apply() -> None:
+        import resource
+
+        for lim, val in ((resource.RLIMIT_AS, memory_mb * 1024 * 1024),
+                         (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, fsize_mb * 1024 * 1024),
+                         (resource.RLIMIT_CORE, 0)):
+            try:
+                hard = val + (5 if lim == resource.RLIMIT_CPU else 0)
+                resource.setrlimit(lim, (val, hard))
+            except (ValueError, OSError):
+                pass
+    return apply
+
+
+def venv_home(env_path: Path) -> Path | None:
+    """The base installation a venv's interpreter links to (mounted read-only too)."""
+    cfg = Path(env_path) / "pyvenv.cfg"
+    try:
+        text = cfg.read_text("utf-8", "replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        k, _, v = line.partition("=")
+        if k.strip() == "home" and v.strip():
+            return Path(v.strip()).parent
+    return None
+
+
+def bwrap_prefix(exe: str, hidden: list[Path], ro_paths: list[Path], scratch: Path,
+                 work: Path) -> list[str]:
+    """bubblewrap: everything read-only, the task folder hidden, no network, a scratch folder."""
+    wrap = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for h in hidden:
+        wrap += ["--tmpfs", str(h)]
+    for p in ro_paths:
+        wrap += ["--ro-bind", str(p), str(p)]
+    return [*wrap, "--bind", str(scratch), str(scratch), "--unshare-all", "--die-with-parent",
+            "--new-session", "--chdir", str(work), "--"]
+
+
+def base_environ(python: str, scratch: Path) -> dict[str, str]:
+    """The test process's environment, less what only the launch knows (PYTHONPATH, pipes)."""
+    home, tmp = scratch / "home", scratch / "tmp"
+    home.mkdir(parents=True, exist_ok=True)
+    tmp.mkdir(parents=True, exist_ok=True)
+    return {"PATH": os.pathsep.join([str(Path(python).parent), "/usr/bin", "/bin"]),
+            "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONNOUSERSITE": "1",
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "NO_COLOR": "1"}
+
+
+def run_folder() -> Path:
+    """A private run folder with the sub-folders every launch needs."""
+    import tempfile
+
+    run_dir = Path(tempfile.mkdtemp(prefix="gavel-run-"))
+    for sub in ("work", "scratch", "logs", "plugin"):
+        (run_dir / sub).mkdir()
+    return run_dir
+
+
+def _bwrap_exe(isolation: str) -> str | None:
+    if isolation == "none" or os.environ.get("GAVEL_NO_BWRAP", "") not in ("", "0"):
+        return None
+    import shutil
+
+    return shutil.which("bwrap")
+
+
+class Warm:
+    """One prestarted test process (see the module doc). `go` or `cancel` ends it."""
+
+    def __init__(self, run_dir: Path, python: str, env_path: Path, hidden: list[Path],
+                 limits: tuple[int, int, int], bwrap: str | None) -> None:
+        import subprocess
+        import tempfile
+
+        self.run_dir, self.python, self.env_path = run_dir, python, env_path
+        self.hidden, self.limits, self.bwrap = hidden, limits, bwrap
+        self.ro_paths = [run_dir, env_path] + [h for h in [venv_home(env_path)] if h]
+        self.work, self.scratch = run_dir / "work", run_dir / "scratch"
+        self.key = os.urandom(32)
+        self.rfd, wfd = os.pipe()  # results (the plugin writes), read from go on
+        krfd, kwfd = os.pipe()  # the MAC key, read once by the plugin
+        os.write(kwfd, self.key)
+        os.close(kwfd)
+        crfd, self.ctl = os.pipe()  # the go message
+        self.status, swfd = os.pipe()  # ready / go / cold
+        self.fds = {"GAVEL_RESULT_FD": str(wfd), "GAVEL_KEY_FD": str(krfd)}
+        env = {**base_environ(python, self.scratch), "GAVEL_CONTROL_FD": str(crfd),
+               "GAVEL_STATUS_FD": str(swfd), "GAVEL_LIMITS": ",".join(map(str, limits)),
+               **self.fds}
+        self.log_path = run_dir / "logs" / ".warm.log"
+        self.log = open(self.log_path, "wb")  # noqa: SIM115 - handed to the launch or closed
+        self.errf = tempfile.TemporaryFile()  # noqa: SIM115
+        boot = Path(__file__).with_name("warm_boot.py").read_text("utf-8")
+        cmd = [python, "-s", "-c", boot]
+        if bwrap:
+            cmd = bwrap_prefix(bwrap, hidden, self.ro_paths, self.scratch, self.work) + cmd
+        self.proc: Any = None
+        self.state = "started"
+        self.why = ""
+        self.ready = False
+        self._buf = b""
+        try:
+            self.proc = subprocess.Popen(
+                cmd, cwd=self.work, env=env, stdout=self.log, stderr=self.errf,
+                stdin=subprocess.DEVNULL, pass_fds=(wfd, krfd, crfd, swfd),
+                start_new_session=True)  # limits: set by warm_boot before anything else
+        except OSError as exc:
+            self.state, self.why = "failed", f"could not start: {exc}"
+        finally:
+            for fd in (wfd, krfd, crfd, swfd):
+                os.close(fd)
+        if self.proc is None:
+            self.cancel()
+
+    def _read_status(self) -> str:
+        """The next line of the status pipe ('' at its end)."""
+        while b"\n" not in self._buf:
+            try:
+                chunk = os.read(self.status, 4096)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line.decode("utf-8", "replace").strip()
+
+    def compatible(self, python: str, env_path: Path, hidden: list[Path],
+                   limits: tuple[int, int, int]) -> str:
+        """Why this process cannot serve a run with these settings ('' when it can)."""
+        if self.state != "started":
+            return self.why or self.state
+        for what, mine, theirs in (("interpreter", self.python, python),
+                                   ("environment", str(self.env_path), str(env_path)),
+                                   ("hidden folders", self.hidden, hidden),
+                                   ("limits", self.limits, limits)):
+            if mine != theirs:
+                return f"started with another {what}"
+        return ""
+
+    def wait_ready(self) -> bool:
+        """Block until the process has imported pytest (True), or has died (False): under
+        bubblewrap a ready process also proves the sandbox works here."""
+        if self.state != "started":
+            return False
+        if self.ready or self._read_status() == "ready":
+            self.ready = True
+            return True
+        self.why = "the prestarted process died before it was ready: " + self._stderr()
+        self.cancel()
+        return False
+
+    def _stderr(self) -> str:
+        try:
+            self.errf.seek(0)
+            return self.errf.read().decode("utf-8", "replace").strip()[-300:] or "no message"
+        except (OSError, ValueError):
+            return "no message"
+
+    def go(self, argv: list[str], env: dict[str, str], path: list[str]) -> bool:
+        """Send the run; True when the process now runs the tests, False when the caller
+        must start cold (clash, died); `why` says which."""
+        import json
+
+        msg = json.dumps({"argv": argv, "env": env, "path": path}).encode("utf-8")
+        try:
+            view = memoryview(msg)
+            while view:
+                view = view[os.write(self.ctl, view):]
+        except OSError as exc:
+            self.why = f"could not send the run: {exc}"
+        finally:
+            os.close(self.ctl)
+            self.ctl = -1
+        answer = ""
+        if not self.why and (self.ready or self._read_status() == "ready"):
+            self.ready = True
+            answer = self._read_status()
+        if answer == "go":
+            self.state = "used"
+            os.close(self.status)
+            self.status = -1
+            return True
+        if answer.startswith("cold "):
+            self.why = ("the solution or oracle folder provides modules pytest had already "
+                        "imported (" + answer[5:] + "); started cold so they are the run's")
+        elif not self.why:
+            self.why = "the prestarted process died: " + self._stderr()
+        self.cancel()
+        return False
+
+    def cancel(self) -> None:
+        """End the process unused and release everything (idempotent)."""
+        import contextlib
+        import signal
+
+        if self.state in ("started", "failed"):
+            self.state = "cancelled" if self.state == "started" else "failed"
+        for name in ("ctl", "status", "rfd"):
+            fd = getattr(self, name, -1)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                setattr(self, name, -1)
+        if self.proc is not None and self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        for fh in (self.log, self.errf):
+            with contextlib.suppress(OSError):
+                fh.close()
+        with contextlib.suppress(OSError):
+            self.log_path.unlink()
+
+    def close(self) -> None:
+        """Cancel if unused and remove the run folder (for callers that never ran it)."""
+        import shutil
+
+        self.cancel()
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+
+    def record(self) -> dict[str, Any]:
+        return {"used": self.state == "used", "why_not": "" if self.state == "used" else
+                (self.why or self.state)}
+
+
+def prestart(task_dir: str, *, solution: str | None, spec: str | None, install: str,
+             python: str | None, isolation: str, memory_mb: int) -> Warm | None:
+    """A warm test process for `gavel task run|solvability`, or None when it cannot help:
+    the environment is not built yet (building takes far longer than pytest's import),
+    `--python` is given, or the solution is a project that is built first."""
+    if python is not None:
+        return None
+    from gavelkit.task.scoring.envkeys import (
+        PROJECT_FILES,
+        built_env,
+        requirements_path,
+        venv_python,
+    )
+
+    task = Path(task_dir).resolve()
+    sol = Path(solution).resolve() if solution and not spec else None
+    if sol is not None and install != "never" and any((sol / n).is_file()
+                                                       for n in PROJECT_FILES):
+        return None
+    try:
+        env_path = built_env(requirements_path(task), spec=spec)
+    except Exception:  # unreadable requirements: the runner reports it properly
+        return None
+    if env_path is None or not task.is_dir():
+        return None
+    hidden = [task]
+    if sol is not None and not (sol == task or sol in task.parents):  # as the runner hides
+        hidden.append(sol)
+    return Warm(run_folder(), str(venv_python(env_path)), env_path, hidden,
+                (memory_mb, CPU_SECONDS, FSIZE_MB), _bwrap_exe(isolation))

@@ -1,0 +1,208 @@
+"""The prestarted test process (task.scoring.warm): same results as a cold start, never the
+wrong code, always ended."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from gavelkit.task.scoring import warm
+from gavelkit.task.scoring.envbuild import build_env
+from gavelkit.task.scoring.options import RunOptions
+from gavelkit.task.scoring.runner import run_solution
+from judge_helpers import BROKEN, make_task, ref_solution, solution
+
+from gk_testing import cli, cli_json
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def _env(task: Path):  # type: ignore[no-untyped-def]
+    return build_env(task / "oracle" / "requirements.txt")
+
+
+def _cases(score: dict) -> list[tuple[str, str]]:
+    return [(c["nodeid"], c["outcome"]) for c in score["cases"]]
+
+
+def _cli_run(task: Path, sol: Path, out: Path, *extra: str) -> dict:
+    rc, doc = cli_json("task", "run", str(task), "--solution", str(sol), "--out", str(out),
+                       "--package", "tally", "--quiet", *extra)
+    assert rc in (0, 1), doc
+    return json.loads((out / "score_result.json").read_text())
+
+
+def test_prestarted_run_scores_like_a_cold_start(tmp_path: Path) -> None:
+    task = make_task(tmp_path)
+    sol = solution(tmp_path, "broken", {"tally/__init__.py": BROKEN})
+    _env(task)
+    cold = run_solution(task, RunOptions(solution=sol, out=tmp_path / "cold", package="tally"))
+    assert cold.score["gavel"]["processes"]["prestarted"] == {"used": False,
+                                                               "why_not": "not prestarted"}
+    hot = _cli_run(task, sol, tmp_path / "hot")
+    assert hot["gavel"]["processes"]["prestarted"] == {"used": True, "why_not": ""}
+    assert _cases(hot) == _cases(cold.score) and hot["summary"] == cold.summary
+    assert hot["summary"]["failed"] >= 2  # the broken solution really ran
+    assert hot["gavel"]["isolation"]["active"] == cold.score["gavel"]["isolation"]["active"]
+    assert not (tmp_path / "hot" / "logs" / ".warm.log").exists()
+    assert (tmp_path / "hot" / "logs" / "all-files.log").is_file()
+
+
+LIMITS = '''
+import resource
+
+
+def test_round_trip():
+    assert resource.getrlimit(resource.RLIMIT_AS)[0] == 3000 * 1024 * 1024
+    assert resource.getrlimit(resource.RLIMIT_CORE) == (0, 0)
+
+
+def test_workflow_with_fixture():
+    assert resource.getrlimit(resource.RLIMIT_CPU)[0] == 1800
+    assert resource.getrlimit(resource.RLIMIT_FSIZE)[0] == 512 * 1024 * 1024
+'''
+
+
+@pytest.mark.parametrize("prestart", [True, False])
+def test_limits_hold_in_a_prestarted_and_a_cold_process(tmp_path: Path, prestart: bool) -> None:
+    task = make_task(tmp_path)
+    (task / "oracle" / "test_integration.py").write_text(LIMITS)
+    sol = ref_solution(tmp_path)
+    _env(task)
+    if prestart:
+        score = _cli_run(task, sol, tmp_path / "out", "--memory-mb", "3000")
+    else:
+        score = run_solution(task, RunOptions(solution=sol, out=tmp_path / "out", package="tally",
+                                              memory_mb=3000)).score
+    assert score["gavel"]["processes"]["prestarted"]["used"] is prestart
+    assert score["summary"]["passed"] == 7, score["cases"]
+
+
+SHADOW = '''
+import iniconfig
+
+
+def test_round_trip():
+    assert "site-packages" not in iniconfig.__file__, iniconfig.__file__
+
+
+def test_workflow_with_fixture():
+    import tally
+
+    assert tally.parse("||").total == 2
+'''
+
+
+def test_a_solution_shadowing_a_module_pytest_imported_is_run_cold(tmp_path: Path) -> None:
+    """pytest imports iniconfig before the run is known; a solution shipping its own
+    iniconfig must be what the tests import, as in a cold start, so the warm process
+    declines and names the module."""
+    task = make_task(tmp_path)
+    (task / "oracle" / "test_integration.py").write_text(SHADOW)
+    sol = ref_solution(tmp_path)
+    env = _env(task)
+    where = subprocess.run([env.python, "-c", "import iniconfig; print(iniconfig.__file__)"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    src = Path(where)
+    if src.name == "__init__.py":
+        import shutil
+
+        shutil.copytree(src.parent, sol / "iniconfig")
+    else:
+        (sol / src.name).write_bytes(src.read_bytes())
+    score = _cli_run(task, sol, tmp_path / "out", "--role", "reference")
+    pre = score["gavel"]["processes"]["prestarted"]
+    assert pre["used"] is False and "iniconfig" in pre["why_not"], pre
+    assert score["summary"]["passed"] == 7, score["cases"]
+
+
+def test_go_refuses_a_folder_that_shadows_an_imported_module(tmp_path: Path) -> None:
+    task = make_task(tmp_path)
+    env = _env(task)
+    run_dir = warm.run_folder()
+    try:
+        (run_dir / "work" / "pluggy").mkdir()
+        w = warm.Warm(run_dir, env.python, Path(env.path), [task.resolve()],
+                      (4096, warm.CPU_SECONDS, warm.FSIZE_MB), None)
+        assert w.wait_ready()
+        assert not w.go(["--version"], {"PATH": "/usr/bin"}, [str(run_dir / "work")])
+        assert "pluggy" in w.why and w.state == "cancelled"
+        assert w.proc.returncode is not None  # ended, not left behind
+    finally:
+        w.close()
+    assert not run_dir.exists()
+
+
+def test_compatible_names_what_differs(tmp_path: Path) -> None:
+    task = make_task(tmp_path)
+    env = _env(task)
+    w = warm.Warm(warm.run_folder(), env.python, Path(env.path), [task.resolve()],
+                  (4096, warm.CPU_SECONDS, warm.FSIZE_MB), None)
+    try:
+        same = (env.python, Path(env.path), [task.resolve()], (4096, warm.CPU_SECONDS,
+                                                               warm.FSIZE_MB))
+        assert w.compatible(*same) == ""
+        assert "environment" in w.compatible(env.python, tmp_path, *same[2:])
+        assert "hidden" in w.compatible(*same[:2], [tmp_path], same[3])
+        assert "limits" in w.compatible(*same[:3], (100, 1, 1))
+    finally:
+        w.close()
+    assert w.compatible(*same) == "cancelled" and w.proc.returncode is not None
+
+
+def test_prestart_only_when_it_can_help(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    task = make_task(tmp_path)
+    sol = ref_solution(tmp_path)
+    _env(task)
+    kw = {"spec": None, "install": "auto", "isolation": "none", "memory_mb": 4096}
+    w = warm.prestart(str(task), solution=str(sol), python=None, **kw)
+    assert w is not None
+    w.close()
+    assert warm.prestart(str(task), solution=str(sol), python=sys.executable, **kw) is None
+    (sol / "pyproject.toml").write_text("[project]\nname = 'tally'\nversion = '1'\n")
+    assert warm.prestart(str(task), solution=str(sol), python=None, **kw) is None
+    (sol / "pyproject.toml").unlink()
+    monkeypatch.setenv("GAVEL_CACHE_DIR", str(tmp_path / "empty-cache"))  # not built yet
+    assert warm.prestart(str(task), solution=str(sol), python=None, **kw) is None
+
+
+def test_bad_input_after_the_prestart_leaves_nothing_behind(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    task = make_task(tmp_path)
+    _env(task)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    made: list[warm.Warm] = []
+    real = warm.Warm.__init__
+
+    def spy(self, *a, **k):  # type: ignore[no-untyped-def]
+        real(self, *a, **k)
+        made.append(self)
+    monkeypatch.setattr(warm.Warm, "__init__", spy)
+    (task / "kept_nodeids.txt").write_bytes(b"\xff\xfe binary \x00")  # unusable: exit 2
+    rc, _, err = cli("task", "run", str(task), "--solution", str(ref_solution(tmp_path)),
+                     "--out", str(tmp_path / "out"))
+    assert rc == 2 and "kept_nodeids.txt" in err, err
+    assert made and all(w.proc.returncode is not None for w in made)
+    assert list(temp.iterdir()) == []
+
+
+def test_fast_exit_keeps_output_and_exit_code(tmp_path: Path) -> None:
+    task = make_task(tmp_path)
+    _env(task)
+    env = {**os.environ, "PYTHONPATH": str(SRC), "GAVEL_PROGRESS": "0"}
+    cmd = [sys.executable, "-m", "gavelkit", "task", "run", str(task), "--solution",
+           str(ref_solution(tmp_path)), "--out", str(tmp_path / "out"), "--format", "json"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["summary"]["passed"] == 7
+    p = subprocess.run([*cmd[:5], str(tmp_path / "no-task"), *cmd[6:]], capture_output=True,
+                       text=True, env=env, check=False)
+    assert p.returncode == 2 and "no-task" in p.stderr
