@@ -140,6 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"gavel: unknown command {args[0]!r}\n\n{_usage()}", file=sys.stderr)
         return 2
     words, target = hit
+    _RAN[:] = words
     module_name, func_name = target.split(":")
     from importlib import import_module
 
@@ -192,12 +193,32 @@ def _silence_stdout() -> None:
         pass
 
 
+# Commands that may skip the interpreter's finalisation (freeing ~180 modules: ~15 ms,
+# 3 % of scoring a one-second suite) once their output is flushed: they write every file
+# through atomic_write and end their processes and threads themselves.
+FAST_EXIT = {("task", "run"), ("task", "solvability")}
+_RAN: list[str] = []
+
+
+def _may_exit_fast() -> bool:
+    """Nothing left that finalisation would do: no atexit hook, no other thread."""
+    import atexit
+
+    if tuple(_RAN) not in FAST_EXIT or atexit._ncallbacks():
+        return False
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
+
+
 def run() -> None:
     code = 0
     try:
         code = main()
         sys.stdout.flush()
+        sys.stderr.flush()
     except BrokenPipeError:
         # the reader stopped early (`| head`); the exit code stays what the command decided
         _silence_stdout()
+    if _may_exit_fast():
+        os._exit(code)
     sys.exit(code)
