@@ -206,3 +206,72 @@ def test_fast_exit_keeps_output_and_exit_code(tmp_path: Path) -> None:
     p = subprocess.run([*cmd[:5], str(tmp_path / "no-task"), *cmd[6:]], capture_output=True,
                        text=True, env=env, check=False)
     assert p.returncode == 2 and "no-task" in p.stderr
+
+
+EARLY_AGREE = [
+    ("run", ["T", "--solution", "S", "--out", "O"]),
+    ("run", ["--out=O", "T", "--solution-package", "semver==3.0.2", "--role", "reference",
+             "--quiet", "--format", "json"]),
+    ("run", ["T", "--solution", "S", "--out", "O", "--memory-mb", "3000", "--isolation", "none",
+             "--install", "never", "--offline", "--group", "file", "--repeat", "2"]),
+    ("run", ["T", "--solution", "S", "--out", "O", "--python", "py", "--timeout", "5",
+             "--file-timeout", "9", "--package", "p", "--reference-run", "r.json", "-q"]),
+    ("solvability", ["T", "--reference", "S"]),
+    ("solvability", ["T", "--reference-package", "x==1", "--out", "O", "--threshold", "0.9"]),
+]
+EARLY_ASIDE = [
+    ("run", ["T", "--out", "O"]),                                    # no solution
+    ("run", ["T", "--solution", "S", "--solution-package", "x", "--out", "O"]),  # both
+    ("run", ["T", "--sol", "S", "--out", "O"]),                      # abbreviation
+    ("run", ["T", "--solution", "S", "--out", "O", "--remove-path", "a"]),  # repeatable
+    ("run", ["T", "--solution", "S", "--out", "O", "--memory-mb", "lots"]),
+    ("run", ["T", "--solution", "S", "--out", "O", "--memory-mb", "0"]),
+    ("run", ["T", "--solution", "S", "--out", "O", "--isolation", "docker"]),
+    ("run", ["T", "--solution", "S", "--out", "O", "-h"]),
+    ("solvability", ["T", "--solution", "S"]),                       # the other command's
+]
+
+
+@pytest.mark.parametrize(("command", "argv"), EARLY_AGREE)
+def test_early_reader_agrees_with_the_commands_parser(command: str, argv: list[str]) -> None:
+    from gavelkit.cli.task_early import read
+    from gavelkit.cli.task_judging import run_parser, solvability_parser
+
+    fast = read(command, argv)
+    assert fast is not None
+    full = (run_parser if command == "run" else solvability_parser)("gavel").parse_args(argv)
+    sol, spec = (("solution", "solution_package") if command == "run" else
+                 ("reference", "reference_package"))
+    assert fast.task == full.task and fast.spec == getattr(full, spec)
+    assert (fast.solution is None) == (getattr(full, sol) is None)
+    if fast.solution is not None:  # argparse makes it absolute; prestart resolves it
+        assert Path(fast.solution).resolve() == Path(getattr(full, sol)).resolve()
+    for key in ("install", "python", "isolation", "memory_mb"):
+        assert getattr(fast, key) == getattr(full, key), key
+
+
+@pytest.mark.parametrize(("command", "argv"), EARLY_ASIDE)
+def test_early_reader_steps_aside(command: str, argv: list[str]) -> None:
+    from gavelkit.cli.task_early import read
+
+    assert read(command, argv) is None
+
+
+def test_an_early_process_the_command_refuses_is_ended(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Prestarted before argparse, then argparse refuses the command line (exit 2): the
+    process and its run folder are gone."""
+    task = make_task(tmp_path)
+    _env(task)
+    made: list[warm.Warm] = []
+    real = warm.Warm.__init__
+
+    def spy(self, *a, **k):  # type: ignore[no-untyped-def]
+        real(self, *a, **k)
+        made.append(self)
+    monkeypatch.setattr(warm.Warm, "__init__", spy)
+    rc, _, err = cli("task", "run", str(task), "--solution", str(ref_solution(tmp_path)),
+                     "--out", str(tmp_path / "out"), "--timeout", "0")
+    assert rc == 2 and "--timeout" in err
+    assert len(made) == 1 and made[0].proc.returncode is not None
+    assert not made[0].run_dir.exists() and not warm.EARLY

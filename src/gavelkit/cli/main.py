@@ -142,10 +142,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     words, target = hit
     _RAN[:] = words
     module_name, func_name = target.split(":")
+    early = _early(words, args[len(words):])
     from importlib import import_module
 
-    func = getattr(import_module(module_name), func_name)
-    return guarded(func, args[len(words):], "gavel " + " ".join(words))
+    try:
+        func = getattr(import_module(module_name), func_name)
+        return guarded(func, args[len(words):], "gavel " + " ".join(words))
+    finally:
+        if early is not None:  # ended whether or not the command used it
+            early.close()
+
+
+# Work a command wants started before its own modules and argparse load: "module:function"
+# called with (words, argv), returning None or an object with close().
+EARLY = {("task", "run"): "gavelkit.cli.task_early:early",
+         ("task", "solvability"): "gavelkit.cli.task_early:early"}
+
+
+def _early(words: tuple[str, ...], argv: list[str]):  # type: ignore[no-untyped-def]
+    target = EARLY.get(words)
+    if target is None:
+        return None
+    from importlib import import_module
+
+    module_name, func_name = target.split(":")
+    try:
+        return getattr(import_module(module_name), func_name)(words, argv)
+    except Exception:  # the command starts its own way; its parser reports bad arguments
+        return None
 
 
 def guarded(func, argv: list[str], prog: str) -> int:  # type: ignore[no-untyped-def]

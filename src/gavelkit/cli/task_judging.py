@@ -58,14 +58,16 @@ def _run_args(p: argparse.ArgumentParser) -> None:
                    help="run K times and mark nodes whose outcome changes as flaky")
 
 
-def _prestart(a: argparse.Namespace, solution: str | None, spec: str | None) -> Any:
-    """Start the test process now, so its pytest import overlaps the run's preparation
-    (task.scoring.warm); None when that cannot help. Only one run per command: --repeat
-    and re-runs start cold."""
-    from gavelkit.task.scoring.warm import prestart
+def _prestart(a: argparse.Namespace, argv: list[str], solution: str | None,
+              spec: str | None) -> Any:
+    """The test process started before argparse (cli.task_early), else started now, so its
+    pytest import overlaps the run's preparation (task.scoring.warm); None when that cannot
+    help. Only the first launch uses it: --repeat rounds and re-runs start cold."""
+    from gavelkit.task.scoring.warm import claim, prestart
 
-    return prestart(a.task, solution=solution, spec=spec, install=a.install, python=a.python,
-                    isolation=a.isolation, memory_mb=a.memory_mb)
+    return claim(argv) or prestart(a.task, solution=solution, spec=spec, install=a.install,
+                                   python=a.python, isolation=a.isolation,
+                                   memory_mb=a.memory_mb)
 
 
 def _opts(a: argparse.Namespace, solution: str, out: str, role: str, progress: Any) -> Any:
@@ -117,7 +119,7 @@ def _score_text(score: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def run_main(argv: list[str], prog: str) -> int:
+def run_parser(prog: str) -> argparse.ArgumentParser:
     p = parser(prog, "Score a solution against the task's oracle in an isolated runner; "
                      "writes OUT/score_result.json.")
     p.add_argument("task", help="task folder")
@@ -134,8 +136,12 @@ def run_main(argv: list[str], prog: str) -> int:
                                            "not counted against the candidate)")
     _run_args(p)
     add_format(p)
-    a = p.parse_args(argv)
-    warm = _prestart(a, a.solution, a.solution_package)
+    return p
+
+
+def run_main(argv: list[str], prog: str) -> int:
+    a = run_parser(prog).parse_args(argv)
+    warm = _prestart(a, argv, a.solution, a.solution_package)
     try:
         cb = progress_printer(a.quiet, "task run")
         opts = _opts(a, a.solution or "", a.out, a.role, cb)
@@ -157,7 +163,7 @@ def run_main(argv: list[str], prog: str) -> int:
     return emit(res.findings, a.format, "task run", extra=extra, text=text, quiet=a.quiet)
 
 
-def solvability_main(argv: list[str], prog: str) -> int:
+def solvability_parser(prog: str) -> argparse.ArgumentParser:
     p = parser(prog, "Run the reference on the oracle in the task's own environment: >= 95 % "
                      "(100 % at S3_REFERENCE_RUN), with an environment diagnosis when below.")
     p.add_argument("task", help="task folder")
@@ -170,8 +176,12 @@ def solvability_main(argv: list[str], prog: str) -> int:
                                                     "S3_REFERENCE_RUN)")
     _run_args(p)
     add_format(p)
-    a = p.parse_args(argv)
-    warm = _prestart(a, a.reference, a.reference_package)
+    return p
+
+
+def solvability_main(argv: list[str], prog: str) -> int:
+    a = solvability_parser(prog).parse_args(argv)
+    warm = _prestart(a, argv, a.reference, a.reference_package)
     try:
         cb = progress_printer(a.quiet, "task solvability")
         out = a.out or str(Path(a.task) / "judge" / "reference_run")

@@ -24,6 +24,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+# processes prestarted before the command's parser ran (cli.task_early), by argv
+EARLY: dict[tuple[str, ...], Warm] = {}
+
 CPU_SECONDS = 1800  # RLIMIT_CPU of a test process (RunOptions.cpu_seconds)
 FSIZE_MB = 512  # RLIMIT_FSIZE (RunOptions.fsize_mb)
 
@@ -253,10 +256,17 @@ class Warm:
 
         self.cancel()
         shutil.rmtree(self.run_dir, ignore_errors=True)
+        for k in [k for k, w in EARLY.items() if w is self]:
+            del EARLY[k]
 
     def record(self) -> dict[str, Any]:
         return {"used": self.state == "used", "why_not": "" if self.state == "used" else
                 (self.why or self.state)}
+
+
+def claim(argv: list[str]) -> Warm | None:
+    """The process cli.task_early prestarted for exactly this argv (taken once)."""
+    return EARLY.pop(tuple(argv), None)
 
 
 def prestart(task_dir: str, *, solution: str | None, spec: str | None, install: str,
