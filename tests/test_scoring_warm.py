@@ -275,3 +275,19 @@ def test_an_early_process_the_command_refuses_is_ended(tmp_path: Path,
     assert rc == 2 and "--timeout" in err
     assert len(made) == 1 and made[0].proc.returncode is not None
     assert not made[0].run_dir.exists() and not warm.EARLY
+
+
+def test_a_warm_up_that_hangs_is_abandoned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interpreter that never gets ready (here: a stand-in that sleeps) is killed after
+    READY_TIMEOUT and the run starts cold; the parent never waits forever."""
+    hang = tmp_path / "python"
+    hang.write_text("#!/bin/sh\nexec sleep 30\n")
+    hang.chmod(0o755)
+    monkeypatch.setattr(warm, "READY_TIMEOUT", 0.3)
+    w = warm.Warm(warm.run_folder(), str(hang), tmp_path, [tmp_path],
+                  (4096, warm.CPU_SECONDS, warm.FSIZE_MB), None)
+    try:
+        assert not w.go(["-q"], {}, [])
+        assert "not ready after 0.3 s" in w.why and w.proc.returncode is not None
+    finally:
+        w.close()

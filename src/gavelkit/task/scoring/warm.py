@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 # processes prestarted before the command's parser ran (cli.task_early), by argv
 EARLY: dict[tuple[str, ...], Warm] = {}
 
+READY_TIMEOUT = 60.0  # importing pytest takes well under a second
 CPU_SECONDS = 1800  # RLIMIT_CPU of a test process (RunOptions.cpu_seconds)
 FSIZE_MB = 512  # RLIMIT_FSIZE (RunOptions.fsize_mb)
 
@@ -151,13 +152,22 @@ class Warm:
             self.cancel()
 
     def _read_status(self) -> str:
-        """The next line of the status pipe ('' at its end)."""
+        """The next line of the status pipe ('' at its end, or after READY_TIMEOUT s: a
+        warm-up that hangs is abandoned, and the cold start has its own limits)."""
+        import select
+        import time
+
+        deadline = time.monotonic() + READY_TIMEOUT
         while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
             try:
-                chunk = os.read(self.status, 4096)
+                readable = left > 0 and select.select([self.status], [], [], left)[0]
+                chunk = os.read(self.status, 4096) if readable else b""
             except OSError:
                 chunk = b""
             if not chunk:
+                if left <= 0 or not readable:
+                    self.why = f"the prestarted process was not ready after {READY_TIMEOUT:g} s"
                 break
             self._buf += chunk
         line, _, self._buf = self._buf.partition(b"\n")
@@ -184,7 +194,8 @@ class Warm:
         if self.ready or self._read_status() == "ready":
             self.ready = True
             return True
-        self.why = "the prestarted process died before it was ready: " + self._stderr()
+        self.why = self.why or "the prestarted process died before it was ready: " + \
+            self._stderr()
         self.cancel()
         return False
 
@@ -200,6 +211,8 @@ class Warm:
         must start cold (clash, died); `why` says which."""
         import json
 
+        if not self.wait_ready():  # so a long message never blocks on a hung warm-up
+            return False
         msg = json.dumps({"argv": argv, "env": env, "path": path}).encode("utf-8")
         try:
             view = memoryview(msg)
@@ -210,10 +223,7 @@ class Warm:
         finally:
             os.close(self.ctl)
             self.ctl = -1
-        answer = ""
-        if not self.why and (self.ready or self._read_status() == "ready"):
-            self.ready = True
-            answer = self._read_status()
+        answer = "" if self.why else self._read_status()
         if answer == "go":
             self.state = "used"
             os.close(self.status)
