@@ -47,6 +47,7 @@ def test_prestarted_run_scores_like_a_cold_start(tmp_path: Path) -> None:
                                                                "why_not": "not prestarted"}
     hot = _cli_run(task, sol, tmp_path / "hot")
     assert hot["gavel"]["processes"]["prestarted"] == {"used": True, "why_not": ""}
+    assert not [f for f in hot["gavel"]["findings"] if f["code"] == "TSK-X023"]
     assert _cases(hot) == _cases(cold.score) and hot["summary"] == cold.summary
     assert hot["summary"]["failed"] >= 2  # the broken solution really ran
     assert hot["gavel"]["isolation"]["active"] == cold.score["gavel"]["isolation"]["active"]
@@ -120,6 +121,21 @@ def test_a_solution_shadowing_a_module_pytest_imported_is_run_cold(tmp_path: Pat
     pre = score["gavel"]["processes"]["prestarted"]
     assert pre["used"] is False and "iniconfig" in pre["why_not"], pre
     assert score["summary"]["passed"] == 7, score["cases"]
+    shadow = [f for f in score["gavel"]["findings"] if f["code"] == "TSK-X023"]
+    assert len(shadow) == 1 and shadow[0]["data"]["modules"] == ["iniconfig"], shadow
+
+
+def test_shadowed_modules_names_runner_modules_but_not_the_target(tmp_path: Path) -> None:
+    from gavelkit.task.scoring.worktree import shadowed_modules
+
+    root = tmp_path / "sol"
+    for rel in ("packaging/__init__.py", "json.py", "tally/__init__.py", "docs/index.md",
+                "email/readme.txt", "helpers.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("")
+    assert shadowed_modules(root, "tally") == ["json", "packaging"]
+    assert shadowed_modules(root, "packaging") == ["json"]  # a task rebuilding packaging
+    assert shadowed_modules(tmp_path / "missing", "tally") == []
 
 
 def test_go_refuses_a_folder_that_shadows_an_imported_module(tmp_path: Path) -> None:

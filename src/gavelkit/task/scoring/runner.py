@@ -47,6 +47,7 @@ from gavelkit.task.scoring.worktree import (
     neutralise,
     outside_links,
     prepare_worktree,
+    shadowed_modules,
     suspicious_source,
     tree_digest,
 )
@@ -232,6 +233,16 @@ def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> Ru
             findings.append(Finding("TSK-X007", "error", f"package {package!r} not found in "
                                     "the solution (looked for PKG/, PKG.py, src/PKG, nested "
                                     "PKG/)", str(sol_src), 0, 0))
+        if import_root is not None and not installed:
+            shadow = shadowed_modules(import_root, package)
+            if shadow:
+                where = (sol_src / import_root.relative_to(sol)
+                         if inside(import_root, sol) else import_root)
+                findings.append(Finding("TSK-X023", "warning", "the solution provides "
+                                        f"{', '.join(shadow)}, which the test runner itself "
+                                        "imports; on sys.path before the standard library and "
+                                        "site-packages, pytest runs on the solution's copy",
+                                        str(where), 0, 0, data={"modules": shadow}))
     if installed:
         layout = f"installed ({install['kind']}; source layout {layout})"
         if package:
@@ -256,9 +267,11 @@ def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> Ru
     hidden = [task.dir.resolve()]  # the task folder (oracle, maps, earlier runs): the
     if sol_src is not None and not inside(task.dir.resolve(), sol_src.resolve()):
         hidden.append(sol_src.resolve())  # test process sees only the private copies
-    if warm is not None and env is not None:
-        why = warm.compatible(env.python, Path(env.path), hidden,
-                              (opts.memory_mb, opts.cpu_seconds, opts.fsize_mb))
+    if warm is not None:
+        why = ("nothing to run: " + (env_error or "no expected node ids")
+               if env is None or not expected else
+               warm.compatible(env.python, Path(env.path), hidden,
+                               (opts.memory_mb, opts.cpu_seconds, opts.fsize_mb)))
         if why:
             warm.why = why
             warm.cancel()

@@ -206,6 +206,33 @@ def neutralise(sol: Path, package: str | None) -> list[Finding]:
     return out
 
 
+# what pytest itself imports besides the standard library (its declared dependencies)
+RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "iniconfig", "packaging", "py",
+                            "exceptiongroup", "tomli", "colorama", "pygments"})
+
+
+def shadowed_modules(import_root: Path, package: str | None) -> list[str]:
+    """Top-level modules of the solution's import root (which goes on sys.path before the
+    standard library and site-packages) that the test runner itself imports: pytest would
+    run on the solution's copy. The target package itself is expected there."""
+    import sys
+
+    runner = RUNNER_MODULES | set(getattr(sys, "stdlib_module_names", ()))
+    top = (package or "").split(".")[0]
+    out = set()
+    try:
+        entries = list(import_root.iterdir())
+    except OSError:
+        return []
+    for p in entries:
+        stem = p.name.split(".", 1)[0]
+        if p.is_dir() and (p / "__init__.py").is_file():
+            out.add(p.name)
+        elif p.is_file() and p.suffix in (".py", ".so", ".pyd"):
+            out.add(stem)
+    return sorted((out & runner) - {top})
+
+
 def suspicious_source(sol: Path) -> list[Finding]:
     """Cheap static flags on candidate code that reaches into the test machinery."""
     from gavelkit.task.judgedata import table
