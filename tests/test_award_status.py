@@ -349,3 +349,25 @@ def test_example_run_status(root: Path) -> None:
     assert [f for f in st.findings if f.severity == "error"] == []
     rc, text, _ = cli("award", "status", str(run), "--format", "table")
     assert rc == 0 and len(text.splitlines()) <= 16 and "NEXT advance p8" in text
+
+
+def test_a_gate_linked_from_outside_the_run_is_not_the_runs(tmp_path: Path) -> None:
+    """A passing gate file that is a link to a file outside the run does not pass the
+    phase: it is refused by name (fail closed), and a gate inside the run still counts."""
+    run = make_run(tmp_path / "runs")
+    pass_phases(run, 1)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    real = add_gate(run, 2, 0)
+    (outside / real.name).write_bytes(real.read_bytes())
+    real.unlink()
+    real.symlink_to(outside / real.name)
+    st = run_status(run)
+    f = next(f for f in st.findings if "outside" in f.message)
+    assert f.severity == "error" and f.path.endswith("phase-2-loop-0.yaml")
+    assert (st.action.kind, st.action.phase) != ("advance", 3)
+    real.unlink()
+    add_gate(run, 2, 0)  # the same gate, inside the run
+    st = run_status(run)
+    assert not [f for f in st.findings if "outside" in f.message]
+    assert (st.action.kind, st.action.phase) == ("advance", 3)

@@ -50,16 +50,18 @@ class Source:
         return any(f.unusable for f in self.findings)
 
 
-def load_source(path: str | Path, text: str | None = None) -> Source:
+def load_source(path: str | Path, text: str | None = None,
+                root: str | Path | None = None) -> Source:
     """Read `path` and parse its YAML; problems become findings, never exceptions.
 
-    A YAML error in one fence is reported and the other fences are still read.
+    A YAML error in one fence is reported and the other fences are still read. With
+    `root`, a path whose links lead outside it is not read (a finding says so).
     """
     name = str(path)
     src = Source(name)
     if text is None:
         try:
-            text = read_text(path)
+            text = read_text(path, root=root)
         except InputError as exc:
             src.findings.append(exc.to_finding())
             return src

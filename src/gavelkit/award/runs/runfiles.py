@@ -59,8 +59,8 @@ class RunFiles:
         self.findings: list[Finding] = []
 
 
-def _one_block(findings: list[Finding], path: Path, kind: str) -> Block | None:
-    src = load_source(path)
+def _one_block(findings: list[Finding], path: Path, kind: str, run: Path) -> Block | None:
+    src = load_source(path, root=run)  # a gate or card linked from outside is not the run's
     findings.extend(src.findings)
     if src.unusable:
         return None
@@ -104,7 +104,7 @@ def _named(rf: RunFiles, folder: Path, rx: re.Pattern[str], pattern: str) -> lis
 def _checked(rf: RunFiles, p: Path, kind: str, tables: Tables, named: dict[str, object],
              code: str) -> tuple[Block | None, Card | None, bool]:
     """Load, lint and compare a file's block with what its name promises."""
-    block = _one_block(rf.findings, p, kind)
+    block = _one_block(rf.findings, p, kind, rf.run)
     if block is None:
         return None, None, False
     res = check_block(block, tables)
@@ -139,7 +139,7 @@ def read_run(run: Path, tables: Tables) -> RunFiles:
     for p in sorted(ldir.rglob("*")) if ldir.is_dir() else []:
         if p.suffix.lower() not in (".md", ".yaml", ".yml", ".markdown") or p.is_dir():
             continue  # a FIFO or broken link with a log's name is read, and reported
-        src = load_source(p)
+        src = load_source(p, root=run)
         if src.unusable:
             rf.findings.extend(f for f in src.findings if f.unusable)
             continue
