@@ -7,6 +7,7 @@ session with this interpreter, see semver_variant.py) and checks the fixed behav
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -138,6 +139,21 @@ def test_judge_refuses_outside_s5(task: Path, provenance, state: str) -> None:  
     res = judged(task)
     fires(res.findings, "TSK-J012")
     assert res.written == []
+
+
+def test_a_refused_judge_still_removes_a_killed_judges_temp_files(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """A judge killed after it moved the state (QUALIFIED) but before its report was
+    renamed into place leaves a temp file; every later run is refused, and must still
+    remove it (a live writer's temp file stays)."""
+    set_state(task, "QUALIFIED")
+    (task / "judge").mkdir(exist_ok=True)
+    dead = task / "judge" / f".diagnosis_report.md.{2 ** 22 + 77}.abc123.tmp"
+    dead.write_text("half")
+    live = task / "judge" / f".diagnosis_report.md.{os.getpid()}.def456.tmp"
+    live.write_text("being written")
+    rc, out, err = cli("task", "judge", str(task), "--run", str(task / BROKEN_RUN), "-q")
+    assert rc == 1 and "S5_JUDGE" in out + err
+    assert not dead.exists() and live.exists()
 
 
 # ---------------------------------------------------------------- 2. Gate A/C

@@ -18,7 +18,7 @@ from gavelkit.task.scoring.options import RunOptions
 from gavelkit.task.scoring.runner import run_solution
 from judge_helpers import BROKEN, make_task, ref_solution, solution
 
-from gk_testing import cli, cli_json
+from gk_testing import clean, cli, cli_json, fires
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -48,6 +48,7 @@ def test_prestarted_run_scores_like_a_cold_start(tmp_path: Path) -> None:
     hot = _cli_run(task, sol, tmp_path / "hot")
     assert hot["gavel"]["processes"]["prestarted"] == {"used": True, "why_not": ""}
     assert not [f for f in hot["gavel"]["findings"] if f["code"] == "TSK-X023"]
+    clean(cold.findings, "TSK-X023")
     assert _cases(hot) == _cases(cold.score) and hot["summary"] == cold.summary
     assert hot["summary"]["failed"] >= 2  # the broken solution really ran
     assert hot["gavel"]["isolation"]["active"] == cold.score["gavel"]["isolation"]["active"]
@@ -123,6 +124,11 @@ def test_a_solution_shadowing_a_module_pytest_imported_is_run_cold(tmp_path: Pat
     assert score["summary"]["passed"] == 7, score["cases"]
     shadow = [f for f in score["gavel"]["findings"] if f["code"] == "TSK-X023"]
     assert len(shadow) == 1 and shadow[0]["data"]["modules"] == ["iniconfig"], shadow
+    cold = run_solution(task, RunOptions(solution=sol, out=tmp_path / "cold", package="tally",
+                                         role="reference"))
+    f = fires(cold.findings, "TSK-X023")
+    assert f.data["modules"] == ["iniconfig"] and f.path == str(sol)
+    assert cold.summary == score["summary"]
 
 
 def test_shadowed_modules_names_runner_modules_but_not_the_target(tmp_path: Path) -> None:

@@ -173,6 +173,12 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
     if why and write:
         res.verdict, res.reasons = "REFUSED", [why]
         res.add("TSK-J012", "error", why)
+        # nothing is written, but a killed judge's temp files are still removed: a kill
+        # after the state move makes every later run a refusal
+        from gavelkit.core.safeio import clean_stale_temps
+
+        for folder in (task.dir / "judge", task.dir):
+            clean_stale_temps(folder / "-")
         return res
     res.oracle_digest = oracle_before = combined(current_digests(task))
     score_path = run / "score_result.json" if run.is_dir() else run
