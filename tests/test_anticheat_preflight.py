@@ -180,3 +180,26 @@ def test_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert doc["findings"][0]["code"] == "PRE-001"
     rc, _, _ = cli("task", "preflight", "--package", PKG, "--candidate", str(tmp_path / "no"))
     assert rc == 2
+
+
+def test_the_literal_import_runs_confined(tmp_path: Path) -> None:
+    """Importing the candidate runs its code; under bubblewrap it cannot write outside a
+    private scratch folder nor reach the network, and the preflight still passes."""
+    from gavelkit.task.scoring.sandbox import bwrap_available
+
+    cand = tmp_path / "solution"
+    d = _pkg(cand)
+    marker = tmp_path / "written-at-import.txt"
+    (d / "__init__.py").write_text(
+        "import os, socket, tempfile\n"
+        f"try:\n    open({str(marker)!r}, 'w').write('x')\nexcept OSError:\n    pass\n"
+        "tempfile.mkstemp()  # a private TMPDIR is writable\n"
+        "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=2).close()\n"
+        f"    open({str(marker)!r} + '.net', 'w')\nexcept OSError:\n    pass\n",
+        encoding="utf-8")
+    res = run_preflight(PKG, cand, env=_env())
+    assert res.passed and res.kind == "ok", res.output
+    if bwrap_available()[0]:
+        assert not marker.exists()
+    else:
+        assert marker.exists()  # no sandbox on this machine: the import ran as it is

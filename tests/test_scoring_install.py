@@ -376,3 +376,64 @@ def test_disabled_plugins_are_not_loaded(tmp_path: Path) -> None:
     assert "randomly" not in [cmd[i + 1] for i, c in enumerate(cmd) if c == "-p"]
     assert cmd[cmd.index("asyncio") - 1:cmd.index("asyncio") + 1] == ["-p", "asyncio"]
     assert cmd[-3:] == ["no:randomly", "--asyncio-mode=auto", "oracle/test_a.py"]
+
+
+# ---------------------------------------------------------------- confinement of candidate code
+PEEK = '''
+def _peek():
+    seen = {}
+    try:
+        with open(ESCAPE, "w") as fh:
+            fh.write("x")
+        seen["wrote"] = True
+    except OSError as exc:
+        seen["wrote"] = type(exc).__name__
+    try:
+        with open(ORACLE) as fh:
+            seen["oracle"] = len(fh.read())
+    except OSError as exc:
+        seen["oracle"] = type(exc).__name__
+    base = pathlib.Path("src") if pathlib.Path("src", PKG).is_dir() else pathlib.Path(".")
+    (base / PKG / "_seen.py").write_text("SEEN = " + repr(seen) + "\\n")
+
+
+'''
+
+
+def test_a_projects_build_cannot_write_outside_or_read_the_oracle(tmp_path: Path,
+                                                                   wheels: Path) -> None:
+    """The build runs the candidate's own code (here its PEP 517 backend; setup.py alike).
+    Under bubblewrap it writes only its build copy, the new environment, uv's cache and a
+    temp folder, and the task folder (with the oracle) is empty; a .pth it installs runs
+    at every interpreter start, also confined (inspection, provenance probe, tests)."""
+    from gavelkit.task.scoring.sandbox import bwrap_available
+
+    task = fx.task(tmp_path / "task")
+    proj = fx.project(tmp_path / "checkout", layout="src")
+    escape, pth_escape = tmp_path / "escaped.txt", tmp_path / "pth-escaped.txt"
+    backend = (proj / "gk_backend.py").read_text()
+    backend = backend.replace("def build_wheel(", PEEK.replace("ESCAPE", repr(str(escape)))
+                              .replace("ORACLE", repr(str(task / "oracle" / "test_atomic.py")))
+                              + "def build_wheel(")
+    backend = backend.replace("    rec = []\n", "    _peek()\n    rec = []\n", 1)
+    pth = f"import os; open({str(pth_escape)!r}, 'w').write('x')\n"
+    backend = backend.replace('        rec.append(f"{di}/RECORD,,")',
+                              f'        z.writestr("gk_peek.pth", {pth!r})\n'
+                              '        rec.append(f"{di}/RECORD,,")')
+    (proj / "gk_backend.py").write_text(backend)
+    res = run(task, proj, tmp_path, role="reference")
+    inst = res.score["gavel"]["install"]
+    env = Path(res.score["gavel"]["environment"]["path"])
+    seen_file = next(env.rglob("site-packages/tally/_seen.py"))
+    seen = {}
+    exec(seen_file.read_text(), seen)  # our own fixture wrote it
+    assert res.summary["passed"] == 3, res.score["cases"]
+    if bwrap_available()[0]:
+        assert inst["build_sandbox"]["active"] is True, inst
+        assert inst["build_sandbox"]["hidden"] == [str(task.resolve())]
+        assert seen["SEEN"]["wrote"] == "OSError" or seen["SEEN"]["wrote"].endswith("Error")
+        assert seen["SEEN"]["oracle"] == "FileNotFoundError", seen
+        assert not escape.exists() and not pth_escape.exists()
+    else:  # no bubblewrap here: the build ran as before, and the record says so
+        assert inst["build_sandbox"] == {"active": False, "why": bwrap_available()[1]}
+        assert seen["SEEN"]["wrote"] is True and escape.exists()

@@ -181,10 +181,19 @@ def run_preflight(package: str, candidate: str | os.PathLike[str], python: str |
         if pythonpath:
             prefix += f"PYTHONPATH={shlex.quote(run_env['PYTHONPATH'])} "
         command = prefix + f"{shlex.quote(exe)} -c {shlex.quote(code)}"
+        # the import runs the candidate's code: confined as the scoring run is (read-only
+        # files but a private HOME/TMPDIR, no network; sandbox.confine)
+        from gavelkit.task.scoring.sandbox import confine
+
+        scratch = Path(tmp) / "scratch"
+        box_env = {**run_env, "HOME": str(scratch), "TMPDIR": str(scratch)}
+
+        def boxed(cmd: list[str]) -> list[str]:
+            return confine(cmd, writable=[scratch], cwd=Path(run_dir).resolve())[0]
         try:
-            proc = _run_capped([exe, "-c", code], run_dir, run_env, timeout)
-            probe = subprocess.run([exe, "-c", _PROBE, package], cwd=run_dir, env=run_env,
-                                   capture_output=True, text=True, timeout=timeout)
+            proc = _run_capped(boxed([exe, "-c", code]), run_dir, box_env, timeout)
+            probe = subprocess.run(boxed([exe, "-c", _PROBE, package]), cwd=run_dir,
+                                   env=box_env, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return PreflightResult(package, cand_real, False, "error",
                                    f"the import did not finish within {timeout:g} s", command,

@@ -98,10 +98,16 @@ def find_uv() -> str | None:
     return str(cand) if cand.exists() else None
 
 
-def _inspect(python: str) -> dict[str, Any]:
-    """Plugins and installed distributions; an interpreter that never starts is an EnvError."""
+def _inspect(python: str, confined: bool = False) -> dict[str, Any]:
+    """Plugins and installed distributions; an interpreter that never starts is an EnvError.
+    `confined`: the environment holds a solution (read-only, no network: sandbox.confine)."""
+    cmd = [python, "-s", "-c", _LIST_PLUGINS]
+    if confined:
+        from gavelkit.task.scoring.sandbox import confine
+
+        cmd = confine(cmd)[0]
     try:
-        proc = subprocess.run([python, "-s", "-c", _LIST_PLUGINS], capture_output=True,
+        proc = subprocess.run(cmd, capture_output=True,
                               text=True, check=False, timeout=120,
                               env={**os.environ, "PYTHONNOUSERSITE": "1"})
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -100,10 +100,22 @@ def _run(cmd: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str
     return subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
 
 
+def _uv_cache(uv: str, env: dict[str, str]) -> Path | None:
+    proc = _run([uv, "cache", "dir"], env)
+    out = proc.stdout.strip()
+    return Path(out) if proc.returncode == 0 and out else None
+
+
 def solution_env(base: Any, *, source: Path | None = None, spec: str | None = None,
                  offline: bool = False, cache: Path | None = None,
-                 base_python: str | None = None) -> tuple[Any, dict[str, Any]]:
-    """(Env, install record): the task environment plus the solution, built once per key."""
+                 base_python: str | None = None,
+                 hide: list[Path] = ()) -> tuple[Any, dict[str, Any]]:
+    """(Env, install record): the task environment plus the solution, built once per key.
+
+    The install runs the solution's build (setup.py, a build backend) and so candidate
+    code: it is confined (sandbox.confine) to writing the new environment, its build copy,
+    uv's cache and a private temp folder, with the folders in `hide` (the task) empty; it
+    keeps the network to fetch dependencies."""
     from gavelkit.task.scoring.envbuild import (
         MARKER,
         Env,
@@ -114,6 +126,7 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
         find_uv,
         norm,
     )
+    from gavelkit.task.scoring.sandbox import confine
 
     if (source is None) == (spec is None):
         raise ValueError("exactly one of source and spec")
@@ -157,9 +170,18 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
                 reqs.append("pytest")
             cmd = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python",
                    str(_bin(venv)), *reqs, target]
-            proc = _run([*cmd, "--offline"], env)
+            tmp = venv.parent / f".tmp-{key}"
+            uv_cache = _uv_cache(uv, env)
+            writable = [venv, tmp, *([build_dir] if build_dir else []),
+                        *([uv_cache] if uv_cache else [])]
+            benv = {**env, "TMPDIR": str(tmp)}
+            off, record["build_sandbox"] = confine([*cmd, "--offline"], writable=writable,
+                                                   hidden=list(hide), network=True)
+            proc = _run(off, benv)
             if proc.returncode != 0 and not offline:
-                proc = _run(cmd, env)
+                proc = _run(confine(cmd, writable=writable, hidden=list(hide),
+                                    network=True)[0], benv)
+            shutil.rmtree(tmp, ignore_errors=True)
             if proc.returncode != 0:
                 shutil.rmtree(venv, ignore_errors=True)
                 err = EnvError(install_failure(what, proc.stderr, offline))
@@ -168,7 +190,7 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
         finally:
             if build_dir is not None:
                 shutil.rmtree(build_dir, ignore_errors=True)
-        info = _inspect(str(_bin(venv)))
+        info = _inspect(str(_bin(venv)), confined=True)  # its .pth files run at start-up
         record["seconds"] = round(time.monotonic() - t0, 3)
         meta = {"format": SOLENV_FORMAT, "requirements": base.requirements, "plugins": info["plugins"],
                 "freeze": info["freeze"], "python": info["python"], "install": record}
@@ -219,11 +241,15 @@ print(json.dumps(out))
 
 
 def probe(python: str, package: str, dist: str = "") -> dict[str, Any]:
+    """Run _PROBE in the solution environment, confined: its .pth files are the solution's."""
+    from gavelkit.task.scoring.sandbox import confine
+
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONNOUSERSITE": "1",
            "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = subprocess.run([python, "-s", "-I", "-c", _PROBE, package, *([dist] if dist else [])],
-                          capture_output=True, text=True, check=False, env=env,
-                          cwd=os.path.dirname(python))
+    cwd = os.path.dirname(python)
+    cmd = confine([python, "-s", "-I", "-c", _PROBE, package, *([dist] if dist else [])],
+                  cwd=Path(cwd))[0]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, cwd=cwd)
     try:
         return json.loads(proc.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):

@@ -93,7 +93,8 @@ def _environment(task: Any, opts: RunOptions, sol_src: Path | None,
         return env, install, ""
     try:
         return (*solution_env(env, source=sol_src if project else None,
-                              spec=opts.package_spec, offline=opts.offline, cache=cache), "")
+                              spec=opts.package_spec, offline=opts.offline, cache=cache,
+                              hide=[task.dir.resolve()]), "")
     except envbuild.EnvError as exc:
         if project and not getattr(exc, "missing", None):
             # the folder's own build failed (no version, broken setup.py ...): score it as

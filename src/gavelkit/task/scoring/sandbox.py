@@ -58,6 +58,32 @@ def bwrap_available() -> tuple[bool, str]:
     return bool(_BWRAP["ok"]), str(_BWRAP.get("why", ""))
 
 
+def confine(cmd: list[str], *, writable: list[Path] = (), hidden: list[Path] = (),
+            network: bool = False, cwd: Path | None = None) -> tuple[list[str], dict[str, Any]]:
+    """`cmd` under bubblewrap for the other places candidate code runs (a project's build,
+    interpreter start with its .pth files, the judge's literal import): every file
+    read-only except `writable`, `hidden` folders replaced by empty ones (the task and its
+    oracle), no network unless `network`. Without bubblewrap the command runs as it is;
+    the record says which, and why."""
+    ok, why = bwrap_available()
+    if not ok:
+        return cmd, {"active": False, "why": why}
+    wrap = [_BWRAP.get("exe") or shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/",
+            "--dev", "/dev", "--proc", "/proc"]
+    for h in hidden:
+        wrap += ["--tmpfs", str(h)]
+    for w in writable:
+        Path(w).mkdir(parents=True, exist_ok=True)
+        wrap += ["--bind", str(w), str(w)]
+    wrap += ["--unshare-all", *(["--share-net"] if network else []), "--die-with-parent"]
+    if cwd is not None:
+        wrap += ["--chdir", str(cwd)]
+    return [*wrap, "--", *cmd], {
+        "active": True, "mechanism": "bubblewrap",
+        "network": "allowed" if network else "blocked",
+        "writable": [str(w) for w in writable], "hidden": [str(h) for h in hidden]}
+
+
 def sandbox_ok(exe: str) -> None:
     """Record that bubblewrap at `exe` works here, shown by a process that ran inside it
     with the full options (warm.Warm.wait_ready): the probe is then not needed."""
