@@ -194,13 +194,8 @@ def test_prestart_only_when_it_can_help(tmp_path: Path, monkeypatch: pytest.Monk
     assert warm.prestart(str(task), solution=str(sol), python=None, **kw) is None
 
 
-def test_bad_input_after_the_prestart_leaves_nothing_behind(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    task = make_task(tmp_path)
-    _env(task)
-    temp = tmp_path / "tmp"
-    temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+def _spy_warms(monkeypatch: pytest.MonkeyPatch) -> list[warm.Warm]:
+    """Every Warm the command makes, to check afterwards that each one has ended."""
     made: list[warm.Warm] = []
     real = warm.Warm.__init__
 
@@ -208,6 +203,17 @@ def test_bad_input_after_the_prestart_leaves_nothing_behind(tmp_path: Path,
         real(self, *a, **k)
         made.append(self)
     monkeypatch.setattr(warm.Warm, "__init__", spy)
+    return made
+
+
+def test_bad_input_after_the_prestart_leaves_nothing_behind(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    task = make_task(tmp_path)
+    _env(task)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    made = _spy_warms(monkeypatch)
     (task / "kept_nodeids.txt").write_bytes(b"\xff\xfe binary \x00")  # unusable: exit 2
     rc, _, err = cli("task", "run", str(task), "--solution", str(ref_solution(tmp_path)),
                      "--out", str(tmp_path / "out"))
@@ -285,13 +291,7 @@ def test_an_early_process_the_command_refuses_is_ended(tmp_path: Path,
     process and its run folder are gone."""
     task = make_task(tmp_path)
     _env(task)
-    made: list[warm.Warm] = []
-    real = warm.Warm.__init__
-
-    def spy(self, *a, **k):  # type: ignore[no-untyped-def]
-        real(self, *a, **k)
-        made.append(self)
-    monkeypatch.setattr(warm.Warm, "__init__", spy)
+    made = _spy_warms(monkeypatch)
     rc, _, err = cli("task", "run", str(task), "--solution", str(ref_solution(tmp_path)),
                      "--out", str(tmp_path / "out"), "--timeout", "0")
     assert rc == 2 and "--timeout" in err

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,16 +60,23 @@ def _run_args(p: argparse.ArgumentParser) -> None:
                    help="run K times and mark nodes whose outcome changes as flaky")
 
 
-def _prestart(a: argparse.Namespace, argv: list[str], solution: str | None,
-              spec: str | None) -> Any:
+@contextlib.contextmanager
+def _prestarted(a: argparse.Namespace, argv: list[str], solution: str | None,
+                spec: str | None) -> Iterator[Any]:
     """The test process started before argparse (cli.task_early), else started now, so its
     pytest import overlaps the run's preparation (task.scoring.warm); None when that cannot
-    help. Only the first launch uses it: --repeat rounds and re-runs start cold."""
+    help. Only the first launch uses it (--repeat rounds and re-runs start cold); it is
+    ended when the command is, used or not."""
     from gavelkit.task.scoring.warm import claim, prestart
 
-    return claim(argv) or prestart(a.task, solution=solution, spec=spec, install=a.install,
+    warm = claim(argv) or prestart(a.task, solution=solution, spec=spec, install=a.install,
                                    python=a.python, isolation=a.isolation,
                                    memory_mb=a.memory_mb)
+    try:
+        yield warm
+    finally:
+        if warm is not None:
+            warm.close()
 
 
 def _opts(a: argparse.Namespace, solution: str, out: str, role: str, progress: Any) -> Any:
@@ -141,8 +150,7 @@ def run_parser(prog: str) -> argparse.ArgumentParser:
 
 def run_main(argv: list[str], prog: str) -> int:
     a = run_parser(prog).parse_args(argv)
-    warm = _prestart(a, argv, a.solution, a.solution_package)
-    try:
+    with _prestarted(a, argv, a.solution, a.solution_package) as warm:
         cb = progress_printer(a.quiet, "task run")
         opts = _opts(a, a.solution or "", a.out, a.role, cb)
         opts.package_spec = a.solution_package
@@ -151,9 +159,6 @@ def run_main(argv: list[str], prog: str) -> int:
 
         res = run_solution(a.task, opts)
         _end_progress(cb)
-    finally:
-        if warm is not None:
-            warm.close()
     extra = {"score_result": str(res.path), "summary": res.summary,
              "pass_rate": res.pass_rate, "by_layer": res.score.get("by_layer"),
              "isolation": res.score["gavel"]["isolation"]}
@@ -181,8 +186,7 @@ def solvability_parser(prog: str) -> argparse.ArgumentParser:
 
 def solvability_main(argv: list[str], prog: str) -> int:
     a = solvability_parser(prog).parse_args(argv)
-    warm = _prestart(a, argv, a.reference, a.reference_package)
-    try:
+    with _prestarted(a, argv, a.reference, a.reference_package) as warm:
         cb = progress_printer(a.quiet, "task solvability")
         out = a.out or str(Path(a.task) / "judge" / "reference_run")
         opts = _opts(a, a.reference or "", out, "reference", cb)
@@ -191,9 +195,6 @@ def solvability_main(argv: list[str], prog: str) -> int:
 
         res = check_solvability(a.task, a.reference, a.reference_package, opts, a.threshold)
         _end_progress(cb)
-    finally:
-        if warm is not None:
-            warm.close()
     text = (res.text().split("\n", 1)[0] if a.quiet  # errors and the verdict line only
             else _score_text(res.run.score) + "\n" + res.text())
     return emit(res.findings, a.format, "task solvability", extra=res.to_dict(), text=text,
