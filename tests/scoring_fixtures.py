@@ -136,13 +136,18 @@ def _w(path: Path, text: str) -> None:
     path.write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
 
 
-def dep_wheel(folder: Path, name: str = "gkdep", version: str = "1.0") -> Path:
-    """A hand-written wheel of the dependency (`gkdep.count`), for UV_FIND_LINKS."""
+def dep_wheel(folder: Path, name: str = "gkdep", version: str = "1.0",
+              package: dict[str, str] | None = None, requires: tuple[str, ...] = ()) -> Path:
+    """A hand-written wheel for UV_FIND_LINKS: by default the dependency (`gkdep.count`);
+    `package` gives other files ({} for none), `requires` its Requires-Dist lines."""
     folder.mkdir(parents=True, exist_ok=True)
     whl = folder / f"{name}-{version}-py3-none-any.whl"
     di = f"{name}-{version}.dist-info"
-    files = {f"{name}/__init__.py": "def count(text, ch):\n    return text.count(ch)\n",
-             f"{di}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
+        f"Requires-Dist: {r}\n" for r in requires)
+    body = ({f"{name}/__init__.py": "def count(text, ch):\n    return text.count(ch)\n"}
+            if package is None else package)
+    files = {**body, f"{di}/METADATA": meta,
              f"{di}/WHEEL": "Wheel-Version: 1.0\nGenerator: gk\nRoot-Is-Purelib: true\n"
                             "Tag: py3-none-any\n"}
     rec = []

@@ -437,3 +437,25 @@ def test_a_projects_build_cannot_write_outside_or_read_the_oracle(tmp_path: Path
     else:  # no bubblewrap here: the build ran as before, and the record says so
         assert inst["build_sandbox"] == {"active": False, "why": bwrap_available()[1]}
         assert seen["SEEN"]["wrote"] is True and escape.exists()
+
+
+def test_a_reference_release_may_ship_its_package_through_a_dependency(tmp_path: Path,
+                                                                       wheels: Path) -> None:
+    """griffe 2.x: `pip install griffe` gets the `griffe` package from griffelib, which
+    griffe requires. Accepted for a reference release (said so), refused for a candidate:
+    a thin candidate package that depends on the upstream library is not its own work."""
+    from gavelkit.task.scoring.solvability import check_solvability
+
+    fx.dep_wheel(wheels, "tallylib", "0.1", package={"tally/__init__.py": "X = 1\n"})
+    fx.dep_wheel(wheels, "tallymeta", "0.1", package={}, requires=("tallylib==0.1",))
+    task = fx.task(tmp_path / "task")
+    ref = check_solvability(task, None, "tallymeta==0.1",
+                            RunOptions(solution="", out=tmp_path / "ref", offline=True))
+    prov = ref.run.score["gavel"]["install"]["provenance"]
+    assert prov["ok"] and prov["via"] == "tallylib", prov
+    assert "tallylib" in prov["why"] and "never for a candidate" in prov["why"]
+    clean(ref.run.findings, "TSK-X021")
+    cand = run_solution(task, RunOptions(solution="", out=tmp_path / "cand", offline=True,
+                                         package_spec="tallymeta==0.1", role="candidate"))
+    f = fires(cand.findings, "TSK-X021")
+    assert "tallylib" in f.message and "must ship the package itself" in f.message

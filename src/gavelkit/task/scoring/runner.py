@@ -248,7 +248,8 @@ def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> Ru
         layout = f"installed ({install['kind']}; source layout {layout})"
         if package:
             install["provenance"] = verify_provenance(env.python, Path(env.path), package,
-                                                      source_root=src_root, spec=spec)
+                                                      source_root=src_root, spec=spec,
+                                                      role=opts.role)
             if install["provenance"]["ok"]:
                 env.plugin_dists = list(install["provenance"]["distributions"])
             else:
