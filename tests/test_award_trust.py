@@ -608,3 +608,29 @@ def test_malformed_decision_is_said_and_lifts_nothing(tmp_path: Path) -> None:
     st = run_status(run)
     assert st.action.kind == "STOP"
     assert "Rework" in fires(st.findings, "AWD-M012").message
+
+
+def test_a_decision_lifts_the_whole_run_cap_one_loop_at_a_time(tmp_path: Path) -> None:
+    """At 8 fix loops the run stops; a recorded rework lets exactly the next loop run
+    (AWD-T015 says under which decision), and a loop after that without a new decision is
+    an overrun again (AWD-T009), as for the per-phase cap."""
+    run = make_run(tmp_path)
+    add_gate(run, 0, 0)
+    for ph in range(1, 5):  # 8 fix loops in phases 1-4
+        add_gate(run, ph, 0, [(f"G{ph}-1", "high"), (f"G{ph}-2", "high")])
+        add_gate(run, ph, 1, [(f"G{ph}-1", "high")])
+        add_gate(run, ph, 2)
+    add_gate(run, 5, 0, [("G5-1", "high"), ("G5-2", "high")])
+    st = run_status(run)
+    assert st.action.kind == "STOP" and "all 8 fix loops" in st.action.reason
+    cli("award", "status", str(run), "--write-memo")
+    _decide(run / "phase-logs" / "phase5-decision-memo.md", "rework")
+    assert (run_status(run).action.kind, run_status(run).action.phase) == ("fix", 5)
+    add_gate(run, 5, 1, [("G5-1", "high")])  # the loop the decision allowed
+    st = run_status(run)
+    clean(st.findings, "AWD-T009")
+    assert any(f.code == "AWD-T015" and "fix loop 9" in f.message for f in st.findings)
+    assert st.action.kind == "STOP"  # still failing, 9 loops used: a human decides again
+    add_gate(run, 5, 2)  # run without a new decision
+    f = fires(run_status(run).findings, "AWD-T009")
+    assert "fix loop 10" in f.message and f.path.endswith("phase-5-loop-2.yaml")

@@ -64,6 +64,28 @@ def _under(findings: list[Finding], dec: Decision | None, code: str, message: st
                                 f"human decision {dec.describe()}", path))
 
 
+def _run_cap(phases: dict[int, PhaseInfo], caps: dict[str, int], decisions: list[Decision],
+             findings: list[Finding]) -> None:
+    """Each fix loop beyond the whole-run cap (in run order: phase, then loop) is an
+    overrun, unless a human decision answered the STOP before it (the one status showed
+    at the loop before: rework or change_scope), as for the per-phase cap."""
+    cap = caps["run_fix_loops"]
+    n = 0
+    for ph in sorted(phases):
+        prev = 0
+        for lp in phases[ph].loops:
+            if lp.loop == 0:
+                continue
+            n += lp.loop - prev  # a loop without its gate still counts (AWD-T011 says so)
+            prev = lp.loop
+            if n > cap:
+                dec = covering(decisions, ph, lp.loop - 1)
+                _under(findings, dec if dec and dec.continues_phase else None, "AWD-T009",
+                       f"fix loop {n} of the run (phase {ph} loop {lp.loop}): beyond the "
+                       f"whole-run cap of {cap}; record the decision in a decision_memo",
+                       lp.path)
+
+
 def _phases(rf: RunFiles, caps: dict[str, int], findings: list[Finding],
             decisions: list[Decision] = ()) -> dict[int, PhaseInfo]:
     phases: dict[int, PhaseInfo] = {}
@@ -235,10 +257,7 @@ def run_status(run: str | Path, target: str | None = None,
     phases = _phases(rf, caps, findings, decisions)
     _gaps(run, phases, decisions, findings)
     fix_used = sum(info.fix_loops for ph, info in phases.items())
-    if fix_used > caps["run_fix_loops"]:
-        findings.append(Finding("AWD-T009", "error", f"{fix_used} fix loops across the run: "
-                                f"beyond the whole-run cap of {caps['run_fix_loops']}",
-                                str(run / "gates")))
+    _run_cap(phases, caps, decisions, findings)
     from gavelkit.award.blocks.memo import adjudications, foreign_adjudications
 
     for b in foreign_adjudications(rf.memos, caps["panel_phase"]):
