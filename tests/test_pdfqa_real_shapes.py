@@ -379,6 +379,32 @@ def test_team_word_inside_a_sentence_on_page_1(tmp):
     clean(qa(write(tmp, "duiyuan.pdf", [page(lines, 1)]), anonymous=True), "PDF-A005")
 
 
+def _stamped(tmp, name: str, pixels_of) -> list:  # type: ignore[no-untyped-def]
+    """Six pages with a large image in the body; page 4 has nothing else."""
+    pages = []
+    for n in range(1, 7):
+        p = page([f"Section {n}", f"Model {n} is solved."], n, figure=False) if n != 4 \
+            else PageSpec().number(n)
+        p.items.append(Image(150, 300, 300, 300, pixels=pixels_of(n)))
+        pages.append(p)
+    return [f for f in qa(write(tmp, name, pages)) if f.code == "PDF-B001"]
+
+
+def test_image_watermark_only_page_is_blank(tmp):
+    """A seller's logo stamped as the same image on every page inks an empty page; with
+    the repeated image set aside, nothing is left: blank."""
+    found = _stamped(tmp, "logo.pdf", lambda n: b"\x40\xa0\xa0\x40")
+    assert [f.data["page"] for f in found] == [4], found
+    assert "watermark" in found[0].message
+
+
+def test_a_page_that_is_one_image_of_its_own_is_not_blank(tmp):
+    """Scans and full-page figures: each page's image has its own bytes, so none is a
+    stamp, and a page holding only its image has content."""
+    found = _stamped(tmp, "scans.pdf", lambda n: bytes([n * 20, 200, 90, n * 30]))
+    assert found == [], found
+
+
 def test_page_of_numbers_is_not_watermark_only(tmp):
     wm = "COPY FOR REVIEW ONLY"
     def mk(n: int, body: list[str]) -> PageSpec:

@@ -151,7 +151,7 @@ def _watermark_only(doc: PdfDoc) -> dict[int, float]:
         for key in {ln.strip() for ln in pg.lines if ln.strip()}:
             counts[key] = counts.get(key, 0) + 1
     common = {k for k, c in counts.items() if c >= max(3, n / 3)}
-    cands = []
+    textless, cands = [], []
     for pg in doc.pages:
         if pg.blank or pg.ink is None:
             continue
@@ -160,19 +160,57 @@ def _watermark_only(doc: PdfDoc) -> dict[int, float]:
                 and not re.fullmatch(r"\[\d{1,3}\]|\(\d{1,3}\)", ln.strip())]
         if not rest and any(ln.strip() in common for ln in pg.lines):
             cands.append(pg.number)
-    if not cands or not os.path.isfile(doc.path):
+        elif not rest:
+            textless.append(pg.number)  # inked but no text: a figure page, or an image stamp
+    if not (cands or textless) or not os.path.isfile(doc.path):
         return {}
     try:
-        return _ink_without_text(doc.path, cands)
+        stamps = _repeated_images(doc.path, n) if textless else set()
+        if stamps:
+            cands = sorted(set(cands) | set(textless))
+        return _ink_without_text(doc.path, cands, stamps) if cands else {}
     except Exception:  # could not re-render: leave the ink verdict as it was
         return {}
 
 
-def _ink_without_text(path: str, pages: list[int]) -> dict[int, float]:
+def _image_key(obj: Any) -> tuple[Any, ...]:
+    """Same bytes at the same size: one stamp drawn again (a scan differs page to page)."""
+    import hashlib
+
+    data = bytes(obj.get_data(decode_simple=False))
+    return (tuple(obj.get_px_size()), hashlib.sha256(data).hexdigest())
+
+
+def _repeated_images(path: str, n: int) -> set[tuple[Any, ...]]:
+    """Images whose exact bytes appear on at least a third of the pages (3 at least): a
+    watermark or logo stamped on every page, which makes an empty page look inked."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    seen: dict[tuple[Any, ...], set[int]] = {}
+    doc = pdfium.PdfDocument(path)
+    try:
+        for i in range(len(doc)):
+            page = doc[i]
+            for obj in page.get_objects(filter=(raw.FPDF_PAGEOBJ_IMAGE,), max_depth=8):
+                seen.setdefault(_image_key(obj), set()).add(i)
+            page.close()
+    finally:
+        doc.close()
+    return {k for k, pages in seen.items() if len(pages) >= max(3, n / 3)}
+
+
+def _ink_without_text(path: str, pages: list[int],
+                      stamps: set[tuple[Any, ...]] = frozenset()) -> dict[int, float]:
+    """page -> ink of those pages rendered without their text (and without the images in
+    `stamps`), for the pages where nothing is left."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
     text_like = (raw.FPDF_PAGEOBJ_TEXT, raw.FPDF_PAGEOBJ_FORM)
+
+    def stamp(o: Any) -> bool:
+        return bool(stamps) and o.type == raw.FPDF_PAGEOBJ_IMAGE and _image_key(o) in stamps
     scale = tables()["blank"]["dpi"] / 72.0
     out: dict[int, float] = {}
     doc = pdfium.PdfDocument(path)
@@ -186,9 +224,9 @@ def _ink_without_text(path: str, pages: list[int]) -> dict[int, float]:
                 elif tops:
                     tops[-1][1].append(obj)
             for obj, kids in tops:
-                if obj.type == raw.FPDF_PAGEOBJ_TEXT or (
+                if obj.type == raw.FPDF_PAGEOBJ_TEXT or stamp(obj) or (
                         obj.type == raw.FPDF_PAGEOBJ_FORM and kids
-                        and all(k.type in text_like for k in kids)):
+                        and all(k.type in text_like or stamp(k) for k in kids)):
                     page.remove_obj(obj)
             bitmap = page.render(scale=scale, grayscale=True)
             ink, blank = ink_of(bitmap.to_pil())

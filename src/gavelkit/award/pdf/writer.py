@@ -86,6 +86,7 @@ class Image:
     w: float
     h: float
     xmp: str | None = None
+    pixels: bytes = b"\x40\xa0\xa0\x40"  # 2x2 grey; other bytes make another image
 
 
 @dataclass
@@ -324,7 +325,7 @@ def build_pdf(pages: list[PageSpec], info: dict[str, str] | None = None,
                 if it.xmp is not None:
                     m = add(_stream(it.xmp.encode("utf-8"), b" /Type /Metadata /Subtype /XML"))
                     head += f" /Metadata {m} 0 R".encode()
-                ref = add(_stream(b"\x40\xa0\xa0\x40", head))
+                ref = add(_stream(it.pixels, head))
             elif isinstance(it, Form):
                 bbox = f"[{it.x:.2f} {it.y:.2f} {it.x + it.w:.2f} {it.y + it.h:.2f}]"
                 head = (f" /Type /XObject /Subtype /Form /BBox {bbox} "
