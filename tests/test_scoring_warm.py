@@ -313,3 +313,17 @@ def test_a_warm_up_that_hangs_is_abandoned(tmp_path: Path, monkeypatch: pytest.M
         assert "not ready after 0.3 s" in w.why and w.proc.returncode is not None
     finally:
         w.close()
+
+
+def test_a_fifo_task_json_never_blocks_the_prestart(tmp_path: Path) -> None:
+    """The early hook reads task.json before the command's own checks: a FIFO there must
+    not block it (it did, once); the command then refuses the FIFO by name."""
+    task = make_task(tmp_path)
+    (task / "task.json").unlink()
+    os.mkfifo(task / "task.json")
+    env = {**os.environ, "PYTHONPATH": str(SRC), "GAVEL_PROGRESS": "0"}
+    p = subprocess.run([sys.executable, "-m", "gavelkit", "task", "run", str(task),
+                        "--solution", str(ref_solution(tmp_path)), "--out",
+                        str(tmp_path / "out")], capture_output=True, text=True, env=env,
+                       timeout=60, check=False)
+    assert p.returncode == 2 and "FIFO" in p.stderr, p.stderr

@@ -85,10 +85,14 @@ def requirements_path(task_dir: Path) -> Path:
     """The oracle requirements file a task names (task.json `oracle.requirements`), else
     oracle/requirements.txt: the runner's rule, read here from task.json alone."""
     import json
+    import stat
 
     req = None
     try:
-        with open(task_dir / "task.json", "rb") as fh:
+        path = task_dir / "task.json"
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open
+            raise OSError("not a regular file")
+        with open(path, "rb") as fh:
             data = json.loads(fh.read(1 << 20))
         name = (data.get("oracle") or {}).get("requirements") if isinstance(data, dict) else None
         if isinstance(name, str) and name:
