@@ -149,6 +149,10 @@ def run_gavel(argv: list[str], cwd: Path, timeout: float = 30.0,
 # run/ (a copy of the bundled award run), task/ (the hand-made tally task), pdf/ (a good PDF),
 # cards/ (three seat scorecards), out/ (outputs), and outside/ (never to be read or changed).
 RUN = "run/work/20260130-0900-mcm26c"
+# `task run` scores sol/ (the tally reference) and is prestarted (task.scoring.warm), whose
+# early read of task.json comes before the command's own checks
+TASK_RUN = ["task", "run", "{ws}/task", "--solution", "{ws}/sol", "--out", "{ws}/out/run",
+            "--package", "tally"]
 SLOTS: list[tuple[str, str, list[str]]] = [
     ("award lint handoff", "in/handoff.md", ["award", "lint", "handoff", "{ws}/in/handoff.md"]),
     ("award lint gate", "in/gate.yaml", ["award", "lint", "gate", "{ws}/in/gate.yaml"]),
@@ -226,6 +230,15 @@ SLOTS: list[tuple[str, str, list[str]]] = [
     ("task judge --trajectory", "in/traj.jsonl",
      ["task", "judge", "{ws}/task", "--run", "{ws}/task/candidate-runs/perfect", "--no-state",
       "--date", "2026-01-02", "--trajectory", "{ws}/in/traj.jsonl"]),
+    ("task run (task.json)", "task/task.json", TASK_RUN),
+    ("task run (kept ids)", "task/kept_nodeids.txt", TASK_RUN),
+    ("task run (requirements)", "task/oracle/requirements.txt", TASK_RUN),
+    ("task run (oracle test)", "task/oracle/test_atomic.py", TASK_RUN),
+    ("task run (solution)", "sol/tally/__init__.py", TASK_RUN),
+    ("task run --out", "out/run/score_result.json", TASK_RUN),
+    ("task solvability (task.json)", "task/task.json",
+     ["task", "solvability", "{ws}/task", "--reference", "{ws}/sol", "--out",
+      "{ws}/out/ref", "--package", "tally"]),
     ("task report", "task/task.json", ["task", "report", "{ws}/task", "-o", "{ws}/out/t.html"]),
     ("task report -o", "out/t.html", ["task", "report", "{ws}/task", "-o", "{ws}/out/t.html"]),
     ("skills install --from", "skills/mathodology-award-gates/scripts/extra.py",
@@ -251,6 +264,10 @@ def build_workspace(ws: Path, repo: Path, judged_task: Path | None = None) -> No
     shutil.copy2(src_run / "paper" / "solution.pdf", ws / "pdf" / "good.pdf")
     for d in ("in", "out", "outside", "traj"):
         (ws / d).mkdir(exist_ok=True)
+    from judge_helpers import REFERENCE
+
+    (ws / "sol" / "tally").mkdir(parents=True)
+    (ws / "sol" / "tally" / "__init__.py").write_text(REFERENCE, "utf-8")
     (ws / "traj" / "ok.jsonl").write_text(
         '{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}\n', "utf-8")
     skill = ws / "skills" / "mathodology-award-gates"

@@ -341,3 +341,34 @@ def test_quiet_run_and_solvability_print_errors_and_the_verdict_line(tmp_path: P
     assert rc == 1 and lines[-1].startswith("solvability: FAIL")
     assert any("TSK-J005" in x and " error: " in x for x in lines[:-1])
     assert not any(" warning: " in x for x in lines)
+
+
+def test_solution_entries_that_are_no_file_are_left_out_and_named(tmp_path: Path) -> None:
+    """A FIFO, a link loop and a link to /dev/zero in the solution would block or break the
+    copy: they are not copied (TSK-X024 each) and the rest is scored."""
+    import os
+
+    task = make_task(tmp_path, atomic_only=True)
+    sol = ref_solution(tmp_path)
+    os.mkfifo(sol / "pipe")
+    (sol / "loop").symlink_to(sol / "loop")
+    (sol / "tally" / "zeros.bin").symlink_to("/dev/zero")
+    res = run(task, sol, tmp_path, role="reference")
+    assert res.summary["passed"] == res.summary["total"] == 5
+    named = {f.path: f.data["what"] for f in res.findings if f.code == "TSK-X024"}
+    assert named == {"loop": "a link loop", "pipe": "a FIFO (named pipe)",
+                     "tally/zeros.bin": "a character device"}, named
+    fires(res.findings, "TSK-X024")
+    clean(run(task, ref_solution(tmp_path, "r2"), tmp_path / "b").findings, "TSK-X024")
+
+
+@pytest.mark.parametrize("where", ["oracle/test_atomic.py", "oracle/requirements.txt"])
+def test_an_oracle_file_that_is_a_device_is_unusable_input(tmp_path: Path, where: str) -> None:
+    from gavelkit.core.errors import InputError
+
+    task = make_task(tmp_path, atomic_only=True)
+    (task / where).unlink()
+    (task / where).symlink_to("/dev/zero")
+    with pytest.raises(InputError) as exc:
+        run(task, ref_solution(tmp_path), tmp_path)
+    assert where.split("/")[-1] in str(exc.value) and "device" in str(exc.value)

@@ -90,9 +90,14 @@ def project_name(folder: Path) -> str | None:
 
 
 def copy_source(src: Path, dest: Path) -> Path:
-    """A private copy to build from (the build must not write into the user's folder)."""
-    shutil.copytree(src, dest, symlinks=False,
-                    ignore=lambda _d, names: {n for n in names if n in _SKIP})
+    """A private copy to build from (the build must not write into the user's folder);
+    FIFOs, devices and broken links are left out (copying one could block forever)."""
+    from gavelkit.task.scoring.worktree import special_entries
+
+    bad = {os.path.join(os.path.realpath(src / Path(rel).parent), Path(rel).name)
+           for rel, _ in special_entries(src)}
+    shutil.copytree(src, dest, symlinks=False, ignore=lambda d, names: {
+        n for n in names if n in _SKIP or os.path.join(os.path.realpath(d), n) in bad})
     return dest
 
 

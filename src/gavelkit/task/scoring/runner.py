@@ -48,6 +48,7 @@ from gavelkit.task.scoring.worktree import (
     outside_links,
     prepare_worktree,
     shadowed_modules,
+    special_entries,
     suspicious_source,
     tree_digest,
 )
@@ -68,6 +69,10 @@ def _requirements(task: Any) -> Path:
         req = task.dir / task.task_json.oracle["requirements"]
     if req is None or not req.is_file():
         req = task.dir / "oracle" / "requirements.txt"
+    if os.path.lexists(req):  # there but unreadable (a FIFO, a device, a loop): never ignored
+        from gavelkit.core.safeio import check_input
+
+        check_input(req)
     return req
 
 
@@ -218,11 +223,17 @@ def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> Ru
             findings.append(Finding("TSK-X015", "error", f"solution entry {rel} is a symlink "
                                     f"to {target}, outside the solution: not copied",
                                     rel, 0, 0, data={"target": target}))
-        skip = {str((sol_src / rel).parent.resolve() / Path(rel).name) for rel, _ in outside}
+        special = special_entries(sol_src)
+        for rel, what in special:
+            findings.append(Finding("TSK-X024", "warning", f"solution entry {rel} is {what}, "
+                                    "not a regular file or folder: not copied", rel, 0, 0,
+                                    data={"what": what}))
+        skip = {os.path.join(os.path.realpath(sol_src / Path(rel).parent), Path(rel).name)
+                for rel, _ in [*outside, *special]}
 
         def ignore(d: str, names: list[str]) -> set[str]:
-            return ignore_litter(d, names) | {n for n in names
-                                              if str(Path(d).resolve() / n) in skip}
+            return ignore_litter(d, names) | {
+                n for n in names if os.path.join(os.path.realpath(d), n) in skip}
         shutil.copytree(sol_src, sol, ignore=ignore, symlinks=False)
         findings += neutralise(sol, package)
         if opts.role == "candidate":

@@ -40,7 +40,8 @@ def inside(a: Path, b: Path) -> bool:
 
 
 def outside_links(root: Path) -> list[tuple[str, str]]:
-    """(relative path, target) of symlinks under root that resolve outside it."""
+    """(relative path, target) of symlinks under root that resolve outside it (a link
+    loop is left to `special_entries`)."""
     out = []
     base = root.resolve()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
@@ -49,9 +50,40 @@ def outside_links(root: Path) -> list[tuple[str, str]]:
         for name in dirnames + filenames:
             p = Path(dirpath) / name
             if p.is_symlink():
-                target = p.resolve(strict=False)
+                try:
+                    target = p.resolve(strict=False)
+                except (RuntimeError, OSError):  # a loop
+                    continue
                 if not inside(target, base):
                     out.append((str(p.relative_to(root)), str(target)))
+    return sorted(out)
+
+
+def special_entries(root: Path) -> list[tuple[str, str]]:
+    """(relative path, what it is) of entries under root that are no regular file or
+    folder once links are followed: FIFOs, devices, sockets, link loops, dangling links.
+    Copying one blocks forever (a FIFO, a link to /dev/zero) or fails half-way."""
+    import errno
+    import stat
+
+    from gavelkit.core.safeio import kind_of
+
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS or
+                       os.path.islink(os.path.join(dirpath, d))]
+        for name in dirnames + filenames:
+            p = os.path.join(dirpath, name)
+            rel = os.path.relpath(p, root)
+            try:
+                mode = os.stat(p).st_mode
+            except OSError as exc:
+                out.append((rel, "a link loop" if exc.errno == errno.ELOOP else
+                            "a dangling link" if os.path.islink(p) else
+                            f"unreadable ({exc.strerror})"))
+                continue
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                out.append((rel, f"a {kind_of(mode)}"))
     return sorted(out)
 
 
@@ -148,9 +180,17 @@ def load_reference(task: Task, reference_score: str | Path | None) -> dict[str, 
 
 def prepare_worktree(task: Task, work: Path, files: list[str], remove: list[str],
                      package: str | None) -> list[str]:
-    """Copy the oracle into a private worktree; return what was removed and why."""
+    """Copy the oracle into a private worktree; return what was removed and why. An oracle
+    entry that is no regular file or folder is unusable input (InputError, exit 2)."""
+    from gavelkit.core.errors import InputError
+
     removed = []
     if (task.dir / "oracle").is_dir():
+        bad = special_entries(task.dir / "oracle")
+        if bad:
+            rel, what = bad[0]
+            raise InputError(str(task.dir / "oracle" / rel), f"is {what}, not a regular file "
+                             "or folder; refusing to copy the oracle (it could block forever)")
         shutil.copytree(task.dir / "oracle", work / "oracle", ignore=ignore_litter)
     for rel in files:
         src = task.dir / rel
