@@ -1,16 +1,17 @@
 """A test process started before the run is ready, so its pytest import overlaps our work.
 
-On a suite of a second, `gavel task run` spent ~90 ms before launching pytest (imports,
-task loading, copies, hashes, provenance) and the test process then spent ~150 ms
-importing pytest. `prestart` runs right after the command line is parsed: it finds the
-task's environment if it is already built (`envkeys`, reads only), creates the run
-folder, and starts the sandboxed interpreter with `warm_boot`, which imports pytest and
-waits. The runner then prepares the run as before and, at launch, either sends the go
-message (`Warm.go`) or cancels the process. Nothing is taken on trust from the guess:
-the runner compares the environment, hidden folders and limits it would use with the
-ones this process was started with, and starts cold on any difference, when the process
-died, or when it reports a clash (a module it already imported that the run's folders
-shadow). Everything else (sandbox, result plugin, pipes, limits) is the cold start's.
+On a suite of half a second, `gavel task run` spent ~85 ms before launching pytest
+(imports, task loading, copies, hashes, provenance) and the test process then ~105 ms
+importing pytest. `prestart` runs as soon as the command line is read (cli.task_early,
+before argparse; else right after it): it finds the task's environment if it is already
+built (`envkeys`, reads only), creates the run folder, and starts the sandboxed
+interpreter with `warm_boot`, which imports pytest and waits. The runner then prepares the
+run as before and, at launch, either sends the go message (`Warm.go`) or cancels the
+process. Nothing is taken on trust from the guess: the runner compares the interpreter,
+environment, hidden folders, limits and isolation it would use with the ones this process
+was started with, and starts cold on any difference, when the process died, or when it
+reports a clash (a module it already imported that the run's folders shadow). Everything
+else (sandbox, result plugin, pipes, limits) is the cold start's.
 
 Light on purpose (os at import time): it runs before the rest of the runner is imported.
 """
