@@ -184,14 +184,35 @@ def test_prestart_only_when_it_can_help(tmp_path: Path, monkeypatch: pytest.Monk
     _env(task)
     kw = {"spec": None, "install": "auto", "isolation": "none", "memory_mb": 4096}
     w = warm.prestart(str(task), solution=str(sol), python=None, **kw)
-    assert w is not None
+    assert w.state == "started"
     w.close()
-    assert warm.prestart(str(task), solution=str(sol), python=sys.executable, **kw) is None
+
+    def why(**over: object) -> str:
+        got = warm.prestart(**{"task_dir": str(task), "solution": str(sol), "python": None,
+                               **kw, **over})
+        assert got.state == "not started" and got.run_dir is None
+        return got.record()["why_not"]
+    assert "--python" in why(python=sys.executable)
     (sol / "pyproject.toml").write_text("[project]\nname = 'tally'\nversion = '1'\n")
-    assert warm.prestart(str(task), solution=str(sol), python=None, **kw) is None
+    assert "project" in why()
     (sol / "pyproject.toml").unlink()
+    assert "no task folder" in why(task_dir=str(tmp_path / "nowhere"))
+    monkeypatch.setenv("GAVEL_NO_PRESTART", "1")
+    assert "GAVEL_NO_PRESTART" in why()
+    monkeypatch.delenv("GAVEL_NO_PRESTART")
     monkeypatch.setenv("GAVEL_CACHE_DIR", str(tmp_path / "empty-cache"))  # not built yet
-    assert warm.prestart(str(task), solution=str(sol), python=None, **kw) is None
+    assert "not built yet" in why()
+
+
+def test_a_run_that_was_not_prestarted_says_why(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    task = make_task(tmp_path)
+    _env(task)
+    monkeypatch.setenv("GAVEL_NO_PRESTART", "1")
+    score = _cli_run(task, ref_solution(tmp_path), tmp_path / "out")
+    assert score["gavel"]["processes"]["prestarted"] == {
+        "used": False, "why_not": "switched off (GAVEL_NO_PRESTART is set)"}
+    assert score["summary"]["passed"] == 7
 
 
 def _spy_warms(monkeypatch: pytest.MonkeyPatch) -> list[warm.Warm]:

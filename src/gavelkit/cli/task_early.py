@@ -54,7 +54,8 @@ def read(command: str, argv: list[str]) -> Any:
 
 
 def early(words: tuple[str, ...], argv: list[str]) -> Any:
-    """A prestarted Warm registered for this argv (warm.claim takes it), or None."""
+    """A prestarted Warm (or the NotStarted reason) registered for this argv (warm.claim
+    takes it), or None when the command's parser must decide."""
     a = read(words[-1], argv)
     if a is None:
         return None
@@ -62,6 +63,5 @@ def early(words: tuple[str, ...], argv: list[str]) -> Any:
 
     w = warm.prestart(a.task, solution=a.solution, spec=a.spec, install=a.install,
                       python=a.python, isolation=a.isolation, memory_mb=a.memory_mb)
-    if w is not None:
-        warm.EARLY[tuple(argv)] = w
+    warm.EARLY[tuple(argv)] = w
     return w

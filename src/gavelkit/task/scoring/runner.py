@@ -138,7 +138,7 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
     `opts.warm` (warm.prestart) is a test process started while the command line was
     read; it is used for the first launch when it matches this run, and always ended."""
     warm = opts.warm
-    run_dir = warm.run_dir if warm is not None else run_folder()
+    run_dir = warm.run_dir if warm is not None and warm.run_dir else run_folder()
     try:
         return _run(task_dir, opts, run_dir, warm)
     finally:
@@ -280,7 +280,7 @@ def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> Ru
     hidden = [task.dir.resolve()]  # the task folder (oracle, maps, earlier runs): the
     if sol_src is not None and not inside(task.dir.resolve(), sol_src.resolve()):
         hidden.append(sol_src.resolve())  # test process sees only the private copies
-    if warm is not None:
+    if warm is not None and warm.state == "started":
         why = ("nothing to run: " + (env_error or "no expected node ids")
                if env is None or not expected else
                warm.compatible(env.python, Path(env.path), hidden,

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 # processes prestarted before the command's parser ran (cli.task_early), by argv
-EARLY: dict[tuple[str, ...], Warm] = {}
+EARLY: dict[tuple[str, ...], Warm | NotStarted] = {}
 
 READY_TIMEOUT = 60.0  # importing pytest takes well under a second
 CPU_SECONDS = 1800  # RLIMIT_CPU of a test process (RunOptions.cpu_seconds)
@@ -275,18 +275,50 @@ class Warm:
                 (self.why or self.state)}
 
 
-def claim(argv: list[str]) -> Warm | None:
+def claim(argv: list[str]) -> Warm | NotStarted | None:
     """The process cli.task_early prestarted for exactly this argv (taken once)."""
     return EARLY.pop(tuple(argv), None)
 
 
+class NotStarted:
+    """What `prestart` gives when a prestarted process cannot help: the run starts cold
+    and its record (`processes.prestarted`) says why."""
+
+    state = "not started"
+    run_dir = None
+    bwrap = None
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def compatible(self, *_: Any) -> str:
+        return self.why
+
+    def wait_ready(self) -> bool:
+        return False
+
+    def cancel(self) -> None:
+        pass
+
+    def close(self) -> None:
+        for k in [k for k, w in EARLY.items() if w is self]:
+            del EARLY[k]
+
+    def record(self) -> dict[str, Any]:
+        return {"used": False, "why_not": self.why}
+
+
 def prestart(task_dir: str, *, solution: str | None, spec: str | None, install: str,
-             python: str | None, isolation: str, memory_mb: int) -> Warm | None:
-    """A warm test process for `gavel task run|solvability`, or None when it cannot help:
-    the environment is not built yet (building takes far longer than pytest's import),
-    `--python` is given, or the solution is a project that is built first."""
+             python: str | None, isolation: str, memory_mb: int) -> Warm | NotStarted:
+    """A warm test process for `gavel task run|solvability`, or NotStarted saying why it
+    cannot help: switched off (GAVEL_NO_PRESTART=1), `--python` given, a project solution
+    that is built first, or an environment not built yet (building takes far longer than
+    pytest's import)."""
+    if os.environ.get("GAVEL_NO_PRESTART", "") not in ("", "0"):
+        return NotStarted("switched off (GAVEL_NO_PRESTART is set)")
     if python is not None:
-        return None
+        return NotStarted("--python names the interpreter (its environment is inspected "
+                          "first)")
     from gavelkit.task.scoring.envkeys import (
         PROJECT_FILES,
         built_env,
@@ -298,13 +330,15 @@ def prestart(task_dir: str, *, solution: str | None, spec: str | None, install: 
     sol = Path(solution).resolve() if solution and not spec else None
     if sol is not None and install != "never" and any((sol / n).is_file()
                                                        for n in PROJECT_FILES):
-        return None
+        return NotStarted("the solution is a project: it is built and installed first")
+    if not task.is_dir():
+        return NotStarted("no task folder")
     try:
         env_path = built_env(requirements_path(task), spec=spec)
     except Exception:  # unreadable requirements: the runner reports it properly
-        return None
-    if env_path is None or not task.is_dir():
-        return None
+        return NotStarted("the task's requirements could not be read")
+    if env_path is None:
+        return NotStarted("the scoring environment is not built yet (this run builds it)")
     hidden = [task]
     if sol is not None and not (sol == task or sol in task.parents):  # as the runner hides
         hidden.append(sol)
