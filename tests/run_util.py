@@ -39,6 +39,16 @@ def pass_phases(run: Path, upto: int) -> None:
         add_gate(run, ph, 0)
 
 
+def spend_run_budget(run: Path) -> None:
+    """Phase 0 passes, phases 1-4 each pass after two fix loops: the whole-run cap of 8
+    fix loops is used up, nothing is over it yet."""
+    add_gate(run, 0, 0)
+    for ph in range(1, 5):
+        add_gate(run, ph, 0, [(f"G{ph}-1", "high"), (f"G{ph}-2", "high")])
+        add_gate(run, ph, 1, [(f"G{ph}-1", "high")])
+        add_gate(run, ph, 2)
+
+
 def add_card(run: Path, seat: str, round_: int, **scores: float) -> Path:
     c = card(seat, scores=scores or None, round_=round_, contest="MCM 2026 Problem C")
     p = run / "scorecards" / f"phase7-seat-{seat}-round-{round_}.yaml"

@@ -12,7 +12,7 @@ from gavelkit.award.runs.budget import run_status
 from gavelkit.core.errors import UsageError
 
 from gk_testing import clean, cli, fires
-from run_util import add_card, add_gate, make_run, panel_ready, pass_phases
+from run_util import add_card, add_gate, make_run, panel_ready, pass_phases, spend_run_budget
 
 
 def test_fresh_run_advances_to_phase_0(tmp_path: Path) -> None:
@@ -101,12 +101,7 @@ def test_loop_3_is_an_overrun(tmp_path: Path) -> None:
 
 def test_whole_run_cap(tmp_path: Path) -> None:
     run = make_run(tmp_path)
-    add_gate(run, 0, 0)
-    # phases 1-4 each use two fix loops (8 in all); phase 5 then fails once
-    for ph in range(1, 5):
-        add_gate(run, ph, 0, [(f"G{ph}-1", "high"), (f"G{ph}-2", "high")])
-        add_gate(run, ph, 1, [(f"G{ph}-1", "high")])
-        add_gate(run, ph, 2)
+    spend_run_budget(run)  # phases 1-4 use 8 fix loops; phase 5 then fails once
     add_gate(run, 5, 0, [("G5-1", "high")])
     st = run_status(run)
     assert st.fix_loops_used == 8

@@ -19,7 +19,7 @@ from gavelkit.award.runs.budget import run_status
 
 from award_util import card, dump, gate, lint, memo, variant, write
 from gk_testing import clean, cli, cli_json, fires
-from run_util import add_card, add_gate, make_run, panel_ready, pass_phases
+from run_util import add_card, add_gate, make_run, panel_ready, pass_phases, spend_run_budget
 
 MEMO_OPTIONS = ("  options:\n    - {option: rework the model, consequence: costs a day, "
                 "recommended: true}\n    - {option: stop here, consequence: lower award, "
@@ -615,11 +615,7 @@ def test_a_decision_lifts_the_whole_run_cap_one_loop_at_a_time(tmp_path: Path) -
     (AWD-T015 says under which decision), and a loop after that without a new decision is
     an overrun again (AWD-T009), as for the per-phase cap."""
     run = make_run(tmp_path)
-    add_gate(run, 0, 0)
-    for ph in range(1, 5):  # 8 fix loops in phases 1-4
-        add_gate(run, ph, 0, [(f"G{ph}-1", "high"), (f"G{ph}-2", "high")])
-        add_gate(run, ph, 1, [(f"G{ph}-1", "high")])
-        add_gate(run, ph, 2)
+    spend_run_budget(run)
     add_gate(run, 5, 0, [("G5-1", "high"), ("G5-2", "high")])
     st = run_status(run)
     assert st.action.kind == "STOP" and "all 8 fix loops" in st.action.reason
