@@ -12,6 +12,10 @@ import re
 import sys
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 FORMAT = "gavel-env-3"  # 3: bytecode compiled at install (the sandbox never writes .pyc)
 SOLENV_FORMAT = "gavel-solenv-1"  # a task environment plus an installed solution
 MARKER = "gavel-env.json"
@@ -81,27 +85,34 @@ def venv_python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-def requirements_path(task_dir: Path) -> Path:
+def requirements_path(task_dir: Path, oracle: dict[str, Any] | None = None) -> Path:
     """The oracle requirements file a task names (task.json `oracle.requirements`), else
-    oracle/requirements.txt: the runner's rule, read here from task.json alone."""
-    import json
-    import stat
-
-    req = None
-    try:
-        path = task_dir / "task.json"
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open
-            raise OSError("not a regular file")
-        with open(path, "rb") as fh:
-            data = json.loads(fh.read(1 << 20))
-        name = (data.get("oracle") or {}).get("requirements") if isinstance(data, dict) else None
-        if isinstance(name, str) and name:
-            req = task_dir / name
-    except (OSError, ValueError, AttributeError):
-        pass
+    oracle/requirements.txt. `oracle` is task.json's oracle block when the caller has read
+    it (the runner); without it task.json is read here (the prestart, before the task is
+    loaded)."""
+    if oracle is None:
+        oracle = _oracle_block(task_dir)
+    name = oracle.get("requirements")
+    req = task_dir / name if isinstance(name, str) and name else None
     if req is None or not req.is_file():
         req = task_dir / "oracle" / "requirements.txt"
     return req
+
+
+def _oracle_block(task_dir: Path) -> dict[str, Any]:
+    import json
+    import stat
+
+    try:
+        path = task_dir / "task.json"
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open
+            return {}
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read(1 << 20))
+    except (OSError, ValueError):
+        return {}
+    oracle = data.get("oracle") if isinstance(data, dict) else None
+    return oracle if isinstance(oracle, dict) else {}
 
 
 def built_env(requirements: Path | None, cache: Path | None = None,

@@ -37,7 +37,7 @@ from gavelkit.task.scoring.options import RunOptions, RunResult
 from gavelkit.task.scoring.results import _combined, assemble
 from gavelkit.task.scoring.sandbox import FileRun, Sandbox, bwrap_available, sandbox_ok
 from gavelkit.task.scoring.target import find_import_root, target_package, task_remove_paths
-from gavelkit.task.scoring.warm import run_folder
+from gavelkit.task.scoring.warm import hidden_folders, run_folder
 from gavelkit.task.scoring.worktree import (
     expected_ids,
     ignore_litter,
@@ -45,12 +45,11 @@ from gavelkit.task.scoring.worktree import (
     layer_of,
     load_reference,
     neutralise,
-    outside_links,
     prepare_worktree,
     shadowed_modules,
-    special_entries,
     suspicious_source,
     tree_digest,
+    unsafe_entries,
 )
 
 __all__ = ["RunOptions", "RunResult", "run_solution"]  # what callers import from here
@@ -64,11 +63,10 @@ def resolve_python(python: str) -> str:
 
 
 def _requirements(task: Any) -> Path:
-    req = None
-    if task.task_json and isinstance(task.task_json.oracle.get("requirements"), str):
-        req = task.dir / task.task_json.oracle["requirements"]
-    if req is None or not req.is_file():
-        req = task.dir / "oracle" / "requirements.txt"
+    from gavelkit.task.scoring.envkeys import requirements_path
+
+    oracle = task.task_json.oracle if task.task_json else {}
+    req = requirements_path(task.dir, oracle if isinstance(oracle, dict) else {})
     if os.path.lexists(req):  # there but unreadable (a FIFO, a device, a loop): never ignored
         from gavelkit.core.safeio import check_input
 
@@ -218,12 +216,11 @@ def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> Ru
     import_root, layout, src_root = None, "installed-package" if spec else "unknown", None
     if sol_src is not None:
         sol = run_dir / "solution"
-        outside = outside_links(sol_src)
+        outside, special = unsafe_entries(sol_src)
         for rel, target in outside:
             findings.append(Finding("TSK-X015", "error", f"solution entry {rel} is a symlink "
                                     f"to {target}, outside the solution: not copied",
                                     rel, 0, 0, data={"target": target}))
-        special = special_entries(sol_src)
         for rel, what in special:
             findings.append(Finding("TSK-X024", "warning", f"solution entry {rel} is {what}, "
                                     "not a regular file or folder: not copied", rel, 0, 0,
@@ -277,9 +274,7 @@ def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> Ru
                    "utf-8")
     before_task = current_digests(task)
     before_work = tree_digest(work)
-    hidden = [task.dir.resolve()]  # the task folder (oracle, maps, earlier runs): the
-    if sol_src is not None and not inside(task.dir.resolve(), sol_src.resolve()):
-        hidden.append(sol_src.resolve())  # test process sees only the private copies
+    hidden = hidden_folders(task.dir, sol_src)  # the test process sees private copies only
     if warm is not None and warm.state == "started":
         why = ("nothing to run: " + (env_error or "no expected node ids")
                if env is None or not expected else

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gavelkit.task.scoring.warm import base_environ, bwrap_prefix, rlimits, venv_home
+from gavelkit.task.scoring.warm import base_environ, bwrap_args, bwrap_prefix, venv_home
 
 _BWRAP: dict[str, Any] = {}
 
@@ -68,20 +68,31 @@ def confine(cmd: list[str], *, writable: list[Path] = (), hidden: list[Path] = (
     ok, why = bwrap_available()
     if not ok:
         return cmd, {"active": False, "why": why}
-    wrap = [_BWRAP.get("exe") or shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/",
-            "--dev", "/dev", "--proc", "/proc"]
-    for h in hidden:
-        wrap += ["--tmpfs", str(h)]
     for w in writable:
         Path(w).mkdir(parents=True, exist_ok=True)
-        wrap += ["--bind", str(w), str(w)]
-    wrap += ["--unshare-all", *(["--share-net"] if network else []), "--die-with-parent"]
-    if cwd is not None:
-        wrap += ["--chdir", str(cwd)]
-    return [*wrap, "--", *cmd], {
+    wrap = bwrap_args(_BWRAP.get("exe") or shutil.which("bwrap") or "bwrap", hidden=hidden,
+                      writable=writable, network=network, chdir=cwd)
+    return [*wrap, *cmd], {
         "active": True, "mechanism": "bubblewrap",
         "network": "allowed" if network else "blocked",
         "writable": [str(w) for w in writable], "hidden": [str(h) for h in hidden]}
+
+
+def rlimits(memory_mb: int, cpu: int, fsize_mb: int):  # type: ignore[no-untyped-def]
+    """preexec_fn setting a cold-started test process's limits (a prestarted one sets the
+    same in warm_boot._limit, which cannot import this: it runs in the task's environment)."""
+    def apply() -> None:
+        import resource
+
+        for lim, val in ((resource.RLIMIT_AS, memory_mb * 1024 * 1024),
+                         (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, fsize_mb * 1024 * 1024),
+                         (resource.RLIMIT_CORE, 0)):
+            try:
+                hard = val + (5 if lim == resource.RLIMIT_CPU else 0)
+                resource.setrlimit(lim, (val, hard))
+            except (ValueError, OSError):
+                pass
+    return apply
 
 
 def sandbox_ok(exe: str) -> None:

@@ -33,22 +33,6 @@ CPU_SECONDS = 1800  # RLIMIT_CPU of a test process (RunOptions.cpu_seconds)
 FSIZE_MB = 512  # RLIMIT_FSIZE (RunOptions.fsize_mb)
 
 
-def rlimits(memory_mb: int, cpu: int, fsize_mb: int):  # type: ignore[no-untyped-def]
-    """preexec_fn setting the test process's limits."""
-    def apply() -> None:
-        import resource
-
-        for lim, val in ((resource.RLIMIT_AS, memory_mb * 1024 * 1024),
-                         (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, fsize_mb * 1024 * 1024),
-                         (resource.RLIMIT_CORE, 0)):
-            try:
-                hard = val + (5 if lim == resource.RLIMIT_CPU else 0)
-                resource.setrlimit(lim, (val, hard))
-            except (ValueError, OSError):
-                pass
-    return apply
-
-
 def venv_home(env_path: Path) -> Path | None:
     """The base installation a venv's interpreter links to (mounted read-only too)."""
     cfg = Path(env_path) / "pyvenv.cfg"
@@ -63,16 +47,46 @@ def venv_home(env_path: Path) -> Path | None:
     return None
 
 
-def bwrap_prefix(exe: str, hidden: list[Path], ro_paths: list[Path], scratch: Path,
-                 work: Path) -> list[str]:
-    """bubblewrap: everything read-only, the task folder hidden, no network, a scratch folder."""
-    wrap = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+def bwrap_args(exe: str, *, hidden: list[Path] = (), ro: list[Path] = (),
+               writable: list[Path] = (), private_tmp: bool = False, network: bool = False,
+               new_session: bool = False, chdir: Path | None = None) -> list[str]:
+    """The one bubblewrap command line (the test process and sandbox.confine): every file
+    read-only, `hidden` folders empty, `ro` and `writable` bound over them, no network
+    unless asked. Ends with `--`: append the command."""
+    wrap = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    if private_tmp:
+        wrap += ["--tmpfs", "/tmp"]
     for h in hidden:
         wrap += ["--tmpfs", str(h)]
-    for p in ro_paths:
+    for p in ro:
         wrap += ["--ro-bind", str(p), str(p)]
-    return [*wrap, "--bind", str(scratch), str(scratch), "--unshare-all", "--die-with-parent",
-            "--new-session", "--chdir", str(work), "--"]
+    for w in writable:
+        wrap += ["--bind", str(w), str(w)]
+    wrap += ["--unshare-all", *(["--share-net"] if network else []), "--die-with-parent"]
+    if new_session:
+        wrap.append("--new-session")
+    if chdir is not None:
+        wrap += ["--chdir", str(chdir)]
+    return [*wrap, "--"]
+
+
+def bwrap_prefix(exe: str, hidden: list[Path], ro_paths: list[Path], scratch: Path,
+                 work: Path) -> list[str]:
+    """The test process: the task folder hidden, a private /tmp, no network, a scratch
+    folder, working in the worktree."""
+    return bwrap_args(exe, hidden=hidden, ro=ro_paths, writable=[scratch], private_tmp=True,
+                      new_session=True, chdir=work)
+
+
+def hidden_folders(task: Path, solution: Path | None) -> list[Path]:
+    """What the test process must not see: the task folder (oracle, maps, earlier runs)
+    and the solution's own folder (it gets a private copy), unless that holds the task."""
+    task, out = task.resolve(), [task.resolve()]
+    if solution is not None:
+        sol = solution.resolve()
+        if not (sol == task or sol in task.parents):
+            out.append(sol)
+    return out
 
 
 def base_environ(python: str, scratch: Path) -> dict[str, str]:
@@ -339,8 +353,5 @@ def prestart(task_dir: str, *, solution: str | None, spec: str | None, install: 
         return NotStarted("the task's requirements could not be read")
     if env_path is None:
         return NotStarted("the scoring environment is not built yet (this run builds it)")
-    hidden = [task]
-    if sol is not None and not (sol == task or sol in task.parents):  # as the runner hides
-        hidden.append(sol)
-    return Warm(run_folder(), str(venv_python(env_path)), env_path, hidden,
+    return Warm(run_folder(), str(venv_python(env_path)), env_path, hidden_folders(task, sol),
                 (memory_mb, CPU_SECONDS, FSIZE_MB), _bwrap_exe(isolation))

@@ -39,52 +39,48 @@ def inside(a: Path, b: Path) -> bool:
         return False
 
 
-def outside_links(root: Path) -> list[tuple[str, str]]:
-    """(relative path, target) of symlinks under root that resolve outside it (a link
-    loop is left to `special_entries`)."""
-    out = []
-    base = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS or
-                       os.path.islink(os.path.join(dirpath, d))]
-        for name in dirnames + filenames:
-            p = Path(dirpath) / name
-            if p.is_symlink():
-                try:
-                    target = p.resolve(strict=False)
-                except (RuntimeError, OSError):  # a loop
-                    continue
-                if not inside(target, base):
-                    out.append((str(p.relative_to(root)), str(target)))
-    return sorted(out)
-
-
-def special_entries(root: Path) -> list[tuple[str, str]]:
-    """(relative path, what it is) of entries under root that are no regular file or
-    folder once links are followed: FIFOs, devices, sockets, link loops, dangling links.
-    Copying one blocks forever (a FIFO, a link to /dev/zero) or fails half-way."""
+def unsafe_entries(root: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """One walk of root (links not followed, VCS/build litter skipped), two lists:
+    (relative path, target) of symlinks that resolve outside root, and (relative path,
+    what it is) of entries that are no regular file or folder once links are followed
+    (FIFOs, devices, sockets, link loops, dangling links: copying one blocks forever, a
+    FIFO or a link to /dev/zero, or fails half-way)."""
     import errno
     import stat
 
     from gavelkit.core.safeio import kind_of
 
-    out = []
+    outside, special = [], []
+    base = root.resolve()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS or
                        os.path.islink(os.path.join(dirpath, d))]
         for name in dirnames + filenames:
             p = os.path.join(dirpath, name)
             rel = os.path.relpath(p, root)
+            if os.path.islink(p):
+                try:
+                    target = Path(p).resolve(strict=False)
+                except (RuntimeError, OSError):  # a loop: reported below
+                    target = base
+                if not inside(target, base):
+                    outside.append((rel, str(target)))
             try:
                 mode = os.stat(p).st_mode
             except OSError as exc:
-                out.append((rel, "a link loop" if exc.errno == errno.ELOOP else
-                            "a dangling link" if os.path.islink(p) else
-                            f"unreadable ({exc.strerror})"))
+                special.append((rel, "a link loop" if exc.errno == errno.ELOOP else
+                                "a dangling link" if os.path.islink(p) else
+                                f"unreadable ({exc.strerror})"))
                 continue
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                out.append((rel, f"a {kind_of(mode)}"))
-    return sorted(out)
+                special.append((rel, f"a {kind_of(mode)}"))
+    return sorted(outside), sorted(special)
+
+
+def special_entries(root: Path) -> list[tuple[str, str]]:
+    """(relative path, what it is) of entries under root that are no regular file or
+    folder once links are followed (see unsafe_entries)."""
+    return unsafe_entries(root)[1]
 
 
 def ignore_litter(_dir: str, names: list[str]) -> set[str]:
