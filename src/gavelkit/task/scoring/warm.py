@@ -281,12 +281,17 @@ class Warm:
 
         self.cancel()
         shutil.rmtree(self.run_dir, ignore_errors=True)
-        for k in [k for k, w in EARLY.items() if w is self]:
-            del EARLY[k]
+        _forget(self)
 
     def record(self) -> dict[str, Any]:
         return {"used": self.state == "used", "why_not": "" if self.state == "used" else
                 (self.why or self.state)}
+
+
+def _forget(w: Any) -> None:
+    """Drop a closed process (or reason) from EARLY, whoever registered it."""
+    for k in [k for k, v in EARLY.items() if v is w]:
+        del EARLY[k]
 
 
 def claim(argv: list[str]) -> Warm | NotStarted | None:
@@ -315,8 +320,7 @@ class NotStarted:
         pass
 
     def close(self) -> None:
-        for k in [k for k, w in EARLY.items() if w is self]:
-            del EARLY[k]
+        _forget(self)
 
     def record(self) -> dict[str, Any]:
         return {"used": False, "why_not": self.why}
