@@ -102,25 +102,37 @@ def check_input(path: str | os.PathLike[str], root: str | os.PathLike[str] | Non
     if root is not None and not inside(root, path):
         raise InputError(name, f"a symbolic link leads outside {root}; refusing to follow it",
                          code="GK-IO010")
+    st = _stat_or_refuse(path)
+    refusal = _kind_refusal(st.st_mode, want)
+    if refusal is not None:
+        raise InputError(name, refusal[1], code=refusal[0])
+    return st
+
+
+def _stat_or_refuse(path: str | os.PathLike[str]) -> os.stat_result:
     try:
-        st = os.stat(path)
+        return os.stat(path)
     except FileNotFoundError:
         parent = _first_missing_reason(path)
-        raise InputError(name, parent or "no such file or folder", code="GK-IO001") from None
+        raise InputError(str(path), parent or "no such file or folder",
+                         code="GK-IO001") from None
     except OSError as exc:
         why = _first_missing_reason(path) if exc.errno == errno.ENOTDIR else ""
-        raise InputError(name, f"cannot read: {why or os_reason(exc)}", code="GK-IO001") from None
-    mode = st.st_mode
+        raise InputError(str(path), f"cannot read: {why or os_reason(exc)}",
+                         code="GK-IO001") from None
+
+
+def _kind_refusal(mode: int, want: str) -> tuple[str, str] | None:
+    """(code, message) when a file of this mode is not what was asked for, else None."""
     if want == "dir":
-        if not stat.S_ISDIR(mode):
-            raise InputError(name, f"is a {kind_of(mode)}, not a folder", code="GK-IO001")
-        return st
+        return None if stat.S_ISDIR(mode) else (
+            "GK-IO001", f"is a {kind_of(mode)}, not a folder")
     if stat.S_ISDIR(mode):
-        raise InputError(name, "is a directory, not a file", code="GK-IO001")
+        return "GK-IO001", "is a directory, not a file"
     if not stat.S_ISREG(mode):
-        raise InputError(name, f"is a {kind_of(mode)}, not a regular file; refusing to read it "
-                         "(it could block forever or never end)", code="GK-IO007")
-    return st
+        return "GK-IO007", (f"is a {kind_of(mode)}, not a regular file; refusing to read it "
+                            "(it could block forever or never end)")
+    return None
 
 
 def _first_missing_reason(path: str | os.PathLike[str]) -> str:
@@ -148,6 +160,18 @@ def read_input(path: str | os.PathLike[str], limit: int | None = None, *,
     if st.st_size > cap:
         raise InputError(name, f"file is {st.st_size} bytes, over the {cap}-byte limit "
                          "(set GAVEL_MAX_BYTES to raise it)", code="GK-IO005")
+    data = _read_capped(path, cap)
+    if len(data) > cap:
+        raise InputError(name, f"file is over the {cap}-byte limit "
+                         "(set GAVEL_MAX_BYTES to raise it)", code="GK-IO005")
+    if not data.strip() and not allow_empty:
+        raise InputError(name, "file is empty", code="GK-IO002")
+    return data
+
+
+def _read_capped(path: str | os.PathLike[str], cap: int) -> bytes:
+    """At most cap + 1 bytes of a regular file, opened without blocking on a swapped-in FIFO."""
+    name = str(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(path, flags)
@@ -170,13 +194,7 @@ def read_input(path: str | os.PathLike[str], limit: int | None = None, *,
         raise InputError(name, f"cannot read: {os_reason(exc)}", code="GK-IO001") from None
     finally:
         os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > cap:
-        raise InputError(name, f"file is over the {cap}-byte limit "
-                         "(set GAVEL_MAX_BYTES to raise it)", code="GK-IO005")
-    if not data.strip() and not allow_empty:
-        raise InputError(name, "file is empty", code="GK-IO002")
-    return data
+    return b"".join(chunks)
 
 
 def load_json(path: str | os.PathLike[str], text: str | None = None, *,
@@ -225,25 +243,18 @@ def json_depth(text: str) -> int:
     """Deepest bracket nesting outside strings (cheap pre-check before json.loads)."""
     if text.count("[") + text.count("{") < MAX_JSON_DEPTH:
         return 0
+    import re
+
+    # strings (an unterminated one runs to the end) hold no brackets that count
+    outside = re.sub(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', "", text, flags=re.DOTALL)
     depth = best = 0
-    in_str = esc = False
-    for ch in text:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
+    for m in re.finditer(r"[\[\]{}]", outside):
+        if m.group() in "[{":
             depth += 1
-            if depth > best:
-                best = depth
-                if best > MAX_JSON_DEPTH:
-                    return best
-        elif ch in "]}":
+            best = max(best, depth)
+            if best > MAX_JSON_DEPTH:
+                return best
+        else:
             depth -= 1
     return best
 
@@ -274,30 +285,36 @@ def iter_files(folder: str | os.PathLike[str], *, root: str | os.PathLike[str] |
         subdirs = []
         for e in entries:
             p = Path(e.path)
-            try:
-                is_link = e.is_symlink()
-                if is_link and not inside(real_root, p):
-                    yield p, f"symbolic link leads outside {top}"
-                    continue
-                if is_link and not follow_inside:
-                    yield p, "symbolic link"
-                    continue
-                st = os.stat(p)
-            except OSError as exc:
-                yield p, os_reason(exc)
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                real = os.path.realpath(p)
-                if real in seen:
-                    yield p, "folder reached twice through links (loop)"
-                    continue
-                seen.add(real)
+            why = _entry_refusal(e, p, real_root, top, follow_inside, seen)
+            if why == "":
                 subdirs.append(p)
-            elif stat.S_ISREG(st.st_mode):
-                yield p, None
             else:
-                yield p, f"is a {kind_of(st.st_mode)}, not a regular file"
+                yield p, why
         stack.extend(reversed(subdirs))
+
+
+def _entry_refusal(e: os.DirEntry[str], p: Path, real_root: str, top: Path,
+                   follow_inside: bool, seen: set[str]) -> str | None:
+    """None for a regular file, "" for a folder to descend into (recorded in `seen`),
+    else why the entry is refused."""
+    try:
+        is_link = e.is_symlink()
+        if is_link and not inside(real_root, p):
+            return f"symbolic link leads outside {top}"
+        if is_link and not follow_inside:
+            return "symbolic link"
+        st = os.stat(p)
+    except OSError as exc:
+        return os_reason(exc)
+    if stat.S_ISREG(st.st_mode):
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return f"is a {kind_of(st.st_mode)}, not a regular file"
+    real = os.path.realpath(p)
+    if real in seen:
+        return "folder reached twice through links (loop)"
+    seen.add(real)
+    return ""
 
 
 # ---- text ----------------------------------------------------------------------------------
@@ -337,38 +354,49 @@ def check_output(path: str | os.PathLike[str], *, mkdir: bool = True) -> Path:
     from pathlib import Path
 
     target = Path(path)
-    name = str(path)
-    try:
-        lst = os.lstat(target)
-    except FileNotFoundError:
-        lst = None
-    except OSError as exc:
-        raise InputError(name, f"cannot write here: {os_reason(exc)}", code="GK-IO009") from None
-    if lst is not None:
-        mode = lst.st_mode
-        if stat.S_ISLNK(mode):
-            try:
-                mode = os.stat(target).st_mode
-            except FileNotFoundError:
-                mode = stat.S_IFREG  # dangling link: we replace the link itself
-            except OSError as exc:
-                raise InputError(name, f"cannot write here: {os_reason(exc)}",
-                                 code="GK-IO009") from None
-        if not stat.S_ISREG(mode):
-            raise InputError(name, f"output path is a {kind_of(mode)}; refusing to replace it "
-                             "(give a regular file path)", code="GK-IO009")
-    parent = target.parent
+    mode = _existing_output_mode(target)
+    if mode is not None and not stat.S_ISREG(mode):
+        raise InputError(str(path), f"output path is a {kind_of(mode)}; refusing to replace it "
+                         "(give a regular file path)", code="GK-IO009")
     if mkdir:
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except FileExistsError:
-            raise InputError(name, f"cannot write here: {_first_missing_reason(target) or parent}"
-                             " is not a folder", code="GK-IO009") from None
-        except OSError as exc:
-            why = _first_missing_reason(target) if exc.errno == errno.ENOTDIR else ""
-            raise InputError(name, f"cannot create its folder: {why or os_reason(exc)}",
-                             code="GK-IO009") from None
+        _make_parent(target)
     return target
+
+
+def _existing_output_mode(target: Path) -> int | None:
+    """The mode an output would replace (a link's target's; a dangling link counts as a
+    regular file, since the link itself is replaced), or None when nothing is there."""
+    def refuse(exc: OSError) -> InputError:
+        return InputError(str(target), f"cannot write here: {os_reason(exc)}", code="GK-IO009")
+
+    try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise refuse(exc) from None
+    if not stat.S_ISLNK(mode):
+        return mode
+    try:
+        return os.stat(target).st_mode
+    except FileNotFoundError:
+        return stat.S_IFREG
+    except OSError as exc:
+        raise refuse(exc) from None
+
+
+def _make_parent(target: Path) -> None:
+    parent = target.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InputError(str(target), "cannot write here: "
+                         f"{_first_missing_reason(target) or parent} is not a folder",
+                         code="GK-IO009") from None
+    except OSError as exc:
+        why = _first_missing_reason(target) if exc.errno == errno.ENOTDIR else ""
+        raise InputError(str(target), f"cannot create its folder: {why or os_reason(exc)}",
+                         code="GK-IO009") from None
 
 
 def check_output_dir(path: str | os.PathLike[str]) -> Path:

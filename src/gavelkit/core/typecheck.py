@@ -41,24 +41,41 @@ def check_like(default: Any, over: Any, path: str, where: str = "") -> None:
         raise InputError(path, f"{name} = {over}: not a finite number")
     if default is None:
         return
+    dk = _same_kind(default, over, path, name)
+    if dk == "number":
+        _check_number(default, over, path, name)
+    elif dk in ("table", "list"):
+        _check_items(default, over, path, where)
+
+
+def _check_items(default: Any, over: Any, path: str, where: str) -> None:
+    """A table's keys against the default's; a list's items against its first item (a table
+    item admits any keys: list items of tables are records, not settings)."""
+    if isinstance(over, dict):
+        for k, v in over.items():
+            check_like(default.get(k), v, path, f"{where}.{k}" if where else str(k))
+    elif default:
+        sample = default[0] if _kind(default[0]) != "table" else {}
+        for i, item in enumerate(over):
+            check_like(sample, item, path, f"{where or '(top level)'}[{i}]")
+
+
+def _same_kind(default: Any, over: Any, path: str, name: str) -> str:
+    """The kind both values share, or InputError naming both."""
     dk, ok = _kind(default), _kind(over)
     if dk != ok:
         raise InputError(path, f"{name} should be a {dk} (like the default {_show(default)}), "
                          f"not a {ok} ({_show(over)})")
-    if dk == "number":
-        if isinstance(default, int) and isinstance(over, float) and not over.is_integer() \
-                and not isinstance(default, bool):
-            raise InputError(path, f"{name} should be a whole number, not {over}")
-        if default >= 0 and over < 0:
-            raise InputError(path, f"{name} = {over}: must not be negative")
-    elif dk == "table":
-        for k, v in over.items():
-            check_like(default.get(k), v, path, f"{where}.{k}" if where else str(k))
-    elif dk == "list" and default:
-        sample = default[0]
-        for i, item in enumerate(over):
-            check_like(sample if _kind(sample) != "table" else {}, item, path,
-                       f"{name}[{i}]")
+    return dk
+
+
+def _check_number(default: float, over: float, path: str, name: str) -> None:
+    """A whole-number default wants a whole number; a non-negative one, no negatives."""
+    if isinstance(default, int) and not isinstance(default, bool) \
+            and isinstance(over, float) and not over.is_integer():
+        raise InputError(path, f"{name} should be a whole number, not {over}")
+    if default >= 0 and over < 0:
+        raise InputError(path, f"{name} = {over}: must not be negative")
 
 
 def _show(v: Any) -> str:

@@ -143,6 +143,8 @@ class _TooBig(Exception):
 
 
 def _expanded(root: yaml.Node, shared: list[bool]) -> int:
+    """Node count with aliases expanded, computed once per node (iteratively: no recursion
+    limit), raising _TooBig past the cap and ValueError on a loop or on too deep nesting."""
     size: dict[int, int] = {}
     on_path: set[int] = set()
     stack: list[tuple[yaml.Node, int, bool]] = [(root, 0, False)]
@@ -151,33 +153,41 @@ def _expanded(root: yaml.Node, shared: list[bool]) -> int:
         nid = id(node)
         if done:
             on_path.discard(nid)
-            total = 1
-            for child in _children(node):
-                total += size[id(child)]
-                if total > MAX_EXPANDED_NODES:
-                    break
-            size[nid] = total
-            if total > MAX_EXPANDED_NODES:
-                raise _TooBig
-            continue
-        if nid in size:
+            size[nid] = _sum_sizes(node, size)
+        elif nid in size:
             shared[0] = True
-            continue
-        if nid in on_path:
-            raise ValueError("recursive alias (a node that contains itself)")
-        if depth > MAX_DEPTH:
-            raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-        on_path.add(nid)
-        stack.append((node, depth, True))
-        for child in _children(node):
-            cid = id(child)
-            if cid in on_path:
+        else:
+            if nid in on_path:
                 raise ValueError("recursive alias (a node that contains itself)")
-            if cid not in size:
-                stack.append((child, depth + 1, False))
-            else:
-                shared[0] = True
+            if depth > MAX_DEPTH:
+                raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+            on_path.add(nid)
+            stack.append((node, depth, True))
+            stack.extend(_unsized_children(node, depth, size, on_path, shared))
     return size[id(root)]
+
+
+def _sum_sizes(node: yaml.Node, size: dict[int, int]) -> int:
+    total = 1
+    for child in _children(node):
+        total += size[id(child)]
+        if total > MAX_EXPANDED_NODES:
+            raise _TooBig
+    return total
+
+
+def _unsized_children(node: yaml.Node, depth: int, size: dict[int, int], on_path: set[int],
+                      shared: list[bool]) -> list[tuple[yaml.Node, int, bool]]:
+    todo = []
+    for child in _children(node):
+        cid = id(child)
+        if cid in on_path:
+            raise ValueError("recursive alias (a node that contains itself)")
+        if cid in size:
+            shared[0] = True
+        else:
+            todo.append((child, depth + 1, False))
+    return todo
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -211,37 +221,43 @@ def load_documents(text: str, path: str, line0: int = 0, col0: int = 0) -> list[
     try:
         while loader.check_node():
             node = loader.get_node()
-            if node is None:
-                continue
-            try:
-                _expanded_size(node)
-            except ValueError as exc:
-                line, col = loader._mark(node)
-                raise InputError(path, f"YAML document {exc}", line, col,
-                                 code="GK-Y002") from None
-            before = len(loader.duplicates)
-            try:
-                data = loader.construct_document(node)
-            except ValueError as exc:  # int("9" * 5000): over Python's 4300-digit limit
-                line, col = loader._mark(node)
-                raise InputError(path, f"YAML value cannot be converted: {exc}", line, col,
-                                 code="GK-Y002") from None
-            dups = loader.duplicates[before:]
-            if data is None:
-                continue
-            line, col = loader._mark(node)
-            docs.append(YamlDoc(data, line, col, dups))
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 + line0 if mark else line0 + 1
-        col = mark.column + 1 + col0 if mark else 1
-        problem = " ".join(str(x) for x in (exc.context, exc.problem) if x)
-        raise InputError(path, f"YAML syntax error: {problem or exc}", line, col,
-                         code="GK-Y001") from None
-    except yaml.YAMLError as exc:
-        raise InputError(path, f"YAML error: {exc}", line0 + 1, 1, code="GK-Y001") from None
-    except RecursionError:
-        raise InputError(path, "YAML nested too deeply", line0 + 1, 1, code="GK-Y002") from None
+            doc = _document(loader, node, path) if node is not None else None
+            if doc is not None:
+                docs.append(doc)
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise _syntax_error(exc, path, line0, col0) from None
     finally:
         loader.dispose()
     return docs
+
+
+def _syntax_error(exc: BaseException, path: str, line0: int, col0: int) -> InputError:
+    if isinstance(exc, RecursionError):
+        return InputError(path, "YAML nested too deeply", line0 + 1, 1, code="GK-Y002")
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return InputError(path, f"YAML error: {exc}", line0 + 1, 1, code="GK-Y001")
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 + line0 if mark else line0 + 1
+    col = mark.column + 1 + col0 if mark else 1
+    problem = " ".join(str(x) for x in (exc.context, exc.problem) if x)
+    return InputError(path, f"YAML syntax error: {problem or exc}", line, col, code="GK-Y001")
+
+
+def _document(loader: _Loader, node: yaml.Node, path: str) -> YamlDoc | None:
+    """One composed document, sized before it is built (alias bombs never expand)."""
+    try:
+        _expanded_size(node)
+    except ValueError as exc:
+        line, col = loader._mark(node)
+        raise InputError(path, f"YAML document {exc}", line, col, code="GK-Y002") from None
+    before = len(loader.duplicates)
+    try:
+        data = loader.construct_document(node)
+    except ValueError as exc:  # int("9" * 5000): over Python's 4300-digit limit
+        line, col = loader._mark(node)
+        raise InputError(path, f"YAML value cannot be converted: {exc}", line, col,
+                         code="GK-Y002") from None
+    if data is None:
+        return None
+    line, col = loader._mark(node)
+    return YamlDoc(data, line, col, loader.duplicates[before:])
