@@ -12,6 +12,13 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
 if str(SRC) not in sys.path:
     sys.path.insert(0, str(SRC))
+# pytest loads the figqa plugin (a pytest11 entry point of whatever gavelkit is installed,
+# e.g. the editable install of another checkout) before this file runs: drop those modules
+# so that every test imports this tree's sources.
+for _name in [m for m in sys.modules if m == "gavelkit" or m.startswith("gavelkit.")]:
+    _file = getattr(sys.modules[_name], "__file__", None) or ""
+    if not os.path.realpath(_file).startswith(os.path.realpath(SRC) + os.sep):
+        del sys.modules[_name]
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
