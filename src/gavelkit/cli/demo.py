@@ -1,7 +1,8 @@
 """`gavel demo`: run the bundled examples end to end on a scratch copy.
 
-The examples live in the repository's examples/ folder; the demo copies them to a
-scratch folder (or --out) first, so running it never changes the checkout.
+The examples live in the repository's examples/ folder, and a wheel carries them as
+package data (gavelkit/_bundle/examples/); the demo copies them to a scratch folder (or
+--out) first, so running it never changes the checkout or the installation.
 """
 
 from __future__ import annotations
@@ -25,14 +26,12 @@ class Step:
 
 
 def find_examples(explicit: str | None = None) -> Path | None:
+    """--examples, else the examples shipped with this gavelkit (wheel or checkout)."""
     if explicit:
         return Path(explicit)
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        cand = parent / "examples"
-        if (cand / "award-run").is_dir():
-            return cand
-    return None
+    from gavelkit.cli.bundled import bundled
+
+    return bundled("examples")
 
 
 def _run_dir(root: Path) -> Path:
@@ -273,14 +272,16 @@ DEMOS: list[tuple[str, Callable[[Path], list[Step]]]] = [
 
 def main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Run the bundled examples end to end and print a short summary.")
-    p.add_argument("--examples", help="examples folder (default: the checkout's examples/)")
+    p.add_argument("--examples", help="examples folder (default: the ones shipped with gavelkit)")
     p.add_argument("--out", help="work on a copy here instead of a scratch folder")
     p.add_argument("--format", choices=["text", "json"], default="text")
     args = p.parse_args(argv)
     src = find_examples(args.examples)
     if src is None or not src.is_dir():
-        print(f"{prog}: error: examples folder not found; run from a gavelkit checkout or pass "
-              "--examples DIR", file=sys.stderr)
+        where = f"{args.examples} is not a folder" if args.examples else (
+            "this gavelkit was installed without its examples")
+        print(f"{prog}: error: examples folder not found: {where}; pass the examples/ folder "
+              "of a gavelkit checkout with --examples", file=sys.stderr)
         return 2
     scratch = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="gavel-demo-"))
     dest = scratch / "examples"
