@@ -160,17 +160,23 @@ def test_make_contact_sheet_py(tmp, subprocess_env):
 
 
 def test_launchers_explain_a_missing_install(tmp):
+    """A lone copy of a launcher, in a Python without gavelkit: the message ends with a
+    command that can be pasted as it is (issue 28: never a placeholder)."""
     bare = tmp / "bare"
     bare.mkdir()
     shutil.copy(SCRIPTS / "pdf_qa.sh", bare / "pdf_qa.sh")
     shutil.copy(SCRIPTS / "make_contact_sheet.py", bare / "make_contact_sheet.py")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONNOUSERSITE": "1",
            "PYTHON": sys.executable}
+    want = "gavel skills install --only mathodology-award-gates"
     # -S: no site-packages, so neither gavelkit nor pypdfium2 can be imported
     r = _run([sys.executable, "-S", str(bare / "make_contact_sheet.py"), "x.pdf", "-o", "y.png"],
              bare, env)
-    # gavelkit is not on PyPI: the hint names the checkout, never a distribution that is absent
-    assert r.returncode == 2 and "pip install <path to the gavelkit checkout>" in r.stderr
+    assert r.returncode == 2 and r.stderr.rstrip().endswith(want), r.stderr
+    assert "<" not in r.stderr and "Traceback" not in r.stderr
     env["PYTHON"] = str(bare / "nopython")
     r = _run(["bash", str(bare / "pdf_qa.sh"), "x.pdf"], bare, env)
-    assert r.returncode == 2 and "pip install <path to the gavelkit checkout>" in r.stderr
+    assert r.returncode == 2 and "run it with the Python that is there: PYTHON=/" in r.stderr, \
+        r.stderr
+    assert r.stderr.rstrip().endswith(f"bash {bare / 'pdf_qa.sh'} x.pdf")
+    assert "<" not in r.stderr

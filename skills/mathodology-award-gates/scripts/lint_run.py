@@ -7,49 +7,32 @@
     lint_run.py --self-test
 
 Exit codes: 0 clean or panel passed, 1 findings or panel failed, 2 usage error or
-unreadable input. All logic lives in the gavelkit package; this file only forwards.
+unreadable input. All logic lives in gavelkit (see _gavel.py for which one runs);
+this file only forwards. Needs Python 3.11+ and PyYAML.
 """
 
 import os
 import sys
 
-
-def _import_gavel():
-    try:
-        from gavelkit.cli.main import main
-        return main
-    except ImportError:
-        here = os.path.dirname(os.path.realpath(__file__))
-        src = os.path.normpath(os.path.join(here, "..", "..", "..", "src"))
-        if os.path.isdir(os.path.join(src, "gavelkit")):
-            sys.path.insert(0, src)
-            from gavelkit.cli.main import main
-            return main
-    sys.stderr.write("lint_run: the gavelkit package is required and is not on PyPI. Install "
-                     "it from a gavelkit checkout: python3 -m pip install <path to the "
-                     "checkout> (it brings PyYAML)\n")
-    sys.exit(2)
-
-
-def translate(argv):
-    if argv and argv[0] == "--self-test":
-        return ["award", "self-test", *argv[1:]]
-    if not argv or argv[0] in ("-h", "--help"):
-        return None
-    if argv[0] == "aggregate":
-        return ["award", "aggregate", *argv[1:]]
-    return ["award", "lint", *argv]
-
-
 if __name__ == "__main__":
-    args = translate(sys.argv[1:])
-    if args is None:
+    if not sys.argv[1:] or sys.argv[1] in ("-h", "--help"):
         try:
             print(__doc__.strip())
             sys.stdout.flush()
         except BrokenPipeError:  # `lint_run.py --help | head`
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0 if sys.argv[1:] else 2)
-    main = _import_gavel()
-
-    sys.exit(main(args))
+    here = os.path.dirname(os.path.realpath(__file__))
+    sys.path.insert(0, here)
+    try:
+        from _gavel import main
+    except ImportError:  # a lone copy of this script: the gavelkit installed here, if any
+        try:
+            from gavelkit.cli.skill_launch import run as main
+        except ImportError:
+            sys.stderr.write(f"lint_run.py: _gavel.py is not next to this copy ({here}) and "
+                             f"{sys.executable} has no gavelkit; run the one in the skill's "
+                             "scripts/ folder, or install the skill: "
+                             "gavel skills install --only mathodology-award-gates\n")
+            sys.exit(2)
+    sys.exit(main("lint_run.py", sys.argv[1:]))
