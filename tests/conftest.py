@@ -48,17 +48,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if exitstatus != 0 or not _full_run(session.config):
         return
     from gavelkit.core.rules import catalog
+    from rule_allowlist import without_examples
 
     import gk_testing
 
+    transitional = without_examples()  # rules not yet given examples: old tests still count
     missing = []
     for code in sorted(catalog()):
-        gaps = [w for w, seen in (("firing", gk_testing.FIRED), ("not firing", gk_testing.CLEAN))
+        near = gk_testing.CLEAN | (gk_testing.CLEAN_EMPTY if code in transitional else set())
+        gaps = [w for w, seen in (("firing", gk_testing.FIRED), ("as a near miss", near))
                 if code not in seen]
         if gaps:
             missing.append(f"{code}: no test shows it {' or '.join(gaps)}")
     if missing:
-        sys.stderr.write("\nrule coverage: every rule needs a test that fires it and one that "
-                         "does not (use gk_testing.fires / gk_testing.clean):\n  "
-                         + "\n  ".join(missing) + "\n")
+        sys.stderr.write(
+            "\nrule coverage: every rule needs a test that fires it and a near miss that does "
+            "not (input with other findings, or one step from firing; give the rule fires/near "
+            "examples, CONTRIBUTING.md 'Adding a rule'):\n  " + "\n  ".join(missing) + "\n")
         session.exitstatus = 1
