@@ -9,7 +9,7 @@ import pytest
 from gavelkit.core.config import find_config, load_config
 from gavelkit.core.errors import InputError
 
-from gk_testing import clean, cli, fires
+from gk_testing import cli, fires
 
 
 def test_config_found_upward(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -29,7 +29,6 @@ def test_broken_config_is_unusable(tmp_path: Path) -> None:
     assert f.unusable
     good = tmp_path / "ok.toml"
     good.write_text("[award.rubrics.A]\ncriteria = {summary = 1.0}\n")
-    clean([], "GK-IO006")
     assert load_config(str(good))["award"]["rubrics"]["A"]["criteria"] == {"summary": 1.0}
 
 

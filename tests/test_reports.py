@@ -139,7 +139,6 @@ def test_output_rule_both_ways(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         _out_path(str(tmp_path / "file" / "r.html"))
     assert _out_path(str(tmp_path / "new" / "r.html")).name == "r.html"
-    clean([], "RPT-O001")
 
 
 # ----------------------------------------------------------------------------- task

@@ -37,3 +37,26 @@ def test_every_catalog_rule_is_used_somewhere() -> None:
     text = "\n".join(p.read_text(encoding="utf-8") for p in files)
     unused = [c for c in catalog() if c not in text]
     assert not unused, f"catalog rules never emitted: {unused}"
+
+
+# ------------------------------------------------------------------ examples in one place
+
+MAX_WITHOUT_EXAMPLES = 269  # only ever lower this: the list of rules without examples shrinks
+
+
+def test_every_rule_has_examples_or_is_on_the_shrinking_list() -> None:
+    from rule_allowlist import entries
+
+    listed = entries()
+    lacking = sorted(c for c, r in catalog().items() if r.examples is None)
+    new = sorted(set(lacking) - set(listed))
+    assert not new, (f"rules without fires/near examples: {new}. Give each a [CODE.fires] and a "
+                     "[CODE.near] table (CONTRIBUTING.md 'Adding a rule'); the list in "
+                     "tests/data/rules_without_examples.txt is closed to new rules")
+    done = sorted(c for c in listed if c in catalog() and catalog()[c].examples is not None)
+    gone = sorted(c for c in listed if c not in catalog())
+    assert not done and not gone, (f"remove from tests/data/rules_without_examples.txt: "
+                                   f"{done} (they have examples now) {gone} (no such rule)")
+    assert listed == sorted(set(listed)), "keep the list sorted, one code a line"
+    assert len(listed) <= MAX_WITHOUT_EXAMPLES, (
+        "tests/data/rules_without_examples.txt grew: new rules get examples instead")
