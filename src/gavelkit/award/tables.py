@@ -33,6 +33,26 @@ class Tier:
         return f"Tier({self.name!r}, rank={self.rank})"
 
 
+class Budgets:
+    """The iteration budgets (seed §4), from data/award/budgets.yaml."""
+
+    __slots__ = ("last_phase", "panel_phase", "panel_rounds", "phase_fix_loops", "run_fix_loops")
+
+    def __init__(self, phase_fix_loops: int, run_fix_loops: int, panel_rounds: int,
+                 panel_phase: int, last_phase: int) -> None:
+        self.phase_fix_loops = phase_fix_loops  # per phase: loop 0 plus this many fix loops
+        self.run_fix_loops = run_fix_loops      # whole run, panel re-scores excluded
+        self.panel_rounds = panel_rounds        # round 1 plus the re-scores
+        self.panel_phase = panel_phase
+        self.last_phase = last_phase
+
+
+@functools.cache
+def budgets() -> Budgets:
+    raw = _read("budgets.yaml")
+    return Budgets(**{k: int(raw[k]) for k in Budgets.__slots__})
+
+
 class Seat:
     """A judge seat's role and rubric (criterion -> weight)."""
 
@@ -153,6 +173,7 @@ def load_tables(config_path: str | None = None) -> Tables:
              for name, s in seats_raw.items()}
     anchors = tuple((a["band"], a["meaning"]) for a in rub.get("anchors", []))
     blocks = _read("blocks.yaml")
+    blocks["limits"]["round_max"] = budgets().panel_rounds  # one owner: budgets.yaml
     agents = _read("roles.yaml")["agents"]
     for name, override in section(cfg, "agents").items():
         agents[name] = override

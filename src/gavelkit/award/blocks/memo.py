@@ -23,8 +23,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 K = "decision_memo"
-# The human decisions that lift a STOP (read by award.runs.decisions).
-CHOICES = ("rework", "accept_risk", "change_scope")
+# The human decisions that answer a STOP (read by award.runs.decisions). After the last
+# panel round only accept_risk, change_scope and stop can be carried out (seed §4).
+CHOICES = ("rework", "accept_risk", "change_scope", "stop")
 
 
 def check_memo(ctx: Ctx, body: PosDict, tables: Tables) -> None:

@@ -10,7 +10,6 @@ an error: the run never continues silently.
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +25,11 @@ from gavelkit.award.runs.runstate import (  # re-exported: status_render, report
     RoundInfo,
     RunStatus,
 )
-from gavelkit.award.tables import Tables, Tier, load_tables
+from gavelkit.award.tables import Budgets, Tables, Tier, budgets, load_tables
 from gavelkit.core.errors import UsageError
 from gavelkit.core.findings import Finding
 
 EPS = 1e-9
-
-
-@functools.cache
-def budgets() -> dict[str, int]:
-    import yaml
-
-    from gavelkit.data import path
-
-    return yaml.safe_load(path("award", "budgets.yaml").read_text(encoding="utf-8"))
 
 
 def _issues(gf: GateFile) -> tuple[list[OpenIssue], list[OpenIssue]]:
@@ -64,12 +54,12 @@ def _under(findings: list[Finding], dec: Decision | None, code: str, message: st
                                 f"human decision {dec.describe()}", path))
 
 
-def _run_cap(phases: dict[int, PhaseInfo], caps: dict[str, int], decisions: list[Decision],
+def _run_cap(phases: dict[int, PhaseInfo], caps: Budgets, decisions: list[Decision],
              findings: list[Finding]) -> None:
     """Each fix loop beyond the whole-run cap (in run order: phase, then loop) is an
     overrun, unless a human decision answered the STOP before it (the one status showed
     at the loop before: rework or change_scope), as for the per-phase cap."""
-    cap = caps["run_fix_loops"]
+    cap = caps.run_fix_loops
     n = 0
     for ph in sorted(phases):
         prev = 0
@@ -86,7 +76,7 @@ def _run_cap(phases: dict[int, PhaseInfo], caps: dict[str, int], decisions: list
                        lp.path)
 
 
-def _phases(rf: RunFiles, caps: dict[str, int], findings: list[Finding],
+def _phases(rf: RunFiles, caps: Budgets, findings: list[Finding],
             decisions: list[Decision] = ()) -> dict[int, PhaseInfo]:
     phases: dict[int, PhaseInfo] = {}
     by_key: dict[tuple[int, int], GateFile] = {}
@@ -103,7 +93,7 @@ def _phases(rf: RunFiles, caps: dict[str, int], findings: list[Finding],
         verdict = gf.block.body.get("verdict") if gf.block is not None else None
         info.loops.append(LoopInfo(lp, gf.path, verdict if isinstance(verdict, str) else None,
                                    blocking, other=other))
-        if lp > caps["phase_fix_loops"]:
+        if lp > caps.phase_fix_loops:
             dec = covering(decisions, ph, lp - 1)
             _under(findings, dec if dec and dec.continues_phase else None, "AWD-T008",
                    f"phase {ph} has a loop-{lp} gate: beyond {caps['phase_fix_loops'] + 1} "
@@ -143,7 +133,7 @@ def _phases(rf: RunFiles, caps: dict[str, int], findings: list[Finding],
 
 
 def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict[str, str],
-            caps: dict[str, int], findings: list[Finding],
+            caps: Budgets, findings: list[Finding],
             decisions: list[Decision] = ()) -> list[RoundInfo]:
     by_round: dict[int, dict[str, CardFile]] = {}
     for cf in rf.cards:
@@ -158,8 +148,8 @@ def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict
     prev_panel: PanelResult | None = None
     for r in sorted(by_round):
         seats = by_round[r]
-        if r > caps["panel_rounds"]:
-            dec = covering(decisions, caps["panel_phase"], r - 1, panel=True)
+        if r > caps.panel_rounds:
+            dec = covering(decisions, caps.panel_phase, r - 1, panel=True)
             _under(findings, dec if dec and dec.continues_phase else None, "AWD-T006",
                    f"panel round {r} exists: beyond {caps['panel_rounds']} rounds (round 1 plus "
                    "two re-scores)", next(iter(seats.values())).path)
@@ -199,7 +189,7 @@ def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict
         if rounds and rounds[-1].min_total is not None and info.min_total is not None:
             info.improved = info.min_total > rounds[-1].min_total + EPS
             if rounds[-1].improved is False:
-                dec = covering(decisions, caps["panel_phase"], rounds[-1].round, panel=True)
+                dec = covering(decisions, caps.panel_phase, rounds[-1].round, panel=True)
                 _under(findings, dec if dec and dec.continues_phase else None, "AWD-T010",
                        f"panel round {r} ran after round {rounds[-1].round} failed to raise the "
                        "minimum seat total; the seed says stop for a human instead",
@@ -237,6 +227,19 @@ def target_from_variant(rf: RunFiles, tables: Tables,
     return None, ""
 
 
+def _decided_target(decisions: list[Decision], caps: Budgets,
+                    tables: Tables) -> tuple[Tier | None, str]:
+    """The tier named by the latest Phase-7 change_scope decision (`target:`), if any."""
+    from gavelkit.award.blocks.variant import target_of
+
+    for d in reversed(decisions):
+        if d.phase == caps.panel_phase and d.choice == "change_scope" and d.target:
+            tier = target_of(d.target, tables)
+            if tier is not None:
+                return tier, f"the change_scope decision ({d.path}:{d.line})"
+    return None, ""
+
+
 def run_status(run: str | Path, target: str | None = None,
                tables: Tables | None = None) -> RunStatus:
     """Everything `gavel award status` reports. Raises UsageError for an unknown --target
@@ -251,23 +254,25 @@ def run_status(run: str | Path, target: str | None = None,
     findings = list(rf.findings)
     findings.extend(_handoffs(rf, tables))
     source = "--target" if tier else ""
+    decisions = recorded(rf.memos, caps.panel_phase, bool(rf.cards))
+    if tier is None:
+        tier, source = _decided_target(decisions, caps, tables)
     if tier is None:
         tier, source = target_from_variant(rf, tables, findings)
-    decisions = recorded(rf.memos, caps["panel_phase"], bool(rf.cards))
     phases = _phases(rf, caps, findings, decisions)
     _gaps(run, phases, decisions, findings)
     fix_used = sum(info.fix_loops for ph, info in phases.items())
     _run_cap(phases, caps, decisions, findings)
     from gavelkit.award.blocks.memo import adjudications, foreign_adjudications
 
-    for b in foreign_adjudications(rf.memos, caps["panel_phase"]):
+    for b in foreign_adjudications(rf.memos, caps.panel_phase):
         findings.append(Finding("AWD-P012", "error", f"adjudications recorded in a phase-"
                                 f"{b.body.get('phase')} decision_memo are not read: evidence "
                                 f"conflicts are adjudicated in the Phase {caps['panel_phase']} "
                                 "memo", b.path, b.line, b.col))
-    rounds = _rounds(rf, tables, tier, adjudications(rf.memos, caps["panel_phase"]), caps,
+    rounds = _rounds(rf, tables, tier, adjudications(rf.memos, caps.panel_phase), caps,
                      findings, decisions)
-    if rounds and not any(ph >= caps["panel_phase"] for ph in phases):
+    if rounds and not any(ph >= caps.panel_phase for ph in phases):
         findings.append(Finding("AWD-T014", "warning", "scorecards exist but there is no Phase 7 "
                                 "critic gate: the panel ran before the critic's audit",
                                 rounds[0].seats[next(iter(rounds[0].seats))].path))

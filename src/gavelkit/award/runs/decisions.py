@@ -3,7 +3,10 @@
 When a budget runs out or a loop fails to improve, the run stops and the lead drafts a
 `decision_memo:`. The run goes on only after a human records the decision in it:
 
-    decision: {choice: rework | accept_risk | change_scope, by: <who>, rationale: <why>}
+    decision: {choice: rework | accept_risk | change_scope | stop, by: <who>, rationale: <why>}
+
+`change_scope` may name the new target (`target: meritorious`); `stop` ends the run.
+After the last panel round no re-score is left, so `rework` there answers nothing.
 
 `stopped_at: {phase: P, loop: L}` (a gate loop) or `{phase: 7, round: R}` (a panel
 round) says which STOP the decision answers; the draft fills it in. Without it the
@@ -30,11 +33,13 @@ class Decision:
     choice: str
     by: str
     rationale: str
+    target: str | None = None  # change_scope: the tier the run now aims at
 
     @property
     def continues_phase(self) -> bool:
-        """rework and change_scope run another loop/round; accept_risk closes the phase."""
-        return self.choice != "accept_risk"
+        """rework and change_scope run another loop/round; accept_risk closes the phase,
+        stop ends the run."""
+        return self.choice in ("rework", "change_scope")
 
     def where(self) -> str:
         return (f"phase {self.phase} panel round {self.loop}" if self.panel
@@ -47,8 +52,8 @@ class Decision:
     def to_dict(self) -> dict[str, Any]:
         return {"phase": self.phase, "panel": self.panel,
                 ("round" if self.panel else "loop"): self.loop, "choice": self.choice,
-                "by": self.by, "rationale": self.rationale, "path": self.path,
-                "line": self.line}
+                "by": self.by, "rationale": self.rationale, "target": self.target,
+                "path": self.path, "line": self.line}
 
 
 def _int(v: Any) -> int | None:
@@ -59,38 +64,38 @@ def _text(v: Any) -> str | None:
     return v.strip() if isinstance(v, str) and v.strip() else None
 
 
+def _stop_point(body: Any, panel_phase: int, has_panel: bool) -> tuple[int | None, int | None,
+                                                                     bool]:
+    """(phase, loop or round, panel) of the STOP a memo answers."""
+    stop = body.get("stopped_at")
+    if isinstance(stop, dict):
+        if _int(stop.get("round")) is not None:
+            return _int(stop.get("phase")), _int(stop.get("round")), True
+        return _int(stop.get("phase")), _int(stop.get("loop")), False
+    phase = _int(body.get("phase"))
+    bs = body.get("budget_spent")
+    loops = _int(bs.get("loops")) if isinstance(bs, dict) else None
+    if phase == panel_phase and has_panel and loops is not None:
+        return phase, loops + 1, True
+    return phase, loops, False
+
+
 def recorded(blocks: Iterable[Any], panel_phase: int, has_panel: bool) -> list[Decision]:
     """Decisions of memo blocks that carry a complete human decision (malformed ones are
     reported by `lint memo` and never lift a STOP)."""
     out: list[Decision] = []
     for b in blocks:
-        body = b.body
-        dec = body.get("decision")
+        dec = b.body.get("decision")
         if not isinstance(dec, dict):
             continue
         choice, by, why = dec.get("choice"), _text(dec.get("by")), _text(dec.get("rationale"))
         if choice not in CHOICES or by is None or why is None:
             continue
-        stop = body.get("stopped_at")
-        phase = _int(body.get("phase"))
-        loop: int | None = None
-        panel = False
-        if isinstance(stop, dict):
-            phase = _int(stop.get("phase"))
-            if _int(stop.get("round")) is not None:
-                loop, panel = _int(stop.get("round")), True
-            else:
-                loop = _int(stop.get("loop"))
-        else:
-            bs = body.get("budget_spent")
-            loops = _int(bs.get("loops")) if isinstance(bs, dict) else None
-            if phase == panel_phase and has_panel and loops is not None:
-                loop, panel = loops + 1, True
-            else:
-                loop = loops
+        phase, loop, panel = _stop_point(b.body, panel_phase, has_panel)
         if phase is None or loop is None:
             continue
-        out.append(Decision(b.path, b.line, phase, loop, panel, choice, by, why))
+        out.append(Decision(b.path, b.line, phase, loop, panel, choice, by, why,
+                            _text(dec.get("target"))))
     return out
 
 

@@ -20,11 +20,11 @@ def draft(st: RunStatus) -> dict[str, Any]:
     act = st.action
     phase = act.phase if act.phase is not None else max(st.phases, default=0)
     unresolved: list[dict[str, Any]] = []
-    panel = phase == caps["panel_phase"] and bool(st.rounds)
+    panel = phase == caps.panel_phase and bool(st.rounds)
     if panel:
         r = st.rounds[-1]
         # seed §4/§1 example: Phase 7 counts re-scores (round 1 is not one) against a cap of 2
-        loops, cap = r.round - 1, caps["panel_rounds"] - 1
+        loops, cap = r.round - 1, caps.panel_rounds - 1
         stopped = {"phase": phase, "round": r.round}
         if r.panel is not None:
             for i, msg in enumerate(r.panel.failed, 1):
@@ -36,10 +36,10 @@ def draft(st: RunStatus) -> dict[str, Any]:
     else:
         info = st.phases.get(phase)
         if "fix loops" in act.reason and "run" in act.reason:
-            loops, cap = min(st.fix_loops_used, caps["run_fix_loops"]), caps["run_fix_loops"]
+            loops, cap = min(st.fix_loops_used, caps.run_fix_loops), caps.run_fix_loops
         else:
             loops = info.fix_loops if info else 0
-            cap = caps["phase_fix_loops"]
+            cap = caps.phase_fix_loops
         stopped = {"phase": phase, "loop": info.loops[-1].loop if info else 0}
         if info:
             unresolved = [o.to_dict() for o in info.loops[-1].open]

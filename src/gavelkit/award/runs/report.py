@@ -61,11 +61,11 @@ def _stalled(st: RunStatus) -> list[dict[str, Any]]:
 def _budgets(st: RunStatus) -> list[dict[str, Any]]:
     caps = budgets()
     rows = [{"name": "fix loops (whole run)", "used": st.fix_loops_used,
-             "cap": caps["run_fix_loops"]},
-            {"name": "panel rounds", "used": len(st.rounds), "cap": caps["panel_rounds"]}]
+             "cap": caps.run_fix_loops},
+            {"name": "panel rounds", "used": len(st.rounds), "cap": caps.panel_rounds}]
     for ph, info in sorted(st.phases.items()):
         rows.append({"name": f"phase {ph} evaluations", "used": len(info.loops),
-                     "cap": caps["phase_fix_loops"] + 1})
+                     "cap": caps.phase_fix_loops + 1})
     return rows
 
 
@@ -195,7 +195,7 @@ def _verdict_color(v: str | None) -> str:
 def timeline_chart(st: RunStatus) -> Any:
     caps = budgets()
     phases = sorted(st.phases)
-    evals = max([caps["phase_fix_loops"] + 1]
+    evals = max([caps.phase_fix_loops + 1]
                 + [lp.loop + 1 for info in st.phases.values() for lp in info.loops])
     fig = hr.figure(7.5, 0.45 * max(len(phases), 1) + 1.1)
     ax = fig.subplots()

@@ -70,6 +70,8 @@ class Action:
     items: list[str] = field(default_factory=list)
     memo: dict[str, Any] | None = None
     decision: Decision | None = None  # the human decision this action goes on under
+    final_round: bool = False  # a panel STOP after the last round: no re-score is left
+    awaits: str = "decision"  # what lifts a STOP: a human "decision" or the "adjudication"
 
     @property
     def may_continue(self) -> bool:

@@ -18,9 +18,9 @@ def to_dict(st: RunStatus) -> dict[str, Any]:
         "run": str(st.run),
         "target": st.target.name if st.target else None,
         "target_source": st.target_source or None,
-        "budgets": {"fix_loops": {"used": st.fix_loops_used, "cap": caps["run_fix_loops"]},
-                    "panel_rounds": {"used": len(st.rounds), "cap": caps["panel_rounds"]},
-                    "phase_evaluations_cap": caps["phase_fix_loops"] + 1},
+        "budgets": {"fix_loops": {"used": st.fix_loops_used, "cap": caps.run_fix_loops},
+                    "panel_rounds": {"used": len(st.rounds), "cap": caps.panel_rounds},
+                    "phase_evaluations_cap": caps.phase_fix_loops + 1},
         "phases": [{
             "phase": ph,
             "evaluations": len(info.loops),
