@@ -64,7 +64,7 @@ def check_memo(ctx: Ctx, body: PosDict, tables: Tables) -> None:
                           f"(blocker|high|medium|low), got {describe(got)}", ipos(unresolved, i))
     _options(ctx, body, lim["options_min"], lim["options_max"])
     _adjudications(ctx, body)
-    _decision(ctx, body)
+    _decision(ctx, body, tables)
     _no_accept_with_high(ctx, body)
 
 
@@ -75,7 +75,12 @@ _REWORKING = re.compile(r"\b(rework\w*|fix\w*|re-?do|redo\w*|route\w* (it |the p
 
 
 def _no_accept_with_high(ctx: Ctx, body: PosDict) -> None:
-    """Seed §2: never recommend advancing past an open blocker or high."""
+    """Seed §2: advancing past an open blocker or high is the human's call, made knowingly.
+
+    A memo exists so that a human decides at an exhausted budget, and "submit at the
+    current level" with the conflict open can be the right call after the last round. So
+    a recommended option that accepts or advances is a warning unless its consequence
+    names every open blocker/high (gavel's own draft never recommends it)."""
     unresolved = body.get("unresolved")
     opts = body.get("options")
     if not isinstance(unresolved, list) or not isinstance(opts, list):
@@ -88,10 +93,16 @@ def _no_accept_with_high(ctx: Ctx, body: PosDict) -> None:
         if not isinstance(o, dict) or o.get("recommended") is not True:
             continue
         text = str(o.get("option") or "")
-        if _ACCEPTING.search(text) and not _REWORKING.search(text):
-            ctx.error("AWD-M011", f"options[{i}] is recommended and accepts the risk or advances "
-                      f"while blocker/high {', '.join(worst)} remain unresolved; the severity "
-                      "ladder allows accepting only a medium", ipos(opts, i))
+        if not _ACCEPTING.search(text) or _REWORKING.search(text):
+            continue
+        consequence = str(o.get("consequence") or "")
+        unnamed = [w for w in worst if w not in consequence]
+        if unnamed:
+            ctx.warn("AWD-M011", f"options[{i}] is recommended and accepts the risk or advances "
+                     f"while blocker/high {', '.join(worst)} remain unresolved; its consequence "
+                     f"must name what stays open ({', '.join(unnamed)} not named)",
+                     ipos(opts, i), hint="write e.g. `consequence: submits with "
+                     f"{', '.join(worst)} open; ...` so the human decides knowingly")
 
 
 def _adjudications(ctx: Ctx, body: PosDict) -> None:
@@ -118,22 +129,14 @@ def _adjudications(ctx: Ctx, body: PosDict) -> None:
                           vpos(it, k) if k in it else where)
 
 
-def _decision(ctx: Ctx, body: PosDict) -> None:
+def _decision(ctx: Ctx, body: PosDict, tables: Tables) -> None:
     if "decision" in body:
         dec = body["decision"]
-        where = vpos(body, "decision")
         if not isinstance(dec, dict):
-            ctx.error("AWD-M012", "decision must be {choice: rework|accept_risk|change_scope, by, "
-                      f"rationale}}, got {describe(dec)}", where)
+            ctx.error("AWD-M012", f"decision must be {{choice: {'|'.join(CHOICES)}, by, "
+                      f"rationale}}, got {describe(dec)}", vpos(body, "decision"))
         else:
-            if dec.get("choice") not in CHOICES:
-                ctx.error("AWD-M012", f"decision.choice must be {'|'.join(CHOICES)}, got "
-                          f"{describe(dec.get('choice'))}",
-                          vpos(dec, "choice") if "choice" in dec else where)
-            for k, what in (("by", "who decided (a human)"), ("rationale", "why")):
-                if not nonblank(dec.get(k)):
-                    ctx.error("AWD-M012", f"decision needs a non-empty '{k}' ({what})",
-                              vpos(dec, k) if k in dec else where)
+            _decision_fields(ctx, body, dec, tables)
     if "stopped_at" in body:
         st = body["stopped_at"]
         ok = (isinstance(st, dict) and is_int(st.get("phase"))
@@ -141,6 +144,31 @@ def _decision(ctx: Ctx, body: PosDict) -> None:
         if not ok:
             ctx.error("AWD-M012", "stopped_at must be {phase, loop} or {phase: 7, round}, got "
                       f"{describe(st)}", vpos(body, "stopped_at"))
+
+
+def _decision_fields(ctx: Ctx, body: PosDict, dec: Any, tables: Tables) -> None:
+    where = vpos(body, "decision")
+    choice = dec.get("choice")
+    if choice not in CHOICES:
+        ctx.error("AWD-M012", f"decision.choice must be {'|'.join(CHOICES)}, got "
+                  f"{describe(choice)}", vpos(dec, "choice") if "choice" in dec else where)
+    for k, what in (("by", "who decided (a human)"), ("rationale", "why")):
+        if not nonblank(dec.get(k)):
+            ctx.error("AWD-M012", f"decision needs a non-empty '{k}' ({what})",
+                      vpos(dec, k) if k in dec else where)
+    if "target" in dec:
+        from gavelkit.award.blocks.variant import target_of
+
+        if not isinstance(dec["target"], str) or target_of(dec["target"], tables) is None:
+            ctx.error("AWD-M012", f"decision.target {describe(dec['target'])} names no target "
+                      "tier (outstanding, finalist, meritorious or an alias)", vpos(dec, "target"))
+    st = body.get("stopped_at")
+    last = tables.limits["round_max"]
+    if (choice == "rework" and isinstance(st, dict) and is_int(st.get("round"))
+            and st["round"] >= last):
+        ctx.error("AWD-M013", f"decision rework at panel round {st['round']}: all {last} panel "
+                  "rounds are used and no re-score is left (seed §4); choose accept_risk, "
+                  "change_scope (with the new `target:`) or stop", vpos(dec, "choice"))
 
 
 def adjudications(blocks: Iterable[Any], phase: int | None = 7) -> dict[str, str]:

@@ -58,27 +58,24 @@ def _run_cap(phases: dict[int, PhaseInfo], caps: Budgets, decisions: list[Decisi
              findings: list[Finding]) -> None:
     """Each fix loop beyond the whole-run cap (in run order: phase, then loop) is an
     overrun, unless a human decision answered the STOP before it (the one status showed
-    at the loop before: rework or change_scope), as for the per-phase cap."""
+    at the loop before: rework or change_scope), as for the per-phase cap. A loop whose
+    gate is missing still counts (AWD-T011 says so)."""
     cap = caps.run_fix_loops
     n = 0
     for ph in sorted(phases):
-        prev = 0
-        for lp in phases[ph].loops:
-            if lp.loop == 0:
-                continue
-            n += lp.loop - prev  # a loop without its gate still counts (AWD-T011 says so)
-            prev = lp.loop
+        info = phases[ph]
+        paths = {lp.loop: lp.path for lp in info.loops}
+        for loop in range(1, info.fix_loops + 1):
+            n += 1
             if n > cap:
-                dec = covering(decisions, ph, lp.loop - 1)
+                dec = covering(decisions, ph, loop - 1)
                 _under(findings, dec if dec and dec.continues_phase else None, "AWD-T009",
-                       f"fix loop {n} of the run (phase {ph} loop {lp.loop}): beyond the "
+                       f"fix loop {n} of the run (phase {ph} loop {loop}): beyond the "
                        f"whole-run cap of {cap}; record the decision in a decision_memo",
-                       lp.path)
+                       paths.get(loop, info.loops[-1].path))
 
 
-def _phases(rf: RunFiles, caps: Budgets, findings: list[Finding],
-            decisions: list[Decision] = ()) -> dict[int, PhaseInfo]:
-    phases: dict[int, PhaseInfo] = {}
+def _by_key(rf: RunFiles, findings: list[Finding]) -> dict[tuple[int, int], GateFile]:
     by_key: dict[tuple[int, int], GateFile] = {}
     for gf in rf.gates:
         key = (gf.phase, gf.loop)
@@ -87,7 +84,82 @@ def _phases(rf: RunFiles, caps: Budgets, findings: list[Finding],
                                     f"{gf.loop}: {by_key[key].path} and {gf.path}", gf.path))
             continue
         by_key[key] = gf
-    for (ph, lp), gf in sorted(by_key.items()):
+    return by_key
+
+
+def _handoff_loops(rf: RunFiles) -> dict[int, dict[int, str]]:
+    """phase -> loop -> path of the handoff blocks in the phase logs."""
+    out: dict[int, dict[int, str]] = {}
+    for b in rf.handoffs:
+        ph, lp = b.body.get("phase"), b.body.get("loop")
+        if isinstance(ph, int) and isinstance(lp, int) and not isinstance(ph | lp, bool):
+            out.setdefault(ph, {})[lp] = f"{b.path}:{b.line}"
+    return out
+
+
+def _missing(info: PhaseInfo, handed: dict[int, str], closed: bool,
+             findings: list[Finding]) -> None:
+    """Loops of a phase without a gate: a gap in the numbers, or a handed-off loop of a
+    closed phase (or below its last gate) that was never gated. Each one counts."""
+    loops = {lp.loop for lp in info.loops}
+    top = max(loops)
+    gaps = set(range(top)) - loops
+    ungated = {lp for lp in handed if lp not in loops and (closed or lp < top)}
+    info.missing = sorted(gaps | ungated)
+    if info.missing:
+        why = [f"loop {lp}" + (f" (handed off at {handed[lp]})" if lp in handed else "")
+               for lp in info.missing]
+        findings.append(Finding("AWD-T011", "error", f"phase {info.phase} has no gate for "
+                                f"{', '.join(why)}: a missing gate still counts as a fix loop; "
+                                "restore the gate file", info.loops[-1].path))
+
+
+def _improvement(info: PhaseInfo, decisions: list[Decision], findings: list[Finding]) -> None:
+    """Whether each loop improved on the one before, and the ids that stalled."""
+    prev: LoopInfo | None = None
+    for cur in info.loops:
+        if prev is not None and cur.loop == prev.loop + 1:
+            cur.improved = cur.count < prev.count
+            if prev.improved is False and not (prev.verdict == "pass" and not prev.open):
+                dec = covering(decisions, info.phase, prev.loop)
+                _under(findings, dec if dec and dec.continues_phase else None, "AWD-T010",
+                       f"phase {info.phase} loop {cur.loop} ran after loop {prev.loop} "
+                       "failed to improve; the seed says stop for a human instead "
+                       "(record the decision in a decision_memo)", cur.path)
+            for oi in cur.open:
+                if any(p.id == oi.id for p in prev.open):
+                    seen = info.stalled.setdefault(oi.id, [prev.loop])
+                    if prev.loop not in seen:
+                        seen.append(prev.loop)
+                    seen.append(cur.loop)
+        prev = cur
+    last = info.loops[-1]
+    for sid, where in info.stalled.items():
+        if any(o.id == sid for o in last.open):
+            findings.append(Finding("AWD-T012", "warning", f"{sid} recurs unchanged in phase "
+                                    f"{info.phase} loops {', '.join(map(str, where))} and is "
+                                    "still open: the fix is stalled", last.path))
+
+
+def _unhanded(info: PhaseInfo, handed: dict[int, str], caps: Budgets,
+              findings: list[Finding]) -> None:
+    """A gate audits a handoff; one with no handoff of its loop is said (Phase 7 audits
+    the panel's package, not a specialist's handoff)."""
+    if info.phase == caps.panel_phase:
+        return
+    for lp in info.loops:
+        if lp.loop not in handed:
+            findings.append(Finding("AWD-T020", "warning", f"the gate of phase {info.phase} loop "
+                                    f"{lp.loop} has no handoff with `phase: {info.phase}` and "
+                                    f"`loop: {lp.loop}` in phase-logs/: the critic gated work "
+                                    "that was never handed off (or its handoff was overwritten)",
+                                    lp.path))
+
+
+def _phases(rf: RunFiles, caps: Budgets, findings: list[Finding],
+            decisions: list[Decision] = ()) -> dict[int, PhaseInfo]:
+    phases: dict[int, PhaseInfo] = {}
+    for (ph, lp), gf in sorted(_by_key(rf, findings).items()):
         info = phases.setdefault(ph, PhaseInfo(ph))
         blocking, other = _issues(gf)
         verdict = gf.block.body.get("verdict") if gf.block is not None else None
@@ -96,39 +168,15 @@ def _phases(rf: RunFiles, caps: Budgets, findings: list[Finding],
         if lp > caps.phase_fix_loops:
             dec = covering(decisions, ph, lp - 1)
             _under(findings, dec if dec and dec.continues_phase else None, "AWD-T008",
-                   f"phase {ph} has a loop-{lp} gate: beyond {caps['phase_fix_loops'] + 1} "
+                   f"phase {ph} has a loop-{lp} gate: beyond {caps.phase_fix_loops + 1} "
                    "evaluations (loop 0 plus two fix loops); the run went past its budget",
                    gf.path)
+    handed = _handoff_loops(rf)
+    cur = max(phases, default=0)
     for info in phases.values():
-        loops = [lp.loop for lp in info.loops]
-        missing = sorted(set(range(max(loops) + 1)) - set(loops))
-        if missing:
-            findings.append(Finding("AWD-T011", "warning", f"phase {info.phase} has no gate for "
-                                    f"loop(s) {', '.join(map(str, missing))}",
-                                    info.loops[-1].path))
-        prev: LoopInfo | None = None
-        for cur in info.loops:
-            if prev is not None and cur.loop == prev.loop + 1:
-                cur.improved = cur.count < prev.count
-                if prev.improved is False and not (prev.verdict == "pass" and not prev.open):
-                    dec = covering(decisions, info.phase, prev.loop)
-                    _under(findings, dec if dec and dec.continues_phase else None, "AWD-T010",
-                           f"phase {info.phase} loop {cur.loop} ran after loop {prev.loop} "
-                           "failed to improve; the seed says stop for a human instead "
-                           "(record the decision in a decision_memo)", cur.path)
-                for oi in cur.open:
-                    if any(p.id == oi.id for p in prev.open):
-                        seen = info.stalled.setdefault(oi.id, [prev.loop])
-                        if prev.loop not in seen:
-                            seen.append(prev.loop)
-                        seen.append(cur.loop)
-            prev = cur
-        last = info.loops[-1]
-        for sid, where in info.stalled.items():
-            if any(o.id == sid for o in last.open):
-                findings.append(Finding("AWD-T012", "warning", f"{sid} recurs unchanged in phase "
-                                        f"{info.phase} loops {', '.join(map(str, where))} and is "
-                                        "still open: the fix is stalled", last.path))
+        _missing(info, handed.get(info.phase, {}), info.phase < cur, findings)
+        _improvement(info, decisions, findings)
+        _unhanded(info, handed.get(info.phase, {}), caps, findings)
     return phases
 
 
@@ -151,7 +199,7 @@ def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict
         if r > caps.panel_rounds:
             dec = covering(decisions, caps.panel_phase, r - 1, panel=True)
             _under(findings, dec if dec and dec.continues_phase else None, "AWD-T006",
-                   f"panel round {r} exists: beyond {caps['panel_rounds']} rounds (round 1 plus "
+                   f"panel round {r} exists: beyond {caps.panel_rounds} rounds (round 1 plus "
                    "two re-scores)", next(iter(seats.values())).path)
         if set(seats) == {"A", "B", "C"}:
             info = RoundInfo(r, "full", dict(seats))
@@ -268,13 +316,14 @@ def run_status(run: str | Path, target: str | None = None,
     for b in foreign_adjudications(rf.memos, caps.panel_phase):
         findings.append(Finding("AWD-P012", "error", f"adjudications recorded in a phase-"
                                 f"{b.body.get('phase')} decision_memo are not read: evidence "
-                                f"conflicts are adjudicated in the Phase {caps['panel_phase']} "
+                                f"conflicts are adjudicated in the Phase {caps.panel_phase} "
                                 "memo", b.path, b.line, b.col))
     rounds = _rounds(rf, tables, tier, adjudications(rf.memos, caps.panel_phase), caps,
                      findings, decisions)
-    if rounds and not any(ph >= caps.panel_phase for ph in phases):
-        findings.append(Finding("AWD-T014", "warning", "scorecards exist but there is no Phase 7 "
-                                "critic gate: the panel ran before the critic's audit",
+    if rounds and not any(ph >= caps.panel_phase - 1 for ph in phases):
+        findings.append(Finding("AWD-T014", "warning", "scorecards exist but phase "
+                                f"{caps.panel_phase - 1} (the paper) has no critic gate: the "
+                                "panel scored a paper that was never gated",
                                 rounds[0].seats[next(iter(rounds[0].seats))].path))
     status = RunStatus(run, tier, source, phases, rounds, fix_used, findings,
                        Action("advance", 0, ""), decisions, _memo_list(rf))

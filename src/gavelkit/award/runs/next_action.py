@@ -81,9 +81,9 @@ def _gate_stop(st: RunStatus, caps: Budgets, cur: int) -> str | None:
         return (f"phase {cur} loop {last.loop} did not improve: open blocker+high went "
                 f"{prev.count} -> {last.count}")
     if last.loop >= caps.phase_fix_loops:
-        return f"phase {cur} used all {caps['phase_fix_loops'] + 1} evaluations and still fails"
+        return f"phase {cur} used all {caps.phase_fix_loops + 1} evaluations and still fails"
     if st.fix_loops_used >= caps.run_fix_loops:
-        return f"the run used all {caps['run_fix_loops']} fix loops"
+        return f"the run used all {caps.run_fix_loops} fix loops"
     return None
 
 
@@ -228,7 +228,7 @@ def _panel_failing(st: RunStatus, r: RoundInfo, caps: Budgets) -> Action:
     if open_conf:
         return _conflict_action(_run_arg(st), r, open_conf, ph, final)
     if final:
-        return Action("STOP", ph, f"all {caps['panel_rounds']} panel rounds are used and the "
+        return Action("STOP", ph, f"all {caps.panel_rounds} panel rounds are used and the "
                       f"panel fails at {st.target.name}", list(p.failed), final_round=True)
     fixes = [f"seat {s}: {cf.block.body.get('fix_one_thing') if cf.block else None}"
              for s, cf in sorted(r.seats.items())]
@@ -277,7 +277,7 @@ def _under_decision(st: RunStatus, stop: Action, r: RoundInfo, caps: Budgets) ->
             f"under the human decision: {dec.describe()}", failed, decision=dec), r)
     if dec.choice == "rework":
         why = (f"the human decision asks for rework, which needs a re-score, and all "
-               f"{caps['panel_rounds']} panel rounds are used (seed §4): record "
+               f"{caps.panel_rounds} panel rounds are used (seed §4): record "
                f"accept_risk, change_scope (with the new `target:`) or stop instead")
     else:
         target = st.target.name if st.target else "?"

@@ -44,10 +44,11 @@ class PhaseInfo:
     phase: int
     loops: list[LoopInfo] = field(default_factory=list)
     stalled: dict[str, list[int]] = field(default_factory=dict)
+    missing: list[int] = field(default_factory=list)  # loops without a gate (they count)
 
     @property
     def fix_loops(self) -> int:
-        return max((lp.loop for lp in self.loops), default=0)
+        return max([lp.loop for lp in self.loops] + self.missing, default=0)
 
 
 @dataclass

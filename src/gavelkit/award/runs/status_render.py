@@ -60,10 +60,10 @@ def render_text(st: RunStatus) -> str:
     caps = budgets()
     out = [f"Run {st.run.name}  target: {st.target.name if st.target else 'unknown'}"
            + (f" (from {st.target_source})" if st.target_source else "")]
-    out.append(f"Fix loops used: {st.fix_loops_used}/{caps['run_fix_loops']}   Panel rounds: "
-               f"{len(st.rounds)}/{caps['panel_rounds']}")
+    out.append(f"Fix loops used: {st.fix_loops_used}/{caps.run_fix_loops}   Panel rounds: "
+               f"{len(st.rounds)}/{caps.panel_rounds}")
     for ph, info in sorted(st.phases.items()):
-        out.append(f"Phase {ph}: {len(info.loops)}/{caps['phase_fix_loops'] + 1} evaluations")
+        out.append(f"Phase {ph}: {len(info.loops)}/{caps.phase_fix_loops + 1} evaluations")
         for lp in info.loops:
             ids = ", ".join(f"{o.id}({o.severity})" for o in lp.open) or "none open"
             out.append(f"  loop {lp.loop}: {lp.verdict or '?'}; blocker+high {lp.count} "
@@ -106,7 +106,7 @@ def render_table(st: RunStatus) -> str:
     rows = ["phase evals  last  open  stalled"]
     for ph, info in sorted(st.phases.items()):
         lp = info.loops[-1]
-        rows.append(f"{ph:>5} {len(info.loops)}/{caps['phase_fix_loops'] + 1:<4} "
+        rows.append(f"{ph:>5} {len(info.loops)}/{caps.phase_fix_loops + 1:<4} "
                     f"{(lp.verdict or '?'):<5} {lp.count:>4}  {','.join(info.stalled) or '-'}")
     for r in st.rounds:
         res = ("PASS" if r.panel.passed else "FAIL") if r.panel else "-"
@@ -115,8 +115,8 @@ def render_table(st: RunStatus) -> str:
     rows.extend(f"decision p{d.phase} {'r' if d.panel else 'l'}{d.loop}: {d.choice} by {d.by}"
                 for d in st.decisions)
     a = st.action
-    rows.append(f"loops {st.fix_loops_used}/{caps['run_fix_loops']} rounds "
-                f"{len(st.rounds)}/{caps['panel_rounds']} target "
+    rows.append(f"loops {st.fix_loops_used}/{caps.run_fix_loops} rounds "
+                f"{len(st.rounds)}/{caps.panel_rounds} target "
                 f"{st.target.name if st.target else '?'}")
     rows.append(f"NEXT {a.kind}" + (f" p{a.phase}" if a.phase is not None else "") + f": {a.reason}")
     return "\n".join(rows)
