@@ -12,6 +12,10 @@ from gavelkit.cli import argtypes as at
 from gavelkit.cli.common import add_format, emit, parser
 from gavelkit.core.errors import UsageError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gavelkit.core.findings import Finding
+
 
 def _run_dir(raw: str) -> Path:
     from gavelkit.core.errors import InputError
@@ -170,12 +174,33 @@ def briefs_main(argv: list[str], prog: str) -> int:
                              code=f.code)
         if not contest:
             raise UsageError("no contest name: pass --contest or fill the variant block")
+    stale = _stale_manifest(run)
+    if stale:
+        return emit(stale, args.format, "award briefs", {"written": []},
+                    text=f"no brief written: package/manifest.md is stale; recompile it with "
+                    f"`gavel award manifest {run}` so the seats judge the current package",
+                    quiet=args.quiet)
     seats, question, criterion = _round_seats(run, args)
-    written = briefs.write_briefs(run, contest, args.round, Path(args.out) if args.out else None,
-                                  seats=seats, question=question, criterion=criterion)
-    findings = [f for w in written for f in briefs.check_brief(w)]
-    return emit(findings, args.format, "award briefs", {"written": [str(w) for w in written]},
+    try:
+        written = briefs.write_briefs(run, contest, args.round,
+                                      Path(args.out) if args.out else None, seats=seats,
+                                      question=question, criterion=criterion)
+    except briefs.LeakingBrief as exc:
+        return emit(exc.findings, args.format, "award briefs", {"written": []},
+                    text="no brief written: the brief would leak (see above); rephrase the "
+                    "question without scores, thresholds or the target", quiet=args.quiet)
+    return emit([], args.format, "award briefs", {"written": [str(w) for w in written]},
                 text="\n".join(f"wrote {w}" for w in written), quiet=args.quiet)
+
+
+def _stale_manifest(run: Path) -> list[Finding]:
+    """Errors of an existing manifest (a missing one is status's warning, not a refusal)."""
+    from gavelkit.award.runs.layout import layout
+    from gavelkit.award.runs.manifest import check_manifest
+
+    if not (run / layout()["manifest"]).is_file():
+        return []
+    return [f for f in check_manifest(run) if f.severity == "error"]
 
 
 def _round_seats(run: Path, args: argparse.Namespace) -> tuple[list[str] | None, str | None,

@@ -148,31 +148,48 @@ def render_brief(seat: str, run: Path, contest: str, round_: int = 1,
     ])
 
 
+class LeakingBrief(Exception):
+    """A brief failed the leak check: none of the round's briefs was written."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        super().__init__(f"{len(findings)} leak(s)")
+        self.findings = findings
+
+
 def write_briefs(run: Path, contest: str, round_: int = 1, out: Path | None = None,
                  tables: Tables | None = None, seats: list[str] | None = None,
                  question: str | None = None, criterion: str | None = None) -> list[Path]:
     """Write the briefs to RUN/briefs/ (not phase-logs/, which seats must not read).
 
-    `seats`: only these seats (a re-dispatch writes the outlier's brief alone).
+    `seats`: only these seats (a re-dispatch writes the outlier's brief alone). Every
+    brief is checked for leaks before anything is written: a leaking brief never lands
+    where a lead would dispatch it (raises LeakingBrief with the findings).
     """
     tables = tables or load_tables()
     dest = out or run / layout().get("briefs", "briefs")
-    written = []
-    for seat in seats or sorted(tables.seats):
-        p = dest / f"seat-{seat}-round-{round_}.md"
-        atomic_write(p, render_brief(seat, run, contest, round_, tables, question, criterion))
-        written.append(p)
-    return written
+    texts = {dest / f"seat-{seat}-round-{round_}.md":
+             render_brief(seat, run, contest, round_, tables, question, criterion)
+             for seat in seats or sorted(tables.seats)}
+    leaks = [f for p, text in texts.items() for f in check_text(text, str(p))]
+    if leaks:
+        raise LeakingBrief(leaks)
+    for p, text in texts.items():
+        atomic_write(p, text)
+    return list(texts)
 
 
-def check_brief(path: str | Path) -> list[Finding]:
-    """Leaks in a brief: thresholds/floors, target tier, pass rule, forbidden paths."""
-    text = read_text(path)
+def check_text(text: str, path: str) -> list[Finding]:
+    """Leaks in a brief's text: thresholds/floors, target tier, pass rule, forbidden paths."""
     out = []
     for i, line in enumerate(text.split("\n"), 1):
         for pat in leak_patterns():
             m = pat["rx"].search(line)
             if m:
                 out.append(Finding(pat["code"], "error", f"the brief reveals {pat['what']}: "
-                                   f"{m.group(0)!r}", str(path), i, m.start() + 1))
+                                   f"{m.group(0)!r}", path, i, m.start() + 1))
     return out
+
+
+def check_brief(path: str | Path) -> list[Finding]:
+    """Leaks in a brief file (see check_text)."""
+    return check_text(read_text(path), str(path))

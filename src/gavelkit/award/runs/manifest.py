@@ -3,6 +3,9 @@
 Compiled at Phase 6 close from the tree itself (path, size, sha256 for the rendered
 PDF, figures, tables, data and code), and checkable later: anything missing, extra
 or changed since compilation is a finding, so seats never judge a stale package.
+PDFs and PNGs also carry a timestamp-blind digest (`stable_digest`): a file whose only
+change is its embedded date (the critic's own `run_all.py` or pdflatex re-run) is a
+warning that says so, not a stale package.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import hashlib
 import re
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from gavelkit.award.runs.layout import layout
 from gavelkit.core.findings import Finding
@@ -18,7 +22,9 @@ from gavelkit.core.textio import atomic_write, read_text
 
 SECTIONS = (("Figures", "outputs/figures"), ("Tables", "outputs/tables"),
             ("Data", "outputs/data"), ("Code", "code"))
-_ROW = re.compile(r"^\|\s*`?([^|`]+?)`?\s*\|\s*(\d+)\s*\|\s*([0-9a-f]{64})\s*\|")
+_ROW = re.compile(r"^\|\s*`?([^|`]+?)`?\s*\|\s*(\d+)\s*\|\s*([0-9a-f]{64})\s*\|"
+                  r"(?:\s*([0-9a-f]{64}|-)\s*\|)?")
+HEADER = ["| path | bytes | sha256 | sha256 without embedded timestamps |", "|---|---|---|---|"]
 SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".git"}
 
 
@@ -70,19 +76,35 @@ def refused(run: Path) -> list[Finding]:
     return out
 
 
-def inventory(run: Path) -> dict[str, tuple[int, str]]:
-    """work/<id>/... path -> (bytes, sha256) for the PDF and every inventoried file."""
+class Entry(NamedTuple):
+    size: int
+    sha256: str
+    stable: str | None  # timestamp-blind sha256 (PDF, PNG), else None
+
+
+def _entry(p: Path) -> Entry:
+    from gavelkit.award.runs.stable_digest import stable_sha256
+
+    return Entry(p.stat().st_size, _sha(p), stable_sha256(p))
+
+
+def inventory(run: Path) -> dict[str, Entry]:
+    """work/<id>/... path -> Entry for the PDF and every inventoried file."""
     prefix = f"work/{run.name}/"
-    out: dict[str, tuple[int, str]] = {}
+    out: dict[str, Entry] = {}
     pdf = run / layout()["paper"]
     from gavelkit.core.safeio import inside
 
     if pdf.is_file() and inside(run, pdf):
-        out[prefix + layout()["paper"]] = (pdf.stat().st_size, _sha(pdf))
+        out[prefix + layout()["paper"]] = _entry(pdf)
     for _, sub in SECTIONS:
         for p in _files(run / sub, run):
-            out[prefix + p.relative_to(run).as_posix()] = (p.stat().st_size, _sha(p))
+            out[prefix + p.relative_to(run).as_posix()] = _entry(p)
     return out
+
+
+def _row(key: str, e: Entry) -> str:
+    return f"| `{key}` | {e.size} | {e.sha256} | {e.stable or '-'} |"
 
 
 def render(run: Path) -> str:
@@ -94,9 +116,7 @@ def render(run: Path) -> str:
              "`gavel award manifest` at Phase 6 close. The judge seats receive this file and "
              "the rendered PDF, nothing else.", ""]
     if pdf_key in inv:
-        size, sha = inv[pdf_key]
-        lines += ["## Rendered PDF", "", "| path | bytes | sha256 |", "|---|---|---|",
-                  f"| `{pdf_key}` | {size} | {sha} |", ""]
+        lines += ["## Rendered PDF", "", *HEADER, _row(pdf_key, inv[pdf_key]), ""]
     else:
         lines += ["## Rendered PDF", "", f"(missing: `{pdf_key}` has not been compiled)", ""]
     for title, sub in SECTIONS:
@@ -105,8 +125,8 @@ def render(run: Path) -> str:
         if not rows:
             lines += ["(none)", ""]
             continue
-        lines += ["| path | bytes | sha256 |", "|---|---|---|"]
-        lines += [f"| `{k}` | {size} | {sha} |" for k, (size, sha) in rows]
+        lines += HEADER
+        lines += [_row(k, e) for k, e in rows]
         lines.append("")
     return "\n".join(lines)
 
@@ -117,29 +137,47 @@ def write_manifest(run: Path) -> Path:
     return dest
 
 
-def check_manifest(run: Path, manifest: Path | None = None) -> list[Finding]:
-    path = manifest or run / layout()["manifest"]
-    if not path.is_file():
-        return [Finding("AWD-N004", "error", "no manifest: run `gavel award manifest RUN_DIR` at "
-                        "Phase 6 close", str(path))]
-    text = read_text(path, allow_empty=True)
-    listed: dict[str, tuple[int, str, int]] = {}
+def _listed(text: str) -> dict[str, tuple[Entry, int]]:
+    out: dict[str, tuple[Entry, int]] = {}
     for i, line in enumerate(text.split("\n"), 1):
         m = _ROW.match(line)
         if m:
-            listed[m.group(1).strip()] = (int(m.group(2)), m.group(3), i)
+            stable = m.group(4) if m.group(4) not in (None, "-") else None
+            out[m.group(1).strip()] = (Entry(int(m.group(2)), m.group(3), stable), i)
+    return out
+
+
+def _changed(key: str, was: Entry, now: Entry, path: str, line: int) -> Finding:
+    """Say what changed by digest; a timestamp-only change of a PDF/PNG is a warning."""
+    size = (f"{was.size} -> {now.size} bytes" if was.size != now.size
+            else f"same size, {now.size} bytes")
+    if was.stable is not None and was.stable == now.stable:
+        return Finding("AWD-N006", "warning", f"{key}: only its embedded timestamps changed "
+                       f"since the manifest was compiled (sha256 {was.sha256[:12]}… -> "
+                       f"{now.sha256[:12]}…, content digest {now.stable[:12]}… unchanged)",
+                       path, line, 1, hint="recompile the manifest, or pin SOURCE_DATE_EPOCH "
+                       "when re-running run_all.py and pdflatex so re-runs are byte-identical")
+    return Finding("AWD-N003", "error", f"{key} changed since the manifest was compiled: "
+                   f"sha256 {was.sha256[:12]}… -> {now.sha256[:12]}… ({size})", path, line, 1)
+
+
+def check_manifest(run: Path, manifest: Path | None = None) -> list[Finding]:
+    path = manifest or run / layout()["manifest"]
+    if not path.is_file():
+        return [Finding("AWD-N004", "error", "no manifest: run `gavel award manifest "
+                        f"{run}` at Phase 6 close", str(path))]
+    listed = _listed(read_text(path, allow_empty=True))
     if not listed:
         return [Finding("AWD-N004", "error", "the manifest lists no files (no `| path | bytes | "
                         "sha256 |` rows)", str(path), 1, 1)]
     actual = inventory(run)
     out: list[Finding] = refused(run)
-    for key, (size, sha, line) in listed.items():
+    for key, (was, line) in listed.items():
         if key not in actual:
             out.append(Finding("AWD-N001", "error", f"{key} is listed but no longer exists",
                                str(path), line, 1))
-        elif actual[key][1] != sha:
-            out.append(Finding("AWD-N003", "error", f"{key} changed since the manifest was "
-                               f"compiled ({size} -> {actual[key][0]} bytes)", str(path), line, 1))
+        elif actual[key].sha256 != was.sha256:
+            out.append(_changed(key, was, actual[key], str(path), line))
     for key in actual:
         if key not in listed:
             out.append(Finding("AWD-N002", "error", f"{key} exists but is not in the manifest",
