@@ -111,6 +111,8 @@ def test_seed_launcher_invocations(tmp_path: Path, subprocess_env: dict[str, str
     logs = run / "phase-logs"
     logs.mkdir(parents=True)
     (logs / "phase4.md").write_text("```yaml\n" + dump(handoff()) + "```\n")
+    (run / "outputs" / "figures").mkdir(parents=True)  # the artifact the handoff names
+    (run / "outputs" / "figures" / "sens.pdf").write_bytes(b"%PDF")
     cards = run / "scorecards"
     for s in "ABC":
         write(cards, f"phase7-seat-{s}-round-1.yaml", card(s))

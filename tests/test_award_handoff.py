@@ -10,7 +10,7 @@ import pytest
 from gavelkit.award.blocks.handoff import UnknownAgentError
 from gavelkit.award.blocks.lint import lint_paths
 
-from award_util import handoff, lint, write
+from award_util import dump, handoff, lint, write
 from gk_testing import clean, cli, fires
 
 CODER = "mathodology-coder"
@@ -250,3 +250,20 @@ def test_positions_point_at_markdown_lines(tmp_path: Path) -> None:
           "  critic_focus: []\n```\n")
     f = fires(lint(tmp_path, "handoff", md, name="p.md"), "AWD-H005")
     assert (f.line, f.col) == (10, 11)
+
+
+def test_seed_invocation_checks_artifacts_on_disk(tmp_path: Path) -> None:
+    """`lint handoff work/<run-id>/phase-logs/phase4.md --agent mathodology-coder`, as the
+    seed writes it: the run is the file's own, so a missing artifact fails (issue 27 item 9)."""
+    from gavelkit.award.runs.layout import init_run
+
+    run, _, _ = init_run(tmp_path, "r1")
+    (run / "outputs/figures/sens.pdf").write_bytes(b"%PDF")
+    log = run / "phase-logs" / "phase4.md"
+    log.write_text("```yaml\n" + dump(handoff()) + "```\n")
+    rc, out, _ = cli("award", "lint", "handoff", str(log), "--agent", "mathodology-coder")
+    assert rc == 0, out
+    (run / "outputs/figures/sens.pdf").unlink()
+    rc, out, _ = cli("award", "lint", "handoff", str(log), "--agent", "mathodology-coder")
+    assert rc == 1 and "AWD-H009" in out
+    fires([f for r in lint_paths([log], "handoff") for f in r.all_findings()], "AWD-H009")

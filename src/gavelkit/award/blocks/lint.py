@@ -95,8 +95,11 @@ def lint_source(source: Source, kind: str, tables: Tables | None = None,
     result.findings.extend(found)
     run_id = None
     if block_kind == "handoff" and run_dir is None:
+        # the seed's own invocation (`handoff work/<run-id>/phase-logs/phase4.md`) names the
+        # run by the file's place: its artifacts are checked on disk, as with --run-dir
         loc = runpaths.run_id_from_location(source.path)
-        run_id = loc[0] if loc else None
+        if loc is not None:
+            run_id, run_dir = loc
     for b in blocks:
         result.blocks.append(check_block(b, tables, agent, run_dir, run_id))
     return result
