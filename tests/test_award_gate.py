@@ -94,6 +94,18 @@ def test_medium_fix_plan_or_acceptance(tmp_path: Path) -> None:
     fires(lint(tmp_path, "gate", gate(issues=[empty])), "AWD-G013")
 
 
+@pytest.mark.parametrize("consent", ["accepted", "ok", "OK.", "risk accepted by the lead",
+                                     {"rationale": "accepted", "by": "lead"}])
+def test_consent_is_not_a_rationale(tmp_path: Path, consent: object) -> None:
+    med = issue(severity="medium", required_fix=None, risk_acceptance=consent)
+    f = fires(lint(tmp_path, "gate", gate(issues=[med])), "AWD-G013")
+    assert "rationale" in f.message
+    reason = issue(severity="medium", required_fix=None, risk_acceptance="accepted: cosmetic")
+    clean(lint(tmp_path, "gate", gate(issues=[reason])), "AWD-G013")
+    zh = issue(severity="medium", required_fix=None, risk_acceptance="仅影响附录排版")
+    clean(lint(tmp_path, "gate", gate(issues=[zh])), "AWD-G013")
+
+
 def test_high_cannot_be_accepted(tmp_path: Path) -> None:
     fires(lint(tmp_path, "gate", gate(issues=[issue(risk_acceptance="no time")])), "AWD-G014")
 

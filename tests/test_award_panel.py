@@ -259,3 +259,28 @@ def test_cli_memo_adjudication(tmp_path: Path) -> None:
                      "--adjudication-round", "--memo", str(m))
     assert rc == 0, out
     assert "adjudicated: kept C's score" in out
+
+
+@pytest.mark.parametrize(("target", "canon"), [("Finalist / 国一边缘", "finalist"),
+                                               ("Outstanding / O-Prize", "outstanding"),
+                                               ("国二 (Meritorious)", "meritorious")])
+def test_target_labels_the_variant_accepts(tmp_path: Path, target: str, canon: str) -> None:
+    """--target takes the variant's own joined labels (issue 27 friction)."""
+    res, _ = panel(tmp_path, good(), target=target)
+    assert res.target.name == canon
+
+
+def test_target_label_naming_two_tiers_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="several tiers"):
+        panel(tmp_path, good(), target="Outstanding / Meritorious")
+
+
+def test_round2_glob_points_to_adjudication_round(tmp_path: Path) -> None:
+    """The seed's round-2 glob finds only the outlier's card: say --adjudication-round."""
+    p = write(tmp_path, "phase7-seat-C-round-2.yaml", card("C", round_=2))
+    res = aggregate([p], "finalist")
+    f = fires(res.findings, "AWD-P001")
+    assert "--adjudication-round" in f.message and "round 1" in f.message
+    res2 = aggregate([write(tmp_path, "a.yaml", card("A")), write(tmp_path, "b.yaml", card("B"))],
+                     "finalist")
+    assert "--adjudication-round" not in fires(res2.findings, "AWD-P001").message

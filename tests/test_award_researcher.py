@@ -83,3 +83,22 @@ def test_contract_violations(tmp_path: Path, over: dict[str, Any], code: str) ->
 def test_contract_only_under_agent(tmp_path: Path) -> None:
     h = researcher(search_backend="google")
     clean(lint(tmp_path, "handoff", h), "AWD-R001")
+
+
+def test_schema_carries_the_researcher_contract() -> None:
+    """`award schema handoff` holds the researcher's keys (issue 27 friction)."""
+    import json
+
+    import jsonschema
+
+    from gk_testing import cli
+
+    rc, out, _ = cli("award", "schema", "handoff")
+    v = jsonschema.Draft202012Validator(json.loads(out))
+    assert rc == 0 and not list(v.iter_errors(researcher()))
+    bad = researcher()
+    bad["handoff"]["queries_run"] = {"q1": "demand elasticity"}  # mapping-shaped: refused
+    assert list(v.iter_errors(bad))
+    gone = researcher()
+    del gone["handoff"]["search_backend"]
+    assert list(v.iter_errors(gone))

@@ -13,7 +13,7 @@ from gavelkit.core.errors import InputError
 from report_util import assert_self_contained, judged_task, outline
 from task_helpers import CORPUS, copy_good, need_corpus
 
-from gk_testing import clean, cli, fires
+from gk_testing import clean, cli, cli_json, fires
 from run_util import add_card, add_gate, make_run, pass_phases
 
 AWARD_SECTIONS = ["next", "timeline", "issues", "budgets", "panel", "conflicts", "decisions", "pdfqa",
@@ -486,3 +486,27 @@ def test_gate_findings_past_the_page_limit_are_counted(tmp_path: Path,
     cut = [g for g, r in gates.items() if r["total"] > len(r["findings"])]
     assert cut, {g: r["total"] for g, r in gates.items()}
     assert "(first 1 shown" in rep.html
+
+
+def test_award_report_counts_only_stalled_ids_still_open(root: Path, tmp_path: Path) -> None:
+    """Every phase passed: no stalled id is open, whatever recurred before (issue 27)."""
+    out = tmp_path / "r.html"
+    rc, _text, _ = cli("award", "report", str(example_run(root)), "-o", str(out), "--no-pdfqa",
+                      "--format", "json")
+    assert rc == 0
+    html = out.read_text("utf-8")
+    assert '<div class="v">0</div><div class="k">stalled ids still open (1 resolved since)' in html
+
+
+def test_award_report_and_status_show_risk_accepted_mediums(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    pass_phases(run, 1)
+    p = add_gate(run, 2, 0, [("G2-1", "medium")])
+    p.write_text(p.read_text().replace("required_fix: f", "risk_acceptance: appendix only, "
+                                       "not judged"))
+    _rc, doc = cli_json("award", "status", str(run))
+    loop = doc["status"]["phases"][2]["loops"][0]
+    assert loop["open_medium_low"][0]["risk_acceptance"] == "appendix only, not judged"
+    out = tmp_path / "r.html"
+    cli("award", "report", str(run), "-o", str(out), "--no-pdfqa")
+    assert "risk accepted</span> appendix only, not judged" in out.read_text("utf-8")

@@ -92,15 +92,32 @@ class Tables:
         return None
 
     def target(self, token: str) -> Tier:
-        """--target lookup: trimmed and case-folded; only tiers with a threshold qualify."""
-        key = token.strip().casefold()
-        for tier in self.tiers.values():
-            names = [tier.name, *tier.aliases]
-            if tier.threshold is not None and key in [n.casefold() for n in names]:
-                return tier
+        """--target and variant target_tier lookup: trimmed and case-folded; only tiers with
+        a threshold qualify. A label may join names with '/' ('Finalist / 国一边缘'): every
+        part that names a tier must name the same one, and one part must."""
+        import re
+
+        found: set[str] = set()
+        for part in re.split(r"[/,|;()（）、]+", token):
+            tier = self._target_part(part)
+            if tier is not None:
+                found.add(tier.name)
+        if len(found) == 1:
+            return self.tiers[found.pop()]
         known = sorted({n for t in self.tiers.values() if t.threshold is not None
                         for n in (t.name, *t.aliases)})
+        if found:
+            raise UsageError(f"target tier {token!r} names several tiers ({', '.join(sorted(found))})"
+                             "; name one")
         raise UsageError(f"unknown --target tier {token!r} (known: {', '.join(known)})")
+
+    def _target_part(self, part: str) -> Tier | None:
+        key = part.strip().casefold()
+        for tier in self.tiers.values():
+            if tier.threshold is not None and key in [n.casefold() for n in (tier.name,
+                                                                             *tier.aliases)]:
+                return tier
+        return None
 
     def band(self, total: float) -> Tier:
         """Half-open bands on the recomputed total: the highest tier whose band_min <= total."""

@@ -58,7 +58,7 @@ def check_gate(ctx: Ctx, body: PosDict, tables: Tables) -> None:
             if not nonblank(issue.get(key)):
                 ctx.error("AWD-G012", f"issues[{i}] needs a non-empty '{key}'",
                           vpos(issue, key) if key in issue else where)
-        _fix_or_acceptance(ctx, issue, i, where, sev, spec["acceptance_keys"])
+        _fix_or_acceptance(ctx, issue, i, where, sev, spec)
         if sev in spec["open_blocking"]:
             blocking.append(str(issue.get("id") or f"issues[{i}]"))
     if verdict == "pass" and blocking:
@@ -111,6 +111,15 @@ def _placeholder(text: Any) -> bool:
     return isinstance(text, str) and bool(_PLACEHOLDER_TEXT.match(text.strip()))
 
 
+def _no_reason(text: str, spec: dict[str, Any]) -> bool:
+    """'accepted', 'ok', 'risk accepted by the lead': consent, not a reason why."""
+    skip = set(spec["not_rationale_words"])
+    words = [w for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+", text.casefold())
+             if w not in skip]
+    cjk = re.sub(r"[^\u3400-\u9fff]", "", text)  # 中文: count characters, not words
+    return len(words) < spec["rationale_min_words"] and len(cjk) < 4
+
+
 def _acceptance(issue: PosDict, keys: list[str]) -> tuple[str | None, Any]:
     for k in keys:
         if k in issue:
@@ -119,7 +128,8 @@ def _acceptance(issue: PosDict, keys: list[str]) -> tuple[str | None, Any]:
 
 
 def _fix_or_acceptance(ctx: Ctx, issue: PosDict, i: int, where: tuple[int, int], sev: Any,
-                       keys: list[str]) -> None:
+                       spec: dict[str, Any]) -> None:
+    keys = spec["acceptance_keys"]
     key, acc = _acceptance(issue, keys)
     has_fix = nonblank(issue.get("required_fix"))
     rationale = acc if isinstance(acc, str) else (acc.get("rationale") if isinstance(acc, dict) else None)
@@ -127,7 +137,8 @@ def _fix_or_acceptance(ctx: Ctx, issue: PosDict, i: int, where: tuple[int, int],
         ctx.error("AWD-G014", f"issues[{i}] is {sev}: it must be fixed, not risk-accepted",
                   vpos(issue, key))
         return
-    if key is not None and (not nonblank(rationale) or _placeholder(rationale)):
+    if key is not None and (not nonblank(rationale) or _placeholder(rationale)
+                            or _no_reason(rationale, spec)):
         got = f", got {describe(rationale)}" if nonblank(rationale) else ""
         ctx.error("AWD-G013", f"issues[{i}] '{key}' needs a rationale (why the risk is "
                   f"acceptable){got}", vpos(issue, key))

@@ -69,7 +69,7 @@ def check_handoff(ctx: Ctx, body: PosDict, tables: Tables, agent: str | None = N
     if role is not None:
         _role_keys(ctx, body, agent or "", role)
         if role.get("contract") == "evidence_researcher":
-            check_researcher(ctx, body)
+            check_researcher(ctx, body, role)
 
 
 def _artifacts(ctx: Ctx, body: PosDict, run_dir: Path | None, run_id: str | None) -> None:

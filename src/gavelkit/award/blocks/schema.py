@@ -24,6 +24,37 @@ def _int(lo: int | None = None, hi: int | None = None) -> dict[str, Any]:
     return s
 
 
+def _researcher(role: dict[str, Any]) -> dict[str, Any]:
+    text = {"type": "string", "minLength": 1, "pattern": r"\S"}
+    return {
+        "search_backend": {"enum": role["backends"]},
+        "queries_run": {"type": "array", "items": {
+            "type": "object", "required": ["query", "backend", "accepted", "rejected"],
+            "properties": {"query": text, "backend": {"enum": role["query_backends"]},
+                           "accepted": {"type": "array"}, "rejected": {"type": "array"}}}},
+        "missing_evidence": {"type": "array", "items": {"type": "string"}},
+        "citations_to_verify": {"type": "array", "items": {
+            "type": "object", "required": ["id", "claim", "source", "url", "verified"],
+            "properties": {"id": text, "claim": text, "source": text, "url": text,
+                           "verified": {"type": "boolean"}}}},
+    }
+
+
+def _role_rules(agents: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each role's extra keys (roles.yaml), required when `agent` names that role."""
+    out = []
+    for name, role in sorted(agents.items()):
+        keys = list(role.get("keys", {}))
+        if not keys:
+            continue
+        then: dict[str, Any] = {"required": keys}
+        if role.get("contract") == "evidence_researcher":
+            then["properties"] = _researcher(role)
+        out.append({"if": {"properties": {"agent": {"const": name}}, "required": ["agent"]},
+                    "then": then})
+    return out
+
+
 def build(kind: str) -> dict[str, Any]:
     t = load_tables()
     b = t.blocks
@@ -48,7 +79,8 @@ def build(kind: str) -> dict[str, Any]:
                                                          "command": text}},
                 **{k: {"type": "array"} for k in b["handoff"]["lists"]
                    if k not in ("artifacts", "assumptions")},
-            }}
+            },
+            "allOf": _role_rules(t.agents)}
     elif kind == "gate":
         body = {
             "type": "object", "required": b["gate"]["required"],

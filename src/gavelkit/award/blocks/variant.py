@@ -60,17 +60,14 @@ def is_placeholder(text: str) -> bool:
 
 
 def target_of(label: str, tables: Tables) -> Any:
-    """The target Tier a variant's target_tier label names ('Outstanding / O-Prize'), or None."""
+    """The target Tier a variant's target_tier label names ('Outstanding / O-Prize'), or None
+    (one rule with --target: `Tables.target`)."""
     from gavelkit.core.errors import UsageError
 
-    for part in re.split(r"[/,|;()（）、]+", label):
-        if not part.strip():
-            continue
-        try:
-            return tables.target(part)
-        except UsageError:
-            continue
-    return None
+    try:
+        return tables.target(label)
+    except UsageError:
+        return None
 
 
 def _placeholders(ctx: Ctx, node: Any, where: str, pos: tuple[int, int]) -> None:

@@ -231,9 +231,19 @@ def _completeness(res: PanelResult, bad: dict[str, str]) -> bool:
     if problems:
         _fail(res, "AWD-P001", "the panel needs exactly one card from each of seats A, B and C: "
               + "; ".join(problems) + " (aggregate one round at a time: "
-              "phase7-seat-*-round-<r>.yaml)")
+              "phase7-seat-*-round-<r>.yaml)" + _one_seat_hint(res.seats))
         return False
     return True
+
+
+def _one_seat_hint(seats: list[Seat]) -> str:
+    """A lone card of round 2 or 3 is an outlier's re-dispatch: say how it is aggregated."""
+    rounds = {s.card.round for s in seats}
+    if len(seats) != 1 or not rounds or not isinstance(r := next(iter(rounds)), int) or r < 2:
+        return ""
+    return (f"; a round-{r} file holding only seat {seats[0].seat} is an outlier's re-dispatch: "
+            f"aggregate it with --adjudication-round, giving seat {seats[0].seat}'s round-{r} "
+            f"card and the other two seats' cards of round {r - 1}")
 
 
 def _consistency(res: PanelResult, adjudication_round: bool) -> None:

@@ -39,9 +39,20 @@ def _issues(gf: GateFile) -> tuple[list[OpenIssue], list[OpenIssue]]:
         if not isinstance(it, dict):
             continue
         oi = OpenIssue(str(it.get("id") or f"issues[{i}]"), str(it.get("severity")),
-                       str(it.get("summary") or ""), str(it.get("owner") or "?"))
+                       str(it.get("summary") or ""), str(it.get("owner") or "?"),
+                       _acceptance(it))
         (blocking if it.get("severity") in ("blocker", "high") else other).append(oi)
     return blocking, other
+
+
+def _acceptance(issue: dict[str, Any]) -> str | None:
+    """The rationale of a risk acceptance on a medium or low issue (gate lint checks it)."""
+    for key in ("risk_acceptance", "accepted_risk", "acceptance"):
+        acc = issue.get(key)
+        text = acc.get("rationale") if isinstance(acc, dict) else acc
+        if isinstance(text, str) and text.strip():
+            return text.strip()
+    return None
 
 
 def _under(findings: list[Finding], dec: Decision | None, code: str, message: str,

@@ -42,7 +42,7 @@ def _issues(st: RunStatus) -> list[dict[str, Any]]:
         last = info.loops[-1]
         for o in [*last.open, *last.other]:
             out.append({"phase": ph, "loop": last.loop, "id": o.id, "severity": o.severity,
-                        "summary": o.summary, "owner": o.owner,
+                        "summary": o.summary, "owner": o.owner, "accepted": o.accepted,
                         "stalled": o.id in info.stalled,
                         "stalled_loops": info.stalled.get(o.id, []), "path": last.path})
     out.sort(key=lambda r: (hr.severity_rank(r["severity"]), r["id"], r["phase"]))

@@ -19,10 +19,14 @@ class OpenIssue:
     severity: str
     summary: str
     owner: str
+    accepted: str | None = None  # the risk-acceptance rationale of a medium or low
 
     def to_dict(self) -> dict[str, str]:
-        return {"id": self.id, "severity": self.severity, "summary": self.summary,
-                "owner": self.owner}
+        out = {"id": self.id, "severity": self.severity, "summary": self.summary,
+               "owner": self.owner}
+        if self.accepted is not None:
+            out["risk_acceptance"] = self.accepted
+        return out
 
 
 @dataclass

@@ -26,6 +26,7 @@ def to_dict(st: RunStatus) -> dict[str, Any]:
             "evaluations": len(info.loops),
             "loops": [{"loop": lp.loop, "verdict": lp.verdict, "path": lp.path,
                        "open_blocker_high": [o.to_dict() for o in lp.open],
+                       "open_medium_low": [o.to_dict() for o in lp.other],
                        "count": lp.count, "improved": lp.improved} for lp in info.loops],
             "stalled": [{"id": k, "loops": v} for k, v in info.stalled.items()],
         } for ph, info in sorted(st.phases.items())],
