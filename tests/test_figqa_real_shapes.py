@@ -322,3 +322,58 @@ def test_usetex_without_latex_is_could_not_check():
     found = collisions_to_findings(result, "fig.py")
     f = gk_testing.fires(found, "FIG-S004")
     assert f.unusable and "LaTeX" in f.message
+
+
+# ------------------------------------------------ issue 27: the two kinds a team's run missed
+
+@pytest.mark.parametrize("y", [0.89, 0.87])
+def test_suptitle_pushed_below_the_axes_title_onto_the_panel(y):
+    """The two titles overprint at the panel's top spine: the suptitle (a figure text in
+    this matplotlib) is measured as a suptitle against the panel."""
+    fig = new_fig(6, 4)
+    ax = fig.add_subplot()
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("Forecast of monthly demand")
+    fig.suptitle("Figure 3: Demand model", y=y)
+    f = gk_testing.fires(F(fig), "FIG-T002")
+    assert "suptitle" in f.message
+
+
+def test_suptitle_above_constrained_panels_is_clean():
+    fig = new_fig(8, 4, layout="constrained")
+    for a in fig.subplots(1, 2):
+        a.plot([0, 1])
+        a.set_title("Panel title")
+    fig.suptitle("Figure 4: sensitivity")
+    gk_testing.clean(F(fig), "FIG-T002")
+    gk_testing.clean(F(fig), "FIG-T001")
+
+
+def _band(alpha: float = 0.25, lines: bool = True):
+    fig = new_fig(6, 4)
+    ax = fig.add_subplot()
+    x = np.arange(2015, 2031)
+    y = 50 + 3 * (x - 2015)
+    if lines:
+        ax.plot(x, y, "k-")
+    ax.fill_between(x, y - 25, y + 25, alpha=alpha)
+    ax.text(2019, 45, "95% PI", fontsize=9)  # inside the band, clear of the line
+    return fig
+
+
+def test_text_on_a_wide_band_clear_of_its_line_fires():
+    f = gk_testing.fires(F(_band()), "FIG-D003")
+    assert "translucent band" in f.message
+
+
+def test_label_in_a_half_plane_zone_or_a_stack_without_line_is_not_a_band():
+    fig = new_fig(6, 4)
+    ax = fig.add_subplot()
+    x = np.arange(2015, 2031)
+    y = 50 + 3 * (x - 2015)
+    ax.plot(x, y, "k-")
+    ax.fill_between(x, y, 130, alpha=0.25)  # "judge-favouring" half plane above the curve
+    ax.set_ylim(0, 130)
+    ax.text(2016, 110, "judge-favouring", fontsize=9)
+    gk_testing.clean(F(fig), "FIG-D003")
+    assert "text-over-patch" not in kinds(_band(lines=False))  # wide and no line inside

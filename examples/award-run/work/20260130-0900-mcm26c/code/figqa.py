@@ -589,13 +589,19 @@ def _collect_text(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Shape]
         for sh in shapes[n0:]:
             sh.is3d = is3d
     for sub in _figures(fig):
+        # a suptitle is a figure text in some versions: it keeps its role either way, so
+        # one pushed down onto a panel is measured against that panel (text-over-axes)
+        sup = {id(t): role for attr, role in (("_suptitle", "suptitle"),
+                                              ("_supxlabel", "supxlabel"),
+                                              ("_supylabel", "supylabel"))
+               if isinstance(t := getattr(sub, attr, None), Text)}
         for t in list(sub.texts):
-            add(_text_shape(t, renderer, ArtistRef(type(t).__name__, "figure text", name(t), -1),
-                            None))
+            role = sup.pop(id(t), "figure text")
+            add(_text_shape(t, renderer, ArtistRef(type(t).__name__, role, name(t), -1), None))
         for attr, role in (("_suptitle", "suptitle"), ("_supxlabel", "supxlabel"),
                            ("_supylabel", "supylabel")):
             t = getattr(sub, attr, None)
-            if isinstance(t, Text) and t not in sub.texts:
+            if isinstance(t, Text) and id(t) in sup:
                 add(_text_shape(t, renderer, ArtistRef("Text", role, name(t), -1), None))
         for leg in getattr(sub, "legends", []):
             add(_box_shape(leg, renderer, ArtistRef("Legend", "figure legend",
@@ -1114,18 +1120,23 @@ def _translucent(artist: Any) -> bool:
 
 
 def _thin_band(d: _Data) -> bool:
-    """A band around data (a confidence band), not a shaded zone of the plot.
+    """A band around data (a confidence band or fan), not a shaded zone of the plot.
 
-    A zone (half the plane tinted "judge-favouring") is as thick as the axes and
-    its label names it; a band is thin across its length, and text on it covers data.
+    A zone has a constant bound: a rectangle (both bounds constant) or a half-plane
+    tint ("judge-favouring" above a curve) whose one bound runs along the fill's own
+    edge; its label names it, unless the zone is thin enough to be a band itself. A
+    fill whose bounds both follow the data is a band however wide it is, and text on
+    it covers data.
     """
     try:
         x0, y0, x1, y1 = d.bbox
         v = np.concatenate(d.polys)
-        on_edge = (np.abs(v[:, 0] - x0) < 0.5) | (np.abs(v[:, 0] - x1) < 0.5) | \
-            (np.abs(v[:, 1] - y0) < 0.5) | (np.abs(v[:, 1] - y1) < 0.5)
-        if on_edge.all():
+        on_x = (np.abs(v[:, 0] - x0) < 0.5) | (np.abs(v[:, 0] - x1) < 0.5)
+        on_y = (np.abs(v[:, 1] - y0) < 0.5) | (np.abs(v[:, 1] - y1) < 0.5)
+        if (on_x | on_y).all():
             return False  # constant bounds: a rectangle marking a zone, not data
+        if on_y.mean() < 0.3 and on_x.mean() < 0.3 and _wraps_a_line(d):
+            return True   # both bounds follow a curve drawn inside: a band, however wide
         area = sum(_poly_area(p) for p in d.polys)
         ab = d.axes.bbox
         across = min(area / max(x1 - x0, 1e-9) / max(ab.height, 1e-9),
@@ -1133,6 +1144,28 @@ def _thin_band(d: _Data) -> bool:
         return across < 0.4
     except Exception:
         return False
+
+
+def _wraps_a_line(d: _Data) -> bool:
+    """A line of the same axes runs inside the fill (its estimate inside its interval);
+    stacked areas hold no line inside and keep their direct labels."""
+    polys = [_MplPath(p) for p in d.polys if len(p) >= 3]
+    for line in getattr(d.axes, "lines", []):
+        if not _visible(line):
+            continue
+        try:
+            pts = np.asarray(line.get_transform().transform(line.get_xydata()), dtype=float)
+        except Exception:
+            continue
+        pts = pts[np.isfinite(pts).all(axis=1)]
+        if len(pts) < 2:
+            continue
+        inside = np.zeros(len(pts), dtype=bool)
+        for path in polys:
+            inside |= path.contains_points(pts, radius=-1.0)
+        if inside.mean() >= 0.5:
+            return True
+    return False
 
 
 def _opaque_markers(d: _Data) -> bool:
