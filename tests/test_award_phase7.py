@@ -197,6 +197,12 @@ def test_deleted_last_gate_of_a_handed_off_loop_still_counts(tmp_path: Path) -> 
 
 
 def test_gate_without_a_handoff_warns(tmp_path: Path) -> None:
+    from award_util import handoff
+
     run = make_run(tmp_path)
     add_gate(run, 0, 0)
     fires(run_status(run).findings, "AWD-T020")
+    (run / "phase-logs" / "phase0.md").write_text("```yaml\n" + dump(handoff(
+        phase=0, loop=0, agent="mathodology-problem-analyst", artifacts=[],
+        scope_ledger=[{"id": "MECH-1", "text": "demand", "status": "covered"}])) + "```\n")
+    clean(run_status(run).findings, "AWD-T020")
