@@ -218,7 +218,7 @@ def test_repeat_marks_flaky_nodes(tmp_path: Path) -> None:
     task = make_task(tmp_path, atomic_only=True)
     flaky = REFERENCE.replace("def render(t):\n", (
         "def render(t):\n    import os, pathlib\n"
-        "    p = pathlib.Path(os.environ['HOME']) / 'seen'\n"
+        "    p = pathlib.Path('seen')  # the working folder; HOME is a fresh tmpfs per process\n"
         "    if not p.exists():\n        p.write_text('x')\n        return 'wrong'\n"))
     res = run(task, solution(tmp_path, "flaky", {"tally/__init__.py": flaky}), tmp_path,
               repeat=2, role="reference")

@@ -213,11 +213,10 @@ for name in ("oracle/test_atomic.py",):
         pass
 '''
     task, res = score(tmp_path, "rewrite", {"tally/__init__.py": rewrite})
-    if res.score["gavel"]["isolation"]["active"]:
-        clean(res.findings, "TSK-X008")  # blocked: the worktree is read-only
-        assert res.score["gavel"]["integrity"]["worktree_unchanged"]
-    else:
-        fires(res.findings, "TSK-X008")
+    # the working folder is writable, with or without bwrap (tests write their outputs
+    # there, issue 26 item 6): a rewritten oracle file is caught by the hashes
+    fires(res.findings, "TSK-X008")
+    assert not res.score["gavel"]["integrity"]["worktree_unchanged"]
     assert "def test_parse_counts_strokes" in (task / "oracle" / "test_atomic.py").read_text()
     honest(res)
     # without the sandbox the write lands in the private worktree: detected by the hashes

@@ -76,6 +76,9 @@ def _advice(klass: str, rule: str, evidence: str, ref: dict[str, Any], clean: bo
         return f"reference version: it lacks names of its own package; use {_upstream(ref)}"
     if rule == "environment-build":
         return "environment: the scoring environment could not be built; fix it and re-run"
+    if rule == "oracle-file-missing":
+        return (f"{evidence or 'oracle file missing'}: add the file to the task or drop its "
+                "node ids (return to test-filter)")
     if rule == "gavel-command-line":
         return "infrastructure: gavel's own pytest command line was rejected (a gavel defect)"
     if klass == "environment":

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gavelkit.core.findings import Finding
-from gavelkit.task.scoring.warm import CPU_SECONDS, FSIZE_MB
+from gavelkit.task.scoring.warm import CPU_SECONDS, FSIZE_MB, TMP_MB
 
 
 @dataclass(slots=True)
@@ -24,6 +24,7 @@ class RunOptions:
     memory_mb: int = 4096
     cpu_seconds: int = CPU_SECONDS
     fsize_mb: int = FSIZE_MB
+    tmp_mb: int = TMP_MB  # size of each private tmpfs: /tmp, /var/tmp, the scratch folder
     isolation: str = "auto"  # auto | bwrap | none
     repeat: int = 1
     # auto: all files in one pytest process, files it did not finish (crash, hang, kill)

@@ -53,6 +53,13 @@ def _watched():
     return {k: id(v) for k, v in out.items()}
 
 
+def _base(nodeid):
+    """`f.py::t[a-b]` -> `f.py::t` (gavelkit.task.formats.nodeids.base_nodeid)."""
+    if nodeid.endswith("]") and "[" in nodeid:
+        return nodeid[:nodeid.index("[")]
+    return nodeid
+
+
 def _make():
     fd = int(os.environ.pop("GAVEL_RESULT_FD"))
     kfd = int(os.environ.pop("GAVEL_KEY_FD"))
@@ -65,6 +72,7 @@ def _make():
     os.close(kfd)
     with open(os.environ.pop("GAVEL_EXPECTED"), encoding="utf-8") as fh:
         expected = set(json.load(fh))
+    bases = {e for e in expected if not e.endswith("]")}
     limit = float(os.environ.pop("GAVEL_TEST_TIMEOUT", "0") or 0)
     write = os.write
     dumps = json.dumps
@@ -100,9 +108,16 @@ def _make():
                       "longrepr": str(report.longrepr)[-6000:]})
 
         def pytest_collection_modifyitems(self, session, config, items):
-            send({"t": "collected", "ids": [i.nodeid for i in items]})
-            keep = [i for i in items if i.nodeid in expected]
-            drop = [i for i in items if i.nodeid not in expected]
+            ids = [i.nodeid for i in items]
+            send({"t": "collected", "ids": ids})
+            exact = expected.intersection(ids)
+            # a base id the oracle keeps for a parametrised test stands for its instances
+            # (as pytest expands `f.py::t` given on its command line)
+            wanted = [i for i in items if i.nodeid in expected or (
+                _base(i.nodeid) in bases and _base(i.nodeid) not in exact)]
+            keep_ids = {id(i) for i in wanted}
+            keep = wanted
+            drop = [i for i in items if id(i) not in keep_ids]
             if drop:
                 config.hook.pytest_deselected(items=drop)
             items[:] = keep

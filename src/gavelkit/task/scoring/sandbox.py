@@ -27,7 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gavelkit.task.scoring.warm import base_environ, bwrap_args, bwrap_prefix, venv_home
+from gavelkit.task.scoring.warm import (
+    TMP_MB,
+    base_environ,
+    bwrap_args,
+    bwrap_prefix,
+    venv_home,
+)
 
 _BWRAP: dict[str, Any] = {}
 
@@ -224,7 +230,8 @@ class Sandbox:
         if not self.bwrap:
             return cmd
         return bwrap_prefix(_BWRAP.get("exe") or "bwrap", self.hidden, self.ro_paths(),
-                            self.scratch, self.work) + cmd
+                            self.scratch, self.work,
+                            getattr(self.opts, "tmp_mb", TMP_MB)) + cmd
 
     def ro_paths(self) -> list[Path]:
         home = venv_home(Path(self.env.path))

@@ -31,6 +31,7 @@ EARLY: dict[tuple[str, ...], Warm | NotStarted] = {}
 READY_TIMEOUT = 60.0  # importing pytest takes well under a second
 CPU_SECONDS = 1800  # RLIMIT_CPU of a test process (RunOptions.cpu_seconds)
 FSIZE_MB = 512  # RLIMIT_FSIZE (RunOptions.fsize_mb)
+TMP_MB = 1024  # each private tmpfs of a test process: /tmp, /var/tmp, scratch (RunOptions.tmp_mb)
 
 
 def venv_home(env_path: Path) -> Path | None:
@@ -49,20 +50,29 @@ def venv_home(env_path: Path) -> Path | None:
 
 def bwrap_args(exe: str, *, hidden: list[Path] = (), ro: list[Path] = (),
                writable: list[Path] = (), private_tmp: bool = False, network: bool = False,
-               new_session: bool = False, chdir: Path | None = None) -> list[str]:
+               new_session: bool = False, chdir: Path | None = None, tmp_mb: int = 0,
+               scratch: Path | None = None) -> list[str]:
     """The one bubblewrap command line (the test process and sandbox.confine): every file
     read-only, `hidden` folders empty, `ro` and `writable` bound over them, no network
-    unless asked. Ends with `--`: append the command."""
+    unless asked, no capabilities (a sandbox started by root otherwise keeps them, and
+    CAP_SYS_ADMIN remounts the read-only root writable). `private_tmp`: /tmp and /var/tmp
+    are private tmpfs of `tmp_mb` MB each (0: no size cap), and so is `scratch` (the
+    HOME and TMPDIR of the test process). Ends with `--`: append the command."""
     wrap = [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    size = ["--size", str(tmp_mb * 1024 * 1024)] if tmp_mb > 0 else []
     if private_tmp:
-        wrap += ["--tmpfs", "/tmp"]
+        wrap += [*size, "--tmpfs", "/tmp", *size, "--tmpfs", "/var/tmp"]
     for h in hidden:
         wrap += ["--tmpfs", str(h)]
     for p in ro:
         wrap += ["--ro-bind", str(p), str(p)]
+    if scratch is not None:
+        wrap += [*size, "--tmpfs", str(scratch), "--dir", str(scratch / "home"),
+                 "--dir", str(scratch / "tmp")]
     for w in writable:
         wrap += ["--bind", str(w), str(w)]
-    wrap += ["--unshare-all", *(["--share-net"] if network else []), "--die-with-parent"]
+    wrap += ["--unshare-all", *(["--share-net"] if network else []), "--die-with-parent",
+             "--cap-drop", "ALL"]
     if new_session:
         wrap.append("--new-session")
     if chdir is not None:
@@ -71,11 +81,12 @@ def bwrap_args(exe: str, *, hidden: list[Path] = (), ro: list[Path] = (),
 
 
 def bwrap_prefix(exe: str, hidden: list[Path], ro_paths: list[Path], scratch: Path,
-                 work: Path) -> list[str]:
-    """The test process: the task folder hidden, a private /tmp, no network, a scratch
-    folder, working in the worktree."""
-    return bwrap_args(exe, hidden=hidden, ro=ro_paths, writable=[scratch], private_tmp=True,
-                      new_session=True, chdir=work)
+                 work: Path, tmp_mb: int = 0) -> list[str]:
+    """The test process: the task folder hidden, private size-capped /tmp, /var/tmp and
+    scratch folder, no network, working in the worktree, which is writable (tests write
+    their outputs there; the oracle's code in it is checked after the run)."""
+    return bwrap_args(exe, hidden=hidden, ro=ro_paths, writable=[work], private_tmp=True,
+                      new_session=True, chdir=work, tmp_mb=tmp_mb, scratch=scratch)
 
 
 def hidden_folders(task: Path, solution: Path | None) -> list[Path]:
@@ -147,7 +158,8 @@ class Warm:
         boot = Path(__file__).with_name("warm_boot.py").read_text("utf-8")
         cmd = [python, "-s", "-c", boot]
         if bwrap:
-            cmd = bwrap_prefix(bwrap, hidden, self.ro_paths, self.scratch, self.work) + cmd
+            cmd = bwrap_prefix(bwrap, hidden, self.ro_paths, self.scratch, self.work,
+                               TMP_MB) + cmd
         self.proc: Any = None
         self.state = "started"
         self.why = ""

@@ -145,9 +145,33 @@ def resolve_ids(task: Task, ids: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def expand_by_reference(ids: list[str], reference: dict[str, Any] | None) -> list[str]:
+    """Base ids of parametrised tests replaced by the instances the reference run scored
+    for them: a candidate is scored on the reference's expansion, never on what its own
+    process collects (a parametrisation computed from the candidate's values would let it
+    choose its own tests)."""
+    cases = reference.get("cases") if isinstance(reference, dict) else None
+    if not isinstance(cases, list):
+        return ids
+    from gavelkit.task.formats.nodeids import base_nodeid
+
+    ran = [c["nodeid"] for c in cases if isinstance(c, dict) and isinstance(c.get("nodeid"), str)]
+    known = set(ran)
+    by_base: dict[str, list[str]] = {}
+    for n in ran:
+        b = base_nodeid(n)
+        if b != n:
+            by_base.setdefault(b, []).append(n)
+    out: list[str] = []
+    for nid in ids:
+        out += by_base[nid] if nid not in known and nid in by_base else [nid]
+    return list(dict.fromkeys(out))
+
+
 def expected_ids(task: Task, reference: dict[str, Any] | None) -> tuple[list[str], str]:
     if task.kept is not None and task.kept.ids:
-        return resolve_ids(task, list(task.kept.ids)), task.rel(task.paths["kept"])
+        ids = resolve_ids(task, list(task.kept.ids))
+        return expand_by_reference(ids, reference), task.rel(task.paths["kept"])
     if reference and isinstance(reference.get("cases"), list):
         ids = [c["nodeid"] for c in reference["cases"] if isinstance(c, dict) and "nodeid" in c]
         if ids:
@@ -174,20 +198,48 @@ def load_reference(task: Task, reference_score: str | Path | None) -> dict[str, 
     return json_object_or_none(path)
 
 
-def prepare_worktree(task: Task, work: Path, files: list[str], remove: list[str],
-                     package: str | None) -> list[str]:
-    """Copy the oracle into a private worktree; return what was removed and why. An oracle
-    entry that is no regular file or folder is unusable input (InputError, exit 2)."""
+def is_code_file(rel: str) -> bool:
+    """Is a worktree file the oracle's code or configuration (never rewritten by a test)?"""
+    name = rel.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.endswith((".py", ".pyc")) or name in (
+        "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "gavel-oracle-pytest.ini")
+
+
+def _copy_tree(src: Path, dst: Path) -> None:
+    """A test folder copied whole (its fixture folders and data files: upstream tests read
+    `tests/fake-repo-pre` and the like); an entry that is no regular file or folder is
+    unusable input (InputError, exit 2): copying one could block forever."""
     from gavelkit.core.errors import InputError
 
+    bad = special_entries(src)
+    if bad:
+        rel, what = bad[0]
+        raise InputError(str(src / rel), f"is {what}, not a regular file or folder; refusing "
+                         "to copy the oracle (it could block forever)")
+    shutil.copytree(src, dst, ignore=ignore_litter, dirs_exist_ok=True)
+
+
+def oracle_folders(files: list[str]) -> list[str]:
+    """The top-level folders of the task that hold the test files (`oracle`, `tests`)."""
+    out = []
+    for rel in files:
+        parts = Path(rel.replace("\\", "/")).parts
+        if len(parts) > 1 and parts[0] not in (".", "..") and not Path(rel).is_absolute():
+            out.append(parts[0])
+    return list(dict.fromkeys(out))
+
+
+def prepare_worktree(task: Task, work: Path, files: list[str], remove: list[str],
+                     package: str | None) -> list[str]:
+    """Copy the oracle into a private worktree; return what was removed and why.
+
+    The folders that hold the test files are copied whole (`oracle/`, and for upstream
+    tests `tests/` with its fixture folders); a test file at the task's top level is
+    copied with its conftest.py only (the top level also holds the task's own records)."""
     removed = []
-    if (task.dir / "oracle").is_dir():
-        bad = special_entries(task.dir / "oracle")
-        if bad:
-            rel, what = bad[0]
-            raise InputError(str(task.dir / "oracle" / rel), f"is {what}, not a regular file "
-                             "or folder; refusing to copy the oracle (it could block forever)")
-        shutil.copytree(task.dir / "oracle", work / "oracle", ignore=ignore_litter)
+    for top in dict.fromkeys(["oracle", *oracle_folders(files)]):
+        if (task.dir / top).is_dir() and not (task.dir / top).is_symlink():
+            _copy_tree(task.dir / top, work / top)
     for rel in files:
         src = task.dir / rel
         dst = work / rel
@@ -205,7 +257,8 @@ def prepare_worktree(task: Task, work: Path, files: list[str], remove: list[str]
     if package:
         targets += [package, f"{package}.py"]
     for rel in targets:
-        for base in (work, work / "oracle", *(work / Path(f).parent for f in files)):
+        for base in (work, *(work / t for t in dict.fromkeys(["oracle", *oracle_folders(files)])),
+                     *(work / Path(f).parent for f in files)):
             p = base / rel
             if p.exists():
                 shutil.rmtree(p) if p.is_dir() else p.unlink()
