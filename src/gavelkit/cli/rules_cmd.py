@@ -35,7 +35,8 @@ def _spec_text(path: str, spec: FileSpec) -> list[str]:
         cut = body[:SHOWN_LINES] + ([f"... ({len(body) - SHOWN_LINES} more lines)"]
                                     if len(body) > SHOWN_LINES else [])
         return [f"  {path}:"] + [f"    | {ln}" for ln in cut]
-    head = f"  {path}: fixture {spec.base}" if spec.base else f"  {path}: as above"
+    head = (f"  {path}: fixture {spec.base}" if spec.base else
+            f"  {path}: as the tree's base holds it" if not spec.edit else f"  {path}:")
     edits = [f"    with {old!r} -> {new!r}" for old, new in spec.edit]
     return [head + (", edited" if edits else ""), *edits]
 

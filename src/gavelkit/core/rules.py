@@ -41,7 +41,8 @@ class FileSpec:
     written under this path), `link` (a symbolic link to this target), `fifo`, `dir`
     (an empty folder), `hex` (bytes), `pdf` (a spec for the test-PDF writer), `drop`
     (remove what the tree's base put here), or only `edit` (change the file the
-    tree's base put here). `edit` pairs replace text that occurs exactly once.
+    tree's base put here; `edit = []` keeps it as the base has it, undoing a firing
+    case's edit). `edit` pairs replace text that occurs exactly once.
     """
 
     text: str | None = None
@@ -131,7 +132,7 @@ def _file_spec(code: str, path: str, raw: Any) -> FileSpec:
                if raw.get(n) not in (None, False)]
     if len(sources) > 1 or (spec.edit and spec.source not in ("text", "base", "edit")):
         raise _fail(code, f"file {path!r}: one source only, edits only on text ({sources})")
-    if not sources and not spec.edit:
+    if not sources and "edit" not in raw:  # `edit = []`: the tree base's file as it is
         raise _fail(code, f"file {path!r}: says nothing (give text, base, edit, ...)")
     return spec
 
