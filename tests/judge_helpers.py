@@ -77,3 +77,14 @@ def filled_spotcheck(task: Path, verdict: str = "derivable") -> Path:
     out.write_text(spotcheck.render(rows, gate, 0, len(rows),
                                     spotcheck.allowed_verdicts(t.config, gate)), "utf-8")
     return out
+
+
+def stand_in_preflight(package: str, candidate: str, passed: bool, reason: str):  # type: ignore[no-untyped-def]
+    """What the anti-cheat pack's preflight returns, without running the probe: the module
+    resolves into the candidate (passed) or into the system's site-packages."""
+    from gavelkit.task.anticheat.preflight import PreflightResult
+
+    out = (f"{candidate}/{package}/__init__.py" if passed
+           else f"/usr/lib/python3/{package}/__init__.py")
+    return PreflightResult(package, candidate, passed, "ok" if passed else "outside", reason,
+                           f'python -c "import {package}; print({package}.__file__)"', out, 0)

@@ -18,11 +18,14 @@ import pytest
 from gavelkit.task.formats.load import load_task
 from gavelkit.task.formats.task_json import read_coverage_gap
 from gavelkit.task.gates import run_gates
-from gavelkit.task.judging import checks as C
 from gavelkit.task.judging import judge as J
 from gavelkit.task.judging import verdict as V
+from gavelkit.task.judging.conclude import conclude
 from gavelkit.task.judging.diagnosis import render_requests
+from gavelkit.task.judging.fairness import Fairness, gates_def
+from gavelkit.task.judging.inputs import Entry, Loaded
 from gavelkit.task.judging.records import fairness
+from gavelkit.task.judging.step import Notes, StepResult
 from task_helpers import copy_good, edit
 
 REASON = "test-filter tried (filter_iter 1): no further spec-derivable tests"
@@ -49,17 +52,17 @@ def _gap_task(tmp_path: Path, **keys: object) -> Path:
     return d
 
 
-def _judged(d: Path, others: str = V.PASS) -> J.JudgeResult:
+def _judged(d: Path, others: V.Status = V.PASS, extra: tuple[V.Check, ...] = ()) -> J.JudgeResult:
     """The judge's Gate D/E/F checks on a task, every other required check `others`."""
     task = load_task(d)
-    res = J.JudgeResult(task, d / "run")
-    res.gates = run_gates(task, "DEF")
-    C.gates_def(res)
-    for name in V.REQUIRED:
-        if name not in ("gate-D", "gate-E", "gate-F"):
-            res.check(name, others, "stand-in")
-    J.decide(res)
-    return res
+    notes = Notes(str(d))
+    gates = run_gates(task, "DEF")
+    fair = Fairness(gates=gates, coverage_caveat=gates_def(gates, notes), **notes.frozen())
+    stand = StepResult(checks=tuple(V.Check(name, others, "stand-in") for name in V.REQUIRED
+                                    if name not in ("gate-D", "gate-E", "gate-F")) + extra)
+    loaded = Loaded(task, d / "run", d / "run" / "score_result.json", "2026-01-01", ())
+    return J.JudgeResult(loaded, Entry(), fairness=fair,
+                         conclusion=conclude(task, [fair, stand], fair, None))
 
 
 def _check(res: J.JudgeResult, name: str) -> V.Check:
@@ -139,9 +142,7 @@ def test_unaccepted_gap_fails_both_and_names_the_shape(tmp_path, value):
 
 def test_accepted_sections_are_not_requested_when_another_check_routes_to_filter(tmp_path):
     d = _gap_task(tmp_path, coverage_gap={"sections": ["Error Semantics"], "reason": REASON})
-    res = _judged(d)
-    res.check("gate-B", V.FAIL, "verifier failures", "filter")
-    J.decide(res)
+    res = _judged(d, extra=(V.Check("gate-B", V.FAIL, "verifier failures", "filter"),))
     assert res.route == "filter"
     req = render_requests(res)["filter_correction_request.md"]
     asked = req.split("## Uncovered spec sections")[1].split("Not requested")[0] \
@@ -169,7 +170,8 @@ def test_coverage_from_the_task_record_is_used_and_marked(tmp_path):
     res = _judged(d)
     gd = _check(res, "gate-D")
     assert gd.status == V.PASS and "from the task's record, not recomputed" in gd.reason
-    assert fairness(res)["D_source"] == "from the task's record, not recomputed"
+    assert fairness(res)["D_source"].startswith("from the task's record, not recomputed: "
+                                                "task.json coverage.verdict = ")
     from gavelkit.task.judging.diagnosis import _gate_note
 
     assert "not recomputed" in _gate_note(res.gates.results["D"])

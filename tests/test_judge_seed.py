@@ -17,6 +17,7 @@ from gavelkit.core.errors import InputError
 from gavelkit.task.anticheat import api as anticheat_api
 from gavelkit.task.judging import verdict as V
 from gavelkit.task.judging.judge import judge_run
+from judge_helpers import stand_in_preflight
 from semver_variant import (
     fill_spotcheck,
     restamp,
@@ -55,23 +56,20 @@ def provenance(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
 
     def pre(package, candidate, python=None, remove_paths=()):  # type: ignore[no-untyped-def]
         ok = state["preflight"]
-        out = f"{candidate}/semver/__init__.py" if ok else "/usr/lib/python3/semver/__init__.py"
-        block = ("### Preflight output\n\n```text\n$ python -c \"import semver; "
-                 f"print(semver.__file__)\"\n{out}\n```\n")
-        return anticheat_api.Preflight(True, ok, block, "inside" if ok else "outside")
+        return stand_in_preflight(package, candidate, ok, "inside" if ok else "outside")
 
     def scan(paths, task_dir, package, forbid=()):  # type: ignore[no-untyped-def]
         from gavelkit.core.findings import Finding
 
         if not paths:
-            return anticheat_api.Scan(True, "UNVERIFIABLE", [], "no trajectory")
+            return anticheat_api.Scan("UNVERIFIABLE", [], "no trajectory")
         for p in paths:
             if not Path(p).is_file():
-                return anticheat_api.Scan(True, "UNVERIFIABLE", [], f"{p}: not a readable file")
+                return anticheat_api.Scan("UNVERIFIABLE", [], f"{p}: not a readable file")
         if state["scan"] == "CHEAT_DETECTED":
-            return anticheat_api.Scan(True, "CHEAT_DETECTED", [Finding(
+            return anticheat_api.Scan("CHEAT_DETECTED", [Finding(
                 "CHT-R001", "error", "read oracle/test_atomic.py", paths[0], 1, 1)], "1 finding")
-        return anticheat_api.Scan(True, "CLEAN", [], "0 findings")
+        return anticheat_api.Scan("CLEAN", [], "0 findings")
     monkeypatch.setattr(anticheat_api, "preflight", pre)
     monkeypatch.setattr(anticheat_api, "scan", scan)
     return state
@@ -193,8 +191,8 @@ def test_gate_b_message_wording_is_a_verifier_failure(task: Path, provenance) ->
     # 27 exception-message regexes the spec does not promise (Non-Goals: "does not define the
     # text of help or error messages") are verifier failures; the 20 deprecation-warning
     # regexes quote wording the spec does promise, so they stay model failures
-    assert res.gate_b["verdict"] == "FAIL" and res.gate_b["verifier"] == 27, res.gate_b
-    assert res.gate_b["failures"] == 47
+    assert res.gate_b.verdict == "FAIL" and res.gate_b.verifier == 27, res.gate_b
+    assert res.gate_b.failures == 47
     fires(res.findings, "TSK-J015")
     assert res.verdict == "BROKEN" and res.route == "filter"
     req = (task / "judge" / "filter_correction_request.md").read_text()
@@ -206,7 +204,7 @@ def test_gate_b_message_wording_is_a_verifier_failure(task: Path, provenance) ->
 
 def test_gate_b_passes_on_model_failures(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     res = qualify(task)
-    assert res.gate_b["verdict"] == "PASS" and res.gate_b["verifier"] == 0
+    assert res.gate_b.verdict == "PASS" and res.gate_b.verifier == 0
     clean(res.findings, "TSK-J015")
 
 
@@ -358,15 +356,15 @@ def test_six_planted_bugs_are_not_twenty_root_causes(task: Path, provenance) -> 
 
 def test_weaknesses_carry_their_own_sections_and_layers(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     res = qualify(task)
-    by = {(w["dimension"], w["layer"]): w for w in res.weaknesses}
+    by = {(w.dimension, w.layer): w for w in res.weaknesses}
     api = [w for (d, _), w in by.items() if d == "api-surface"]
-    assert {w["layer"] for w in api} >= {"system_e2e", "integration"}
-    assert sum(w["affected_tests"] for w in api) == 45
+    assert {w.layer for w in api} >= {"system_e2e", "integration"}
+    assert sum(w.affected_tests for w in api) == 45
     for w in res.weaknesses:
         own = {s for c in res.metrics.clusters if c.klass == "candidate" and c.dimension
-               == w["dimension"] for s in c.sections}
-        assert set(w["spec_sections"]) <= own
-    diag = " ".join(res.reference_diag)
+               == w.dimension for s in c.sections}
+        assert set(w.spec_sections) <= own
+    diag = " ".join(res.solvability.diagnosis_text)
     assert "candidate" not in diag
 
 
@@ -522,14 +520,14 @@ def test_judge_all_and_the_cli_agree(task: Path, provenance, tmp_path: Path) -> 
 
 def test_an_error_finding_without_a_check_still_blocks(task: Path, provenance, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Fail closed by construction: a new error finding cannot sit beside QUALIFIED."""
-    from gavelkit.task.judging import checks
+    from gavelkit.task.judging import scores
 
-    orig = checks.small_oracle
+    orig = scores._small_oracle
 
-    def extra(res, score):  # type: ignore[no-untyped-def]
-        res.add("TSK-J011", "error", "an error some later code adds without a check")
-        return orig(res, score)
-    monkeypatch.setattr(checks, "small_oracle", extra)
+    def extra(task, score, notes):  # type: ignore[no-untyped-def]
+        notes.add("TSK-J011", "error", "an error some later code adds without a check")
+        return orig(task, score, notes)
+    monkeypatch.setattr(scores, "_small_oracle", extra)
     set_state(task, "S5_JUDGE")
     fill = judged(task, move_state=False)  # writes the table; A/C pending blocks anyway
     assert fill.verdict == "PENDING"

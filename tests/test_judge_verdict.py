@@ -16,11 +16,16 @@ from gavelkit.task.judging.records import record
 from gavelkit.task.pipeline.state import init_state
 from gavelkit.task.scoring.options import RunOptions
 from gavelkit.task.scoring.runner import run_solution
-from judge_helpers import BROKEN, REFERENCE, filled_spotcheck, make_task, solution
+from judge_helpers import (
+    BROKEN,
+    REFERENCE,
+    filled_spotcheck,
+    make_task,
+    solution,
+    stand_in_preflight,
+)
 
 from gk_testing import clean, cli, cli_json, fires
-
-BLOCK = "### Preflight output\n\n```text\n$ python -c \"import tally; print(tally.__file__)\"\n{}\n```\n"
 
 
 def restamp(task: Path, run: str = "bad") -> None:
@@ -75,14 +80,13 @@ def provenance(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     state = {"passed": True}
 
     def fake(package, candidate, python=None, remove_paths=()):  # type: ignore[no-untyped-def]
-        out = f"{candidate}/tally/__init__.py" if state["passed"] else "/usr/lib/tally.py"
-        return anticheat_api.Preflight(True, state["passed"], BLOCK.format(out),
-                                       "resolves into the candidate" if state["passed"]
-                                       else "resolves outside the candidate")
+        return stand_in_preflight(package, candidate, state["passed"],
+                                  "resolves into the candidate" if state["passed"]
+                                  else "resolves outside the candidate")
     monkeypatch.setattr(anticheat_api, "preflight", fake)
 
     def clean_scan(paths, task_dir, package, forbid=()):  # type: ignore[no-untyped-def]
-        return anticheat_api.Scan(True, "CLEAN", [], "stand-in scan: clean")
+        return anticheat_api.Scan("CLEAN", [], "stand-in scan: clean")
     monkeypatch.setattr(anticheat_api, "scan", clean_scan)
     return state
 
@@ -119,25 +123,19 @@ def test_order_verdict_and_records(task: Path, provenance) -> None:  # type: ign
     assert record(res)["candidate_score"]["summary"]["total"] == 7
 
 
-def test_missing_anticheat_pack_blocks_qualified(task: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setitem(sys.modules, "gavelkit.task.anticheat.preflight", None)
-    res = judge_run(task, task / "candidate-runs" / "bad")
-    f = fires(res.findings, "TSK-J002")
-    assert "not installed" in f.message
-    assert res.verdict == "BROKEN" and res.route == "env"
-    assert "(not run:" in (task / "judge" / "diagnosis_report.md").read_text()
-    state = (task / "PIPELINE_STATE.md").read_text()
-    assert "state:       S4_SETUP" in state and "eval_iter:   1" in state
-
-
 def test_adapter_calls_the_anticheat_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from gavelkit.task.anticheat.preflight import PreflightResult
+
     calls = {}
     pre = types.ModuleType("gavelkit.task.anticheat.preflight")
 
-    def run_preflight(package, candidate, python=None, remove_paths=()):  # type: ignore[no-untyped-def]
+    def run_preflight(package, candidate, python=None, remove_paths=(), env=None,  # type: ignore[no-untyped-def]
+                      pythonpath=True):
         calls["pre"] = (package, candidate, python, list(remove_paths))
-        return types.SimpleNamespace(passed=True, block_text="### Preflight output\nX", reason="ok")
+        calls["env"] = env
+        return stand_in_preflight(package, candidate, True, "ok")
     pre.run_preflight = run_preflight  # type: ignore[attr-defined]
+    pre.PreflightResult = PreflightResult  # type: ignore[attr-defined]
     scan = types.ModuleType("gavelkit.task.anticheat.scan")
 
     def scan_trajectories(paths, task_dir, package, forbid=()):  # type: ignore[no-untyped-def]
@@ -147,8 +145,9 @@ def test_adapter_calls_the_anticheat_api(monkeypatch: pytest.MonkeyPatch, tmp_pa
     monkeypatch.setitem(sys.modules, "gavelkit.task.anticheat.preflight", pre)
     monkeypatch.setitem(sys.modules, "gavelkit.task.anticheat.scan", scan)
     p = anticheat_api.preflight("tally", str(tmp_path), python="/x/python", remove_paths=["tally"])
-    assert p.available and p.passed and calls["pre"] == ("tally", str(tmp_path), "/x/python",
-                                                          ["tally"])
+    assert p.ran and p.passed and calls["pre"] == ("tally", str(tmp_path), "/x/python",
+                                                    ["tally"])
+    assert "PYTHONPATH" not in calls["env"]  # the probe never sees gavel's own import path
     s = anticheat_api.scan(["t.jsonl"], str(tmp_path), "tally", ["/secret"])
     assert s.verdict == "CLEAN" and calls["scan"][3] == ["/secret"]
 
@@ -171,7 +170,7 @@ def test_cheat_from_trajectory(task: Path, provenance, monkeypatch) -> None:  # 
     from gavelkit.core.findings import Finding
 
     def fake_scan(paths, task_dir, package, forbid=()):  # type: ignore[no-untyped-def]
-        return anticheat_api.Scan(True, "CHEAT_DETECTED", [Finding(
+        return anticheat_api.Scan("CHEAT_DETECTED", [Finding(
             "CHT-R001", "error", "read oracle/test_atomic.py", "t.jsonl", 3, 1)], "1 finding")
     monkeypatch.setattr(anticheat_api, "scan", fake_scan)
     before = json.loads((task / "task.json").read_text("utf-8-sig"))
@@ -208,7 +207,7 @@ def test_solvability_below_threshold(task: Path, provenance, tmp_path: Path) -> 
     res = judge_run(task, task / "candidate-runs" / "bad", move_state=False)
     fires(res.findings, "TSK-J005")
     assert res.verdict == "BROKEN" and res.route == "filter"
-    assert "candidate" in " ".join(res.reference_diag)
+    assert "candidate" in " ".join(res.solvability.diagnosis_text)
     assert (task / "judge" / "filter_correction_request.md").is_file()
 
 
@@ -375,16 +374,14 @@ def _claude_line(path: str, uid: str, cwd: str) -> str:
 
 def test_order_with_the_real_anticheat_pack(task: Path, tmp_path: Path) -> None:
     """Issue 7's preflight and scan, wired: clean trajectory -> QUALIFIED; oracle read -> cheat."""
-    pytest.importorskip("gavelkit.task.anticheat.preflight")
-    pytest.importorskip("gavelkit.task.anticheat.scan")
     work = tmp_path / "agent-work"
     work.mkdir()
     clean_log = tmp_path / "clean.jsonl"
     clean_log.write_text(_claude_line(str(task / "spec.md"), "1", str(work)) + "\n")
     res = judge_run(task, task / "candidate-runs" / "bad", trajectories=[str(clean_log)],
                     move_state=False)
-    assert res.preflight.available and res.preflight.passed, res.preflight.reason
-    assert res.scan.available and res.scan.verdict == "CLEAN", res.scan.findings
+    assert res.preflight.ran and res.preflight.passed, res.preflight.reason
+    assert res.scan.verdict == "CLEAN", res.scan.findings
     assert res.verdict == "QUALIFIED", res.reasons
     report = (task / "judge" / "diagnosis_report.md").read_text()
     pre = report.index("## Preflight output")

@@ -225,7 +225,7 @@ def test_interpreter_that_never_starts_is_an_environment_error(tmp_path: Path) -
     f = fires(res.findings, "TSK-X005")
     assert "cannot start" in f.message
     assert {c["classification"]["class"] for c in res.score["cases"]} == {"environment"}
-    from gavelkit.task.judging.judge import reference_diagnosis
+    from gavelkit.task.judging.blame import reference_diagnosis
 
     diag = reference_diagnosis(res.score)
     assert diag[0].startswith("3 environment failure(s)") and "cannot start" in diag[0]
@@ -234,7 +234,7 @@ def test_interpreter_that_never_starts_is_an_environment_error(tmp_path: Path) -
 
 # ---------------------------------------------------------------- 5: blame
 def _diag(tmp: Path, files: dict[str, str], **task_kw) -> list[str]:  # type: ignore[no-untyped-def]
-    from gavelkit.task.judging.judge import reference_diagnosis
+    from gavelkit.task.judging.blame import reference_diagnosis
 
     task = fx.task(tmp / "task")
     data = json.loads((task / "task.json").read_text())
@@ -314,7 +314,7 @@ def test_run_records_store_relative_solution_paths(tmp_path: Path) -> None:
     from gavelkit.task.judging.judge import judge_run
 
     res = judge_run(moved, moved / "candidate-runs" / "r1", write=False, move_state=False)
-    assert res.preflight.available, res.preflight.reason
+    assert res.preflight.ran, res.preflight.reason
     clean(res.findings, "TSK-J020")
     # a solution that changed after scoring is refused, by name
     (moved / "candidate-runs" / "r1" / "solution" / "tally" / "formats.py").write_text("x = 1\n")

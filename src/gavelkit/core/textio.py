@@ -37,6 +37,28 @@ def read_bytes(path: str | os.PathLike[str], limit: int | None = None,
     return read_input(path, limit, root=root, allow_empty=allow_empty)
 
 
+def sha256_file(path: str | os.PathLike[str]) -> str | None:
+    """The sha256 of a regular file's bytes, streamed (no size cap: a digest names what is
+    there); None when it is not a readable regular file. Never blocks on a FIFO."""
+    import hashlib
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with open(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        h = hashlib.sha256()
+        try:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+        except OSError:
+            return None
+    return h.hexdigest()
+
+
 def read_text(path: str | os.PathLike[str], limit: int | None = None,
               allow_empty: bool = False, root: str | os.PathLike[str] | None = None) -> str:
     """Read a UTF-8 text file with CRLF/CR folded to LF and any BOM removed."""

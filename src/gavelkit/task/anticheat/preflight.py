@@ -98,6 +98,18 @@ class PreflightResult:
     file: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def not_run(cls, package: str, candidate: str, why: str) -> PreflightResult:
+        """The probe could not be started (no target package, no candidate folder): the
+        literal block still opens the report, saying why; never a pass."""
+        return cls(package, candidate, False, "not-run", why,
+                   f'python -c "import {package}; print({package}.__file__)"',
+                   f"(not run: {why})", -1)
+
+    @property
+    def ran(self) -> bool:
+        return self.kind != "not-run"
+
     @property
     def block_text(self) -> str:
         body = self.output if self.output.endswith("\n") or not self.output else self.output + "\n"
@@ -108,7 +120,7 @@ class PreflightResult:
         code = {"ok": "", "not-importable": "PRE-001", "cwd-shadow": "PRE-002",
                 "site-packages": "PRE-003", "pth-redirect": "PRE-004", "namespace": "PRE-005",
                 "symlink": "PRE-006", "pythonpath": "PRE-007", "outside": "PRE-007",
-                "error": "PRE-001"}[self.kind]
+                "error": "PRE-001", "not-run": "PRE-008"}[self.kind]
         if not code:
             return []
         return [Finding(code, "error", self.reason, self.candidate, data={

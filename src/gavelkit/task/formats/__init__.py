@@ -9,7 +9,7 @@ its line and the rest of the file is still read; an unreadable file gives
 - `nodeids.read_nodeids` -> NodeIds; `nodeids.func_key` compares key forms
 - `taxonomy.read_taxonomy` -> Taxonomy (`taxonomy_key` or `test_id`)
 - `task_json.read_task_json` / `update_task_json` -> TaskJson (BOM, key order kept)
-- `score.read_score` / `write_score` -> ScoreResult
+- `score.read_score` -> ScoreResult (one type for candidate and reference)
 - `pipeline_state.read_pipeline_state` / `render_transition` -> PipelineState
 - `candidates.read_candidates` / `render_with_superseded` -> Ledger
 """

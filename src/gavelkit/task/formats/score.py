@@ -8,34 +8,37 @@ Skips leave the denominator, as the scorer does.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
-from gavelkit.core.textio import atomic_write, read_text
+from gavelkit.core.textio import read_text
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "timeout", "collection_error",
             "not_collected")
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Case:
     nodeid: str
     outcome: str
     layer: str = ""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ScoreResult:
+    """One score file, candidate's or reference's alike: counts, cases and the rate, which is
+    always recomputed from the counts (a stated rate is only compared with it)."""
+
     path: str
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: Mapping[str, int] = field(default_factory=dict)
     total: int = 0
-    by_layer: dict[str, dict[str, int]] = field(default_factory=dict)
-    cases: list[Case] = field(default_factory=list)
-    raw: dict[str, Any] = field(default_factory=dict)
+    by_layer: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    cases: tuple[Case, ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=dict)
     stated_rate: float | None = None
 
     @property
@@ -50,58 +53,91 @@ class ScoreResult:
             return None
         return self.passed / denom
 
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The summary as the file states it (the counts for a file without one)."""
+        s = self.raw.get("summary")
+        return dict(s) if isinstance(s, dict) else {**self.counts, "total": self.total}
+
+    @property
+    def gavel(self) -> Mapping[str, Any]:
+        """gavel's own run record inside the file (isolation, environment, findings...)."""
+        g = self.raw.get("gavel")
+        return g if isinstance(g, dict) else {}
+
+    def problem(self) -> str | None:
+        """Why this score cannot be used as a measurement (None: it can). The one owner of
+        "is this score usable": the judge, reports and the state guard all ask here."""
+        s = self.raw.get("summary")
+        if not isinstance(s, dict):
+            return "no 'summary' object"
+        for k in ("passed", "total"):
+            if _int(s.get(k)) is None:
+                return f"summary.{k} is missing or not a count"
+        if s["total"] == 0:
+            return "it scored nothing (total 0)"
+        if s["passed"] > s["total"]:
+            return "summary.passed exceeds summary.total"
+        cases = self.raw.get("cases")
+        if not isinstance(cases, list) or not cases:
+            return "no 'cases' list: per-test outcomes are needed for layers and Gate B"
+        if not isinstance(self.raw.get("pass_rate_excluding_skips"), int | float):
+            return "no pass_rate_excluding_skips"
+        return None
+
 
 def _int(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
 
 
-def score_from_dict(data: dict[str, Any], path: str) -> tuple[ScoreResult, list[Finding]]:
-    sr = ScoreResult(path, raw=data)
+def score_from_dict(data: Mapping[str, Any], path: str) -> tuple[ScoreResult, list[Finding]]:
     findings: list[Finding] = _shape(data, path)
     summary = data.get("summary") if isinstance(data.get("summary"), dict) else data
+    counts: dict[str, int] = {}
     for k in OUTCOMES:
         n = _int(summary.get(k))
         if n is not None:
-            sr.counts[k] = n
+            counts[k] = n
     total = _int(summary.get("total"))
     if total is None:
-        total = sum(sr.counts.values()) if sr.counts else 0
-        if not sr.counts:
+        total = sum(counts.values()) if counts else 0
+        if not counts:
             findings.append(Finding("TSK-R006", "error",
                                     "no summary counts (passed/total) found", path, 0, 0))
-    sr.total = total
-    if sr.counts and sum(sr.counts.values()) != total:
+    if counts and sum(counts.values()) != total:
         findings.append(Finding("TSK-R006", "warning",
-                                f"outcome counts add up to {sum(sr.counts.values())}, total says "
+                                f"outcome counts add up to {sum(counts.values())}, total says "
                                 f"{total}", path, 0, 0))
+    stated = None
     for key in ("pass_rate_excluding_skips", "pass_rate"):
         v = data.get(key, summary.get(key))
         if isinstance(v, int | float) and not isinstance(v, bool):
-            sr.stated_rate = float(v)
+            stated = float(v)
             break
+    by_layer: dict[str, dict[str, int]] = {}
     bl = data.get("by_layer")
     if isinstance(bl, dict):
         for layer, c in bl.items():
             if isinstance(c, dict):
-                sr.by_layer[str(layer)] = {k: v for k, v in c.items() if _int(v) is not None}
-    cases = data.get("cases")
-    if isinstance(cases, list):
-        for c in cases:
-            if isinstance(c, dict) and isinstance(c.get("nodeid"), str):
-                sr.cases.append(Case(c["nodeid"], str(c.get("outcome", "")),
-                                     str(c.get("layer") or "")))
+                by_layer[str(layer)] = {k: v for k, v in c.items() if _int(v) is not None}
+    raw_cases = data.get("cases")
+    cases = tuple(Case(c["nodeid"], str(c.get("outcome", "")), str(c.get("layer") or ""))
+                  for c in (raw_cases if isinstance(raw_cases, list) else [])
+                  if isinstance(c, dict) and isinstance(c.get("nodeid"), str))
+    sr = ScoreResult(path, counts, total, by_layer, cases, data, stated)
     rate = sr.pass_rate
-    if sr.stated_rate is not None and 1.0 < sr.stated_rate <= 100.0 and rate is not None \
-            and abs(rate - sr.stated_rate / 100.0) <= 5e-5:
-        sr.stated_rate /= 100.0  # stated as a percentage (100.0), counts give a fraction (1.0)
-    if sr.stated_rate is not None and rate is not None and abs(rate - sr.stated_rate) > 1e-6:
+    if stated is not None and 1.0 < stated <= 100.0 and rate is not None \
+            and abs(rate - stated / 100.0) <= 5e-5:
+        stated /= 100.0  # stated as a percentage (100.0), counts give a fraction (1.0)
+        sr = ScoreResult(path, counts, total, by_layer, cases, data, stated)
+    if stated is not None and rate is not None and abs(rate - stated) > 1e-6:
         findings.append(Finding("TSK-R006", "warning",
-                                f"stated pass rate {sr.stated_rate:.4f} differs from counts "
+                                f"stated pass rate {stated:.4f} differs from counts "
                                 f"({rate:.4f})", path, 0, 0))
     return sr, findings
 
 
-def _shape(data: dict[str, Any], path: str) -> list[Finding]:
+def _shape(data: Mapping[str, Any], path: str) -> list[Finding]:
     """Keys present with the wrong type: the score cannot be trusted (fail closed)."""
     out = []
     for key, kinds, what in (("summary", dict, "an object"), ("cases", list, "an array"),
@@ -128,7 +164,3 @@ def read_score(path: str | Path) -> tuple[ScoreResult | None, list[Finding]]:
                               1, 1, unusable=True)]
     return score_from_dict(data, str(path))
 
-
-def write_score(path: str | Path, data: dict[str, Any]) -> None:
-    """Atomic write of a score file (what the judge's runner produces)."""
-    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -363,3 +363,15 @@ def _behaviors(spec: Spec, s: Section) -> str:
         if t and not t.startswith(("|", "#", ">")):
             return re.split(r"(?<=[.!?])\s", t, maxsplit=1)[0][:120]
     return "(empty section)"
+
+
+def source_note(d: GateResult) -> str:
+    """Where a Gate D verdict's coverage came from, when it is not the plain recomputation
+    from spec_test_map.md ('' then): the one phrase the judge, its records and reports use."""
+    src = d.data.get("source")
+    if src == "task_record":
+        return ("from the task's record, not recomputed: task.json coverage.verdict = "
+                f"{d.data.get('recorded_verdict')!r}")
+    if src == "mapping_file":
+        return f"computed from oracle.mapping_file {d.data.get('source_path', '')}"
+    return ""

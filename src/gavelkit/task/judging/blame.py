@@ -19,7 +19,30 @@ Each line carries its evidence: the message that decided it and one node id.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+# What a group of reference failures points at. `environment`, `infrastructure`, a wrong
+# `reference-version` and `nothing-scored` route solvability to S4_SETUP (the environment
+# first); the others to test-filter.
+Cause = Literal["environment", "infrastructure", "reference-version", "oracle",
+                "inconclusive", "nothing-scored", "note"]
+ENV_CAUSES = frozenset({"environment", "infrastructure", "reference-version", "nothing-scored"})
+_ENV_RULES = {"reference-dependency", "missing-requirement", "reference-metadata",
+              "environment-build"}
+
+
+@dataclass(frozen=True, slots=True)
+class Blame:
+    """One line of the reference diagnosis: its typed cause and the text that says why."""
+
+    cause: Cause
+    text: str
+
+
+def points_at_environment(diagnosis: tuple[Blame, ...]) -> bool:
+    return any(b.cause in ENV_CAUSES for b in diagnosis)
 
 _MNF = re.compile(r"No module named '([\w.]+)'")
 _CANNOT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
@@ -40,7 +63,7 @@ def distribution_of(module: str) -> str:
     return DIST_OF.get(top, top.replace("_", "-"))
 
 
-def _evidence(case: dict[str, Any]) -> str:
+def _evidence(case: Mapping[str, Any]) -> str:
     """The line that decided the class, led by the exception message when that differs."""
     call = case.get("call") or {}
     crash = str((call.get("crash") or {}).get("message") or "").strip().splitlines()
@@ -54,7 +77,7 @@ def _evidence(case: dict[str, Any]) -> str:
     return " ".join(ev.split())[:240]
 
 
-def _upstream(ref: dict[str, Any]) -> str:
+def _upstream(ref: Mapping[str, Any]) -> str:
     up = ((ref.get("gavel") or {}).get("upstream") or {})
     if up.get("repo_commit"):
         return (f"{up.get('repo') or 'upstream'} at commit {up['repo_commit']} (task.json "
@@ -62,7 +85,20 @@ def _upstream(ref: dict[str, Any]) -> str:
     return "the release or commit the task was made from (task.json repo / repo_commit)"
 
 
-def _advice(klass: str, rule: str, evidence: str, ref: dict[str, Any], clean: bool) -> str:
+def _cause(klass: str, rule: str, clean: bool) -> Cause:
+    """The cause `_advice` names, in its order."""
+    if rule == "reference-version":
+        return "reference-version"
+    if rule in _ENV_RULES:
+        return "environment"
+    if rule == "gavel-command-line":
+        return "infrastructure"
+    if klass in ("environment", "infrastructure"):
+        return klass  # type: ignore[return-value]
+    return "oracle" if clean or klass == "verifier" else "inconclusive"
+
+
+def _advice(klass: str, rule: str, evidence: str, ref: Mapping[str, Any], clean: bool) -> str:
     if rule == "reference-dependency" or rule == "missing-requirement":
         m = _MNF.search(evidence)
         dist = distribution_of(m.group(1)) if m else "?"
@@ -95,7 +131,12 @@ def _advice(klass: str, rule: str, evidence: str, ref: dict[str, Any], clean: bo
             f"{_upstream(ref)})")
 
 
-def reference_diagnosis(ref: dict[str, Any]) -> list[str]:
+def reference_diagnosis(ref: Mapping[str, Any]) -> list[str]:
+    """The diagnosis as text lines (solvability's report and findings)."""
+    return [b.text for b in diagnose(ref)]
+
+
+def diagnose(ref: Mapping[str, Any]) -> tuple[Blame, ...]:
     """One line per (class, rule) of the reference's failures, blocking causes first."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for c in ref.get("cases", []):
@@ -105,7 +146,7 @@ def reference_diagnosis(ref: dict[str, Any]) -> list[str]:
         groups.setdefault((cls.get("class", "unclassified"), cls.get("rule", "?")), []).append(c)
     clean = not any(k in BLOCKING or r == "reference-version" for k, r in groups)
     order = {"environment": 0, "infrastructure": 1, "verifier": 2, "candidate": 3}
-    out = []
+    out: list[Blame] = []
     for (klass, rule), cases in sorted(groups.items(), key=lambda kv: (
             0 if kv[0][1] == "reference-version" else 1, order.get(kv[0][0], 4), -len(kv[1]))):
         first = cases[0]
@@ -114,13 +155,16 @@ def reference_diagnosis(ref: dict[str, Any]) -> list[str]:
         # the scorer calls a non-environment failure "candidate"; in a reference run it is
         # the reference that fails, so it is named as such
         name = "reference behaviour" if klass == "candidate" else klass
-        out.append(f"{len(cases)} {name} failure(s) [{rule}: {signal}] -> "
-                   f"{_advice(klass, rule, ev, ref, clean)}; evidence: {ev!r} in "
-                   f"{first.get('nodeid')}")
+        out.append(Blame(_cause(klass, rule, clean),
+                         f"{len(cases)} {name} failure(s) [{rule}: {signal}] -> "
+                         f"{_advice(klass, rule, ev, ref, clean)}; evidence: {ev!r} in "
+                         f"{first.get('nodeid')}"))
     inst = ((ref.get("gavel") or {}).get("install") or {})
     if out and inst.get("kind") == "none" and any(k == "candidate" for k, _ in groups):
-        out.append("note: the reference ran as a plain folder without installed metadata; "
-                   "failures that look up entry points or importlib.metadata come from that")
+        out.append(Blame("note", "note: the reference ran as a plain folder without installed "
+                         "metadata; failures that look up entry points or importlib.metadata "
+                         "come from that"))
     if not out:
-        out.append("the reference run scored nothing (0/0): environment or node-id drift")
-    return out
+        out.append(Blame("nothing-scored", "the reference run scored nothing (0/0): "
+                         "environment or node-id drift"))
+    return tuple(out)

@@ -74,7 +74,7 @@ def steps(root: Path, Step: Any) -> list[Any]:
                     + ", ".join(f"{k} {n}" for k, n in sorted(cls.items()))))
     res = judge_run(task, run_dir, trajectories=[str(p) for p in
                                                   sorted(run_dir.glob("trajectory*.jsonl"))])
-    have_ac = res.preflight.available
+    have_ac = res.preflight is not None and res.preflight.ran
     expected = "QUALIFIED" if have_ac else "BROKEN"
     cd = res.metrics.to_dict()["cascade"] if res.metrics else {}
     out.append(Step(f"judge: verdict (expected {expected}"
@@ -117,12 +117,12 @@ def gate_b_step(task: Path, Step: Any, have_ac: bool) -> Any:
     if not have_ac:
         return Step("Gate B: message-wording candidate (needs the anti-cheat pack: skipped)",
                     res.verdict == "BROKEN", f"{res.verdict}; {'; '.join(res.reasons[:1])}")
-    ok = (gb.get("verdict") == "FAIL" and res.route == "filter" and req.is_file()
+    ok = (gb.verdict == "FAIL" and res.route == "filter" and req.is_file()
           and not res.weaknesses)
     return Step("Gate B: a candidate differing only in error-message wording (expected BROKEN, "
                 "routed to test-filter)", ok,
                 f"{cand.summary['passed']}/{cand.summary['total']} passed; Gate B "
-                f"{gb.get('verdict')}: {gb.get('verifier')} of {gb.get('failures')} failures are "
-                f"verifier failures ({gb.get('why')}); {res.verdict} -> {res.route}; wrote "
+                f"{gb.verdict}: {gb.verifier} of {gb.failures} failures are "
+                f"verifier failures ({gb.why}); {res.verdict} -> {res.route}; wrote "
                 f"{req.relative_to(task.parent.parent) if req.is_file() else 'no request'}; state "
                 f"{res.transition.get('to', '-')}")

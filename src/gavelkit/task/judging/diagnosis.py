@@ -14,6 +14,11 @@ from typing import Any
 
 from gavelkit.task.scoring.counts import count_line
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gavelkit.task.formats.score import ScoreResult
+    from gavelkit.task.judging.judge import JudgeResult
+
 
 def _esc(x: Any) -> str:
     return str(x).replace("|", "\\|").replace("\n", " ")
@@ -23,11 +28,11 @@ def _pct(x: Any) -> str:
     return "n/a" if x is None else f"{x:.1%}"
 
 
-def render_report(res: Any) -> str:
+def render_report(res: JudgeResult) -> str:
     t = res.task
     m = res.metrics
-    s = res.score or {}
-    usable = bool(getattr(res, "scores_usable", False))
+    s = dict(res.score.raw) if res.score is not None else {}
+    usable = res.scores_usable
     withheld = f"Not shown: {res.scores_why}" if not usable else ""
     if not usable:
         m = None
@@ -39,19 +44,19 @@ def render_report(res: Any) -> str:
         out += ["Not certified: no check failed, but the checks below marked PENDING or "
                 "UNVERIFIABLE must pass before the judge can issue QUALIFIED; the task stays "
                 "in S5_JUDGE.", ""]
-    labels = getattr(res, "labels", None) or []
+    labels = res.labels
     out += ["Labels: " + (", ".join(f"`{lab['label']}`" for lab in labels) if labels
                           else "none"), "",
             "Hard checks and gates (one function decides: anything not PASS blocks QUALIFIED):",
             "", "| check | status | reason |", "|---|---|---|"]
-    out += [f"| {c.name} | {c.status} | {_esc(c.reason)} |" for c in getattr(res, "checks", [])]
+    out += [f"| {c.name} | {c.status} | {_esc(c.reason)} |" for c in res.checks]
     out += ["", "## Preflight output", "",
             res.preflight.block_text.replace("### Preflight output\n\n", ""), ""]
     # 1. anti-cheat
     out += ["## Anti-Cheat", "", f"Trajectory scan: **{res.scan.verdict}** — {res.scan.reason}", ""]
     for f in res.scan.findings[:20]:
         out.append(f"- `{f.code}` {f.location()}: {f.message}")
-    tamper = [f for f in res.run_findings if f.get("code", "").startswith("TSK-X")]
+    tamper = [f for f in res.anticheat.run_findings if str(f.get("code", "")).startswith("TSK-X")]
     if tamper:
         out += ["", "Scoring-run integrity findings:", ""]
         out += [f"- `{f['code']}` {f['severity']}: {f['message']}" for f in tamper[:20]]
@@ -62,28 +67,29 @@ def render_report(res: Any) -> str:
             + (f" — {iso.get('why_inactive')}" if iso.get("why_inactive") else ""), ""]
     # 2. solvability
     out += ["## Solvability", ""]
-    if res.reference is None:
+    solv = res.solvability
+    ref = solv.reference
+    if ref is None:
         out += ["No reference run found: solvability is not established.", ""]
     else:
-        rs = res.reference.get("summary", {})
-        out += [f"Reference: `{res.reference_src}`: {count_line(rs, res.reference_rate)} "
-                "(threshold 95 % of non-skipped; 100 % at S3_REFERENCE_RUN).", ""]
-        env = ((res.reference.get("gavel") or {}).get("environment") or {})
+        cfg = t.config["judge"]
+        out += [f"Reference: `{solv.source}`: {count_line(ref.summary, res.reference_rate)} "
+                f"(threshold {cfg['solvable'] * 100:g} % of non-skipped; "
+                f"{cfg['solvable_at_s3'] * 100:g} % at S3_REFERENCE_RUN).", ""]
+        env = ref.gavel.get("environment") or {}
         if env:
             out += [f"Environment: {env.get('kind')} at `{env.get('path')}`, requirements hash "
                     f"`{env.get('requirements_hash')}`, digest `{str(env.get('digest'))[:16]}`, "
                     f"plugins {env.get('plugins') or 'none'}.", ""]
-        flaky = (res.reference.get("gavel") or {}).get("flaky") or []
+        flaky = ref.gavel.get("flaky") or []
         if flaky:
             out += [f"Flaky reference nodes ({len(flaky)}): " + ", ".join(f"`{x}`" for x in flaky[:10]), ""]
-        if res.reference_diag:
+        if solv.diagnosis:
             out += ["Environment diagnosis of the reference failures:", ""]
-            out += [f"- {d}" for d in res.reference_diag] + [""]
+            out += [f"- {d}" for d in solv.diagnosis_text] + [""]
     # fairness
     out += ["## Fairness Gates", ""]
-    from gavelkit.task.judging.checks import standard_line
-
-    std = standard_line(res)
+    std = res.fairness.standard_line()
     if std:
         cur = str(res.gates.standard.get("line") or "").partition("under the current standard")
         out += [f"Spec standard: {_esc(std)}." + (
@@ -91,18 +97,18 @@ def render_report(res: Any) -> str:
     out += ["| gate | verdict |", "|---|---|"]
     for k, r in (res.gates.results.items() if res.gates else []):
         out.append(f"| {k} | {r.verdict}{_esc(_gate_note(r))} |")
-    if res.gate_b.get("verdict") in ("PASS", "FAIL"):
-        out.append(f"| B (failure pattern) | {res.gate_b.get('verdict')} ({res.gate_b.get('verifier', 0)} "
-                   f"verifier + {res.gate_b.get('untraced', 0)} untraced of "
-                   f"{res.gate_b.get('failures', 0)} failures"
-                   + (f": {_esc(res.gate_b['why'])}" if res.gate_b.get("why") else "") + ") |")
+    gb = res.gate_b
+    if gb.verdict in ("PASS", "FAIL"):
+        out.append(f"| B (failure pattern) | {gb.verdict} ({gb.verifier} "
+                   f"verifier + {gb.untraced} untraced of {gb.failures} failures"
+                   + (f": {_esc(gb.why)}" if gb.why else "") + ") |")
     else:
-        out.append(f"| B (failure pattern) | not audited ({_esc(res.gate_b.get('why', ''))}) |")
-    ac = next((c for c in getattr(res, "checks", []) if c.name == "gate-A/C"), None)
+        out.append(f"| B (failure pattern) | not audited ({_esc(gb.why)}) |")
+    ac = next((c for c in res.checks if c.name == "gate-A/C"), None)
     if ac is not None:
         out.append(f"| A/C (spot-check) | {ac.status}: {_esc(ac.reason)} |")
     out.append("")
-    cav = getattr(res, "coverage_caveat", None)
+    cav = res.coverage_caveat
     if cav:
         out += ["Gate D exception (seed Gate D): the GAP in "
                 + ", ".join(cav["sections"]) + " is accepted as a caveat because task.json "
@@ -120,12 +126,13 @@ def render_report(res: Any) -> str:
         for u in d.data["uncovered"]:
             out.append("| " + " | ".join(_esc(u[k]) for k in ("spec section", "uncovered behaviors",
                                                                "impact", "recommendation")) + " |")
-    if res.spotcheck_rows:
+    sc = res.fairness.spotcheck
+    if sc is not None and sc.prefilled:
         out += ["", "Gate A/C spot-check table written to `judge/spotcheck.md` (seed 0): fill "
                 "`verdict` from the quoted heading alone, then re-run the judge (it verifies the "
                 "table like `gavel task spotcheck --verify`):", "",
                 "| nodeid | assertion summary | spec_section | verdict |", "|---|---|---|---|"]
-        for r in res.spotcheck_rows:
+        for r in sc.prefilled:
             out.append(f"| `{r.nodeid}` | {_esc(r.summary)} | {_esc(r.spec_section)} | {_esc(r.verdict)} |")
     out.append("")
     # 3. candidate score by layer
@@ -227,13 +234,13 @@ def render_report(res: Any) -> str:
         out.append("")
     if res.weaknesses:
         out += ["## Weaknesses", ""]
-        out += [f"- {w['dimension']} ({w['layer']}, {w['affected_tests']} tests): "
-                f"{_esc(w['description'])}" for w in res.weaknesses]
+        out += [f"- {w.dimension} ({w.layer}, {w.affected_tests} tests): "
+                f"{_esc(w.description)}" for w in res.weaknesses]
         out.append("")
     out += ["## Final Action", "", f"Verdict **{res.verdict}**. " + "; ".join(res.reasons), ""]
-    for todo in getattr(res, "terminal", []):
+    for todo in res.terminal:
         out.append(f"- terminal todo: {todo}")
-    if res.verdict == "QUALIFIED" and not getattr(res, "terminal", []):
+    if res.verdict == "QUALIFIED" and not res.terminal:
         out.append("- terminal todo: append the QUALIFIED row to CANDIDATES.md (not done by "
                    "the judge in this run: the state was not moved)")
     if res.transition:
@@ -247,12 +254,9 @@ def render_report(res: Any) -> str:
 
 def _gate_note(r: Any) -> str:
     """What a gate verdict rests on, when it is not the plain recomputed result."""
-    notes = []
-    if r.gate == "D" and r.data.get("source") == "task_record":
-        notes.append("from the task's record, not recomputed: task.json coverage.verdict = "
-                     f"{r.data.get('recorded_verdict')!r}")
-    elif r.gate == "D" and r.data.get("source") == "mapping_file":
-        notes.append(f"computed from oracle.mapping_file {r.data.get('source_path', '')}")
+    from gavelkit.task.gates.gate_d import source_note
+
+    notes = [source_note(r)] if r.gate == "D" and source_note(r) else []
     if r.gate == "D" and r.data.get("gap_accepted"):
         notes.append("accepted as a caveat: task.json coverage_gap")
     if r.gate == "F" and r.verdict == "N/A":
@@ -260,7 +264,16 @@ def _gate_note(r: Any) -> str:
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-def render_requests(res: Any) -> dict[str, str]:
+def reference_failures(ref: ScoreResult | None) -> list[str]:
+    """Node ids the reference did not pass (for the filter request)."""
+    cases = ref.raw.get("cases") if ref is not None else None
+    return [c["nodeid"] for c in (cases if isinstance(cases, list) else [])
+            if isinstance(c, dict) and isinstance(c.get("nodeid"), str)
+            and c.get("counted_as", c.get("outcome")) not in ("passed", "xfail", "xpass",
+                                                              "skipped")]
+
+
+def render_requests(res: JudgeResult) -> dict[str, str]:
     """filter_correction_request.md / spec_patch_request.md when a gate routes back."""
     out: dict[str, str] = {}
     m = res.metrics
@@ -292,20 +305,18 @@ def render_requests(res: Any) -> dict[str, str]:
         neg = m.negative_gap if m else {}
         if neg.get("applies"):
             lines += ["", "## Negative gap", ""] + [f"- {x}" for x in neg.get("diagnosis", [])]
-        checks = {c.name: c for c in getattr(res, "checks", [])}
+        checks = {c.name: c for c in res.checks}
         ac = checks.get("gate-A/C")
         if ac is not None and ac.status == "FAIL":
             lines += ["", "## Gate A/C spot-check", "", f"- {ac.reason}",
-                      f"- table: `{res.spotcheck.get('path')}`; correct the map rows it names"]
+                      f"- table: `{res.fairness.spotcheck.path}`; correct the map rows it names"]
         sv = checks.get("solvability")
         if sv is not None and sv.status == "FAIL":
-            from gavelkit.task.judging.checks import reference_failures
-
-            ids = reference_failures(res.reference)
+            ids = reference_failures(res.solvability.reference)
             lines += ["", f"## Reference failures ({len(ids)} node ids)", ""]
             lines += [f"- `{x}`" for x in ids[:300]]
             if len(ids) > 300:
-                lines.append(f"- ... {len(ids) - 300} more in {res.reference_src}")
+                lines.append(f"- ... {len(ids) - 300} more in {res.solvability.source}")
         out["filter_correction_request.md"] = "\n".join(lines) + "\n"
     if res.route == "spec":
         lines = [f"# Spec Patch Request - {res.task.id}", "", f"date: {res.date}",

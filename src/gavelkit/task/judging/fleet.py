@@ -100,12 +100,12 @@ def judge_one(task_dir: str, opts: FleetOptions) -> dict[str, Any]:
         run = scored[-1]
         res = judge_run(task, run, move_state=opts.move_state,
                         trajectories=[str(p) for p in sorted(run.glob("trajectory*.jsonl"))])
-        s = (res.score or {}).get("summary", {})
+        s = res.score.summary if res.score else {}
         m = res.metrics
-        row.update({"run": run.name, "verdict": res.verdict, "route": res.route,
+        row.update({"run": run.name, "verdict": str(res.verdict), "route": res.route,
                     "passed": s.get("passed"), "total": s.get("total"),
                     "skipped": s.get("skipped", 0),
-                    "pass_rate": (res.score or {}).get("pass_rate_excluding_skips"),
+                    "pass_rate": res.score.pass_rate if res.score else None,
                     "reference_rate": res.reference_rate,
                     "rate_gap": m.integration_gap["rate_gap"] if m else None,
                     "root_causes": m.root_failures if m else None,

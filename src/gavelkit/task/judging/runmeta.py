@@ -3,17 +3,53 @@
 Runs record `solution_dir` and `import_root` relative to the run folder, so a task folder
 moved or copied as a whole (to another machine, into a fleet) keeps working; the absolute
 path is kept as a second place to look (a solution scored from outside the task folder),
-and absolute paths from older runs are still read. The solution's file digests recorded at scoring
-time are compared with the folder found now: a solution that is missing or changed since
-it was scored is a mismatch, and the judge refuses it by name (TSK-J020) instead of
-preflighting or measuring code that was not the code scored.
+and absolute paths from older runs are still read. A path recorded on another system (a
+Windows `C:\\...` or `\\\\server\\...` path in a file read here) is never joined onto the run
+folder: it names no folder on this machine. The solution's file digests recorded at
+scoring time are compared with the folder found now: a solution that is missing or
+changed since it was scored is a mismatch, and the judge refuses it by name (TSK-J020)
+instead of preflighting or measuring code that was not the code scored.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+# C:\..., C:/..., \\server\share: absolute on the system that wrote them, not on this one
+_FOREIGN = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Scoring-time import provenance of an installed solution (`task run --solution-package`)."""
+
+    ok: bool
+    why: str
+    package: str | None = None
+    module_file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunMeta:
+    """What the judge needs of a run before it reads any score value."""
+
+    run_dir: Path
+    package: str | None = None
+    solution_dir: str | None = None
+    solution_dir_recorded: str | None = None
+    import_root: str | None = None
+    python: str | None = None
+    remove_paths: tuple[str, ...] = ()
+    install_kind: str | None = None
+    solution_package: str | None = None
+    provenance: Provenance | None = None
+    mismatch: str = ""
+    foreign_paths: tuple[str, ...] = ()  # recorded on another system, not resolved here
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -22,49 +58,78 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return json_object_or_none(path)
 
 
+def is_foreign(value: str) -> bool:
+    """A path written on another system (Windows drive or UNC path read on POSIX)."""
+    return os.name != "nt" and bool(_FOREIGN.match(value))
+
+
 def _resolve(value: Any, base: Path) -> str | None:
-    if not isinstance(value, str) or not value:
+    if not isinstance(value, str) or not value or is_foreign(value):
         return None
     p = Path(value)
     return str(p if p.is_absolute() else (base / p).resolve())
 
 
-def read_run_meta(score_path: Path) -> dict[str, Any]:
+def _dict(v: Any) -> Mapping[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+def _raw(score_path: Path) -> dict[str, Any]:
+    side = score_path.parent / "run_meta.json"
+    data = _read_json(side) if side.is_file() else None
+    if data is not None:
+        return data
+    score = _read_json(score_path) or {}
+    g = _dict(score.get("gavel"))
+    return {"package": g.get("package"), "solution_dir": score.get("solution_dir"),
+            "environment": g.get("environment") or {},
+            "remove_paths": score.get("remove_paths"), "install": g.get("install")}
+
+
+def read_run_meta(score_path: Path) -> RunMeta:
     """Only the run's metadata (package, solution, environment): no score value."""
     base = score_path.parent
-    side = base / "run_meta.json"
-    data = _read_json(side) if side.is_file() else None
-    if data is None:
-        score = _read_json(score_path) or {}
-        g = score.get("gavel") if isinstance(score.get("gavel"), dict) else {}
-        data = {"package": g.get("package"), "solution_dir": score.get("solution_dir"),
-                "environment": g.get("environment") or {},
-                "remove_paths": score.get("remove_paths"), "install": g.get("install")}
-    recorded = data.get("solution_dir")
-    data["solution_dir_recorded"] = recorded
+    data = _raw(score_path)
+    recorded = _str(data.get("solution_dir"))
     sol = _resolve(recorded, base)
     root = _resolve(data.get("import_root"), base)
-    alt = data.get("solution_dir_absolute")
-    if sol and not Path(sol).is_dir() and isinstance(alt, str) and Path(alt).is_dir():
+    alt = _str(data.get("solution_dir_absolute"))
+    if alt and is_foreign(alt):
+        alt = None
+    if sol and not Path(sol).is_dir() and alt and Path(alt).is_dir():
         # the run moved without its solution (scored from elsewhere): the folder at the
         # recorded absolute path is used only if its files match the recorded digests
-        if root and sol:
+        if root:
             root = str(Path(alt) / os.path.relpath(root, sol))
         sol = alt
-    data["solution_dir"] = sol
-    data["import_root"] = root
-    data["mismatch"] = mismatch(data, base)
-    return data
+    inst = _dict(data.get("install"))
+    prov = _dict(inst.get("provenance"))
+    removes = data.get("remove_paths")
+    foreign = tuple(v for k in ("solution_dir", "import_root", "solution_dir_absolute")
+                    if isinstance(v := data.get(k), str) and is_foreign(v))
+    return RunMeta(
+        run_dir=base, package=_str(data.get("package")), solution_dir=sol,
+        solution_dir_recorded=recorded, import_root=root,
+        python=_str(_dict(data.get("environment")).get("python")),
+        remove_paths=tuple(x for x in (removes if isinstance(removes, list) else [])
+                           if isinstance(x, str)),
+        install_kind=_str(inst.get("kind")), solution_package=_str(data.get("solution_package")),
+        provenance=Provenance(bool(prov.get("ok")), str(prov.get("why") or ""),
+                              _str(prov.get("package")), _str(prov.get("module_file")))
+        if prov else None,
+        mismatch=mismatch(data.get("solution_files"), sol, recorded, base),
+        foreign_paths=foreign)
 
 
-def mismatch(meta: dict[str, Any], base: Path) -> str:
+def mismatch(files: Any, sol: str | None, recorded: str | None, base: Path) -> str:
     """Why the solution folder found now is not the one that was scored ('' when it is)."""
-    files = meta.get("solution_files")
-    sol = meta.get("solution_dir")
     if not sol or not isinstance(files, dict):
         return ""
-    where = (f"{meta.get('solution_dir_recorded')} (recorded relative to the run folder "
-             f"{base})")
+    where = f"{recorded} (recorded relative to the run folder {base})"
     folder = Path(sol)
     if not folder.is_dir():
         return f"the scored solution folder {where} is not there"

@@ -26,26 +26,52 @@ QUALIFIED.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Literal
 
-PASS, FAIL, UNVERIFIABLE, PENDING, NA = "PASS", "FAIL", "UNVERIFIABLE", "PENDING", "N/A"
-STATUSES = (PASS, FAIL, UNVERIFIABLE, PENDING, NA)
+
+class Status(StrEnum):
+    """What one check found (a str: records and JSON carry the plain value)."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    UNVERIFIABLE = "UNVERIFIABLE"
+    PENDING = "PENDING"
+    NA = "N/A"
+
+
+class Verdict(StrEnum):
+    """What the judge decided. REFUSED: the task was not at the judge's entry state, so
+    nothing was judged or written (not a verdict on the candidate)."""
+
+    QUALIFIED = "QUALIFIED"
+    BROKEN = "BROKEN"
+    CHEAT_DETECTED = "CHEAT_DETECTED"
+    PENDING = "PENDING"
+    REFUSED = "REFUSED"
+
+
+PASS, FAIL, UNVERIFIABLE, PENDING, NA = (Status.PASS, Status.FAIL, Status.UNVERIFIABLE,
+                                         Status.PENDING, Status.NA)
+STATUSES = tuple(Status)
+VERDICTS = tuple(Verdict)
+Route = Literal["spec", "filter", "env", "rerun"]
 # checks a task's (older) spec standard may lack; every other check must PASS
 MAY_NOT_APPLY = ("gate-F",)
-VERDICTS = ("QUALIFIED", "BROKEN", "CHEAT_DETECTED", "PENDING")
 
 # The seed's order: inputs readable, preflight, anti-cheat, solvability, the score
 # itself, then the fairness gates. A blocking check earlier in this list decides the
-# route when several block.
+# route when several block. These are the only check names (one name per gate, in
+# every record: judge_result.json, task.json, the report).
 ORDER = ("inputs", "preflight", "anti-cheat", "run-integrity", "freshness", "solvability",
          "score", "gate-A/C", "gate-B", "gate-D", "gate-E", "gate-F", "negative-gap",
-         "oracle-size", "oracle-unchanged")
+         "oracle-size", "oracle-unchanged", "other-errors")
 REQUIRED = ("inputs", "preflight", "anti-cheat", "solvability", "score", "gate-A/C", "gate-B",
             "gate-D", "gate-E", "gate-F")
 # route -> the state the seed's loop exits name
-ROUTES = {"spec": "S2_SPEC_DRAFT", "filter": "S3_ORACLE_MERGE", "env": "S4_SETUP",
-          "rerun": "S4_EVAL_RUN"}
+ROUTES: dict[str, str] = {"spec": "S2_SPEC_DRAFT", "filter": "S3_ORACLE_MERGE",
+                          "env": "S4_SETUP", "rerun": "S4_EVAL_RUN"}
 # checks whose result must be PASS before any score value may be used or shown
 SCORE_GATES = ("inputs", "preflight", "run-integrity", "freshness", "solvability", "score")
 
@@ -53,13 +79,16 @@ SCORE_GATES = ("inputs", "preflight", "run-integrity", "freshness", "solvability
 @dataclass(frozen=True, slots=True)
 class Check:
     name: str
-    status: str
+    status: Status
     reason: str = ""
-    route: str | None = None  # where the task goes when this check blocks (ROUTES key)
+    route: Route | None = None  # where the task goes when this check blocks (ROUTES key)
 
     def __post_init__(self) -> None:
+        if self.name not in ORDER:
+            raise ValueError(f"check {self.name!r} is not one of {ORDER}")
         if self.status not in STATUSES:
             raise ValueError(f"check {self.name}: status {self.status!r} not in {STATUSES}")
+        object.__setattr__(self, "status", Status(self.status))
         if self.status == NA and self.name not in MAY_NOT_APPLY:
             raise ValueError(f"check {self.name}: only {MAY_NOT_APPLY} may be N/A")
         if self.route is not None and self.route not in ROUTES:
@@ -70,23 +99,23 @@ class Check:
         return self.status not in (PASS, NA)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "status": self.status, "reason": self.reason,
+        return {"name": self.name, "status": str(self.status), "reason": self.reason,
                 "route": self.route}
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Decision:
-    verdict: str
-    route: str | None
-    reasons: list[str] = field(default_factory=list)
-    blocking: list[Check] = field(default_factory=list)
+    verdict: Verdict
+    route: Route | None
+    reasons: tuple[str, ...] = ()
+    blocking: tuple[Check, ...] = ()
 
     @property
     def next_state(self) -> str | None:
         """The state the seed's exits name for this verdict (None: stay in S5_JUDGE)."""
-        if self.verdict == "QUALIFIED":
+        if self.verdict == Verdict.QUALIFIED:
             return "QUALIFIED"
-        if self.verdict == "PENDING":
+        if self.verdict in (Verdict.PENDING, Verdict.REFUSED):
             return None
         return ROUTES.get(self.route or "env", "S4_SETUP")
 
@@ -116,29 +145,25 @@ def complete(checks: Iterable[Check]) -> list[Check]:
 def decide(checks: Iterable[Check]) -> Decision:
     """Verdict and route from all checks; QUALIFIED only when every check is PASS."""
     allc = complete(checks)
-    blocking = [c for c in allc if c.blocks]
-    reasons = [f"{c.name} {c.status}: {c.reason}" for c in blocking]
+    blocking = tuple(c for c in allc if c.blocks)
+    reasons = tuple(f"{c.name} {c.status}: {c.reason}" for c in blocking)
     cheat = next((c for c in blocking if c.name == "anti-cheat" and c.status == FAIL), None)
     if cheat is not None:
-        return Decision("CHEAT_DETECTED", "env", reasons, blocking)
+        return Decision(Verdict.CHEAT_DETECTED, "env", reasons, blocking)
     failed = [c for c in blocking if c.status == FAIL]
     if failed:
-        return Decision("BROKEN", failed[0].route or "env", reasons, blocking)
+        return Decision(Verdict.BROKEN, failed[0].route or "env", reasons, blocking)
     routed = [c for c in blocking if c.status == UNVERIFIABLE and c.route]
     if routed:
-        return Decision("BROKEN", routed[0].route, reasons, blocking)
+        return Decision(Verdict.BROKEN, routed[0].route, reasons, blocking)
     if blocking:
-        return Decision("PENDING", None, reasons, blocking)
+        return Decision(Verdict.PENDING, None, reasons, blocking)
     na = [c for c in allc if c.status == NA]
-    return Decision("QUALIFIED", None, [
+    return Decision(Verdict.QUALIFIED, None, (
         "all hard checks and gates A-F pass" + (" or do not apply to the task's standard ("
                                                 + "; ".join(f"{c.name} N/A: {c.reason}"
                                                             for c in na) + ")" if na else "")
-        + "; the scoring set is valid"], [])
-
-
-def certifies(checks: Iterable[Check]) -> bool:
-    return decide(checks).verdict == "QUALIFIED"
+        + "; the scoring set is valid",))
 
 
 def scores_usable(checks: Iterable[Check]) -> tuple[bool, str]:
@@ -159,8 +184,8 @@ def checks_from_record(rec: Any) -> list[Check]:
         return [Check("inputs", UNVERIFIABLE, "the judge record lists no checks")]
     out = []
     for i, x in enumerate(raw):
-        if not (isinstance(x, dict) and isinstance(x.get("name"), str)
-                and x.get("status") in STATUSES
+        if not (isinstance(x, dict) and x.get("name") in ORDER
+                and isinstance(x.get("status"), str) and x.get("status") in STATUSES
                 and (x.get("status") != NA or x.get("name") in MAY_NOT_APPLY)):
             out.append(Check("inputs", UNVERIFIABLE, f"judge record check #{i + 1} is malformed"))
             continue

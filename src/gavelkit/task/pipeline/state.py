@@ -125,7 +125,6 @@ def _guard_ok(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tup
 def judge_qualified(task_dir: Path) -> tuple[bool, str]:
     """The QUALIFIED guard: the judge's own QUALIFIED checks, re-decided by the one verdict
     function, for the current oracle digest and the very score file it judged."""
-    import hashlib
     import json
 
     from gavelkit.task.formats.load import load_task
@@ -146,7 +145,9 @@ def judge_qualified(task_dir: Path) -> tuple[bool, str]:
     if isinstance(sf, str) and sf:
         sp = Path(sf) if Path(sf).is_absolute() else task_dir / sf
         if sp.is_file():
-            sha = hashlib.sha256(sp.read_bytes()).hexdigest()
+            from gavelkit.core.textio import sha256_file
+
+            sha = sha256_file(sp)
     digest = combined(current_digests(load_task(task_dir)))
     return qualified_record_ok(rec, digest, sha)
 

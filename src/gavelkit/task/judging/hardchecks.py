@@ -1,0 +1,186 @@
+"""Steps preflight, anti-cheat and run: the seed's hard checks, before any score is used.
+
+- preflight: `python -c "import PKG; print(PKG.__file__)"` in the scoring environment
+  (its literal block opens the report), together with the scoring-time provenance of an
+  installed solution and the run record's own consistency (TSK-J020);
+- anti-cheat: the trajectory scan and the scoring run's tamper evidence;
+- run: the score file is a complete measurement, scored on today's oracle, in a valid
+  environment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from gavelkit.task.anticheat.api import Scan
+from gavelkit.task.anticheat.preflight import PreflightResult
+from gavelkit.task.formats.score import ScoreResult
+from gavelkit.task.judging.inputs import Loaded
+from gavelkit.task.judging.runmeta import RunMeta
+from gavelkit.task.judging.step import Notes, StepResult
+from gavelkit.task.judging.verdict import FAIL, PASS, UNVERIFIABLE
+
+TAMPER_CODES = frozenset({"TSK-X002", "TSK-X008", "TSK-X010", "TSK-X012"})
+ENV_RUN_CODES = ("TSK-X005", "TSK-X009", "TSK-X007")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Preflight(StepResult):
+    result: PreflightResult
+    package: str | None
+    solution: str  # the candidate folder ('' when unknown)
+
+    @property
+    def passed(self) -> bool:
+        return self.result.passed
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AntiCheat(StepResult):
+    scan: Scan
+    run_findings: tuple[dict[str, object], ...] = ()  # the scoring run's own findings
+
+    @property
+    def tamper(self) -> list[dict[str, object]]:
+        return [f for f in self.run_findings if f.get("code") in TAMPER_CODES]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run(StepResult):
+    usable_file: bool = False
+
+
+def preflight(loaded: Loaded, meta: RunMeta, solution: str | Path | None) -> Preflight:
+    from gavelkit.task.anticheat import api
+
+    task = loaded.task
+    notes = Notes(str(task.dir))
+    package = meta.package
+    if not package:
+        from gavelkit.task.scoring.target import target_package
+
+        package = target_package(task)
+    sol = str(Path(solution).resolve()) if solution else (meta.import_root or
+                                                          meta.solution_dir or "")
+    installed = _installed_solution(meta, package) if not sol else None
+    if package and sol and Path(sol).is_dir():
+        pre = api.preflight(package, sol, python=meta.python, remove_paths=meta.remove_paths)
+    elif package and installed and meta.python:
+        # a registry release scored as the solution (`task run --solution-package`): the
+        # literal import runs in its scoring environment, without PYTHONPATH, and must load
+        # the installed distribution's own files, which scoring-time provenance proved
+        pre = api.preflight(package, installed, python=meta.python, pythonpath=False)
+        if pre.passed and meta.provenance is not None:
+            pre = replace(pre, reason=pre.reason + f" (the installed solution "
+                          f"{meta.solution_package}: {meta.provenance.why})")
+    else:
+        why = ("no target package known (set task.json package)" if not package
+               else f"solution folder {sol or '(unknown)'} not found (pass --solution)")
+        pre = api.not_run(package, why)
+    _decide_preflight(notes, pre, meta)
+    return Preflight(result=pre, package=package, solution=sol, **notes.frozen())
+
+
+def _decide_preflight(notes: Notes, pre: PreflightResult, meta: RunMeta) -> None:
+    """One preflight check, from the literal import and the scoring-time provenance."""
+    prov = meta.provenance
+    prov_why = ("import provenance of the installed solution failed at scoring time: "
+                f"{prov.why}") if prov is not None and not prov.ok else ""
+    failed = pre.ran and not pre.passed
+    if not pre.ran:
+        notes.add("TSK-J002", "error", f"preflight not run: {pre.reason}")
+    elif failed:
+        notes.add("TSK-J001", "error", f"import provenance failed: {pre.reason}")
+    if prov_why:
+        notes.add("TSK-J001", "error", prov_why)
+    if failed or prov_why:
+        notes.check("preflight", FAIL, "; ".join(
+            r for r in (pre.reason if failed else "", prov_why) if r), "env")
+    elif not pre.ran:
+        notes.check("preflight", UNVERIFIABLE, f"not run: {pre.reason}", "env")
+    else:
+        notes.check("preflight", PASS, pre.reason)
+    if meta.mismatch:
+        notes.add("TSK-J020", "error", f"run record mismatch: {meta.mismatch}")
+        notes.check("run-integrity", FAIL, f"run record mismatch: {meta.mismatch}", "env")
+
+
+def _installed_solution(meta: RunMeta, package: str | None) -> str | None:
+    """For a solution installed from a spec, the installed package's own folder (or module
+    file), when scoring-time provenance proved it belongs to that distribution; else None."""
+    prov = meta.provenance
+    if meta.install_kind != "spec" or prov is None or not prov.ok or not prov.module_file or (
+            package and prov.package not in (package, package.split(".")[0])):
+        return None
+    p = Path(prov.module_file)
+    return str(p.parent if p.name == "__init__.py" else p) if p.exists() else None
+
+
+def anticheat(loaded: Loaded, package: str | None, forbid: list[str],
+              score: ScoreResult) -> AntiCheat:
+    from gavelkit.task.anticheat import api
+
+    notes = Notes(str(loaded.task.dir))
+    scan = api.scan(list(loaded.trajectories), str(loaded.task.dir), package, forbid)
+    run_findings = tuple(f for f in (score.gavel.get("findings") or [])
+                         if isinstance(f, dict))
+    tamper = [f for f in run_findings if f.get("code") in TAMPER_CODES
+              and f.get("severity") == "error"]
+    if scan.verdict == "CHEAT_DETECTED":
+        msg = "trajectory scan: CHEAT_DETECTED (" + "; ".join(
+            f.message for f in scan.findings[:3]) + ")"
+        notes.add("TSK-J003", "error", msg)
+        notes.check("anti-cheat", FAIL, msg, "env")
+    if tamper:
+        msg = "the scoring run caught the candidate tampering: " + "; ".join(
+            str(f.get("message")) for f in tamper[:3])
+        notes.add("TSK-J003", "error", msg)
+        notes.check("anti-cheat", FAIL, msg, "env")
+    if scan.verdict == "UNVERIFIABLE":
+        notes.add("TSK-J004", "warning", f"anti-cheat scan unverifiable: {scan.reason}")
+        notes.check("anti-cheat", UNVERIFIABLE, f"{scan.reason}: pass the agent's "
+                    "trajectory with --trajectory")
+    elif scan.verdict == "CLEAN" and not tamper:
+        notes.check("anti-cheat", PASS, scan.reason)
+    return AntiCheat(scan=scan, run_findings=run_findings, **notes.frozen())
+
+
+def run(loaded: Loaded, score: ScoreResult, run_findings: tuple[dict[str, object], ...],
+        oracle_digest: str) -> Run:
+    """The run itself: readable, fresh, a valid measurement."""
+    notes = Notes(str(loaded.task.dir))
+    path = loaded.score_path
+    problem = score.problem()
+    if problem:
+        notes.add("TSK-J016", "error", f"{path}: not a usable score: {problem}")
+        notes.check("score", UNVERIFIABLE, f"{path.name}: {problem}", "rerun")
+    else:
+        notes.check("score", PASS, "score file complete")
+    integrity = score.gavel.get("integrity")
+    scored_on = integrity.get("oracle_digest_before") if isinstance(integrity, dict) else None
+    if scored_on and scored_on != oracle_digest:
+        msg = ("the run is stale: the oracle changed after it was scored "
+               f"(scored on {str(scored_on)[:12]}, now {oracle_digest[:12]}); re-run the candidate")
+        notes.add("TSK-J011", "error", msg)
+        notes.check("freshness", FAIL, msg, "rerun")
+    env_run = [f for f in run_findings if f.get("severity") == "error"
+               and f.get("code") in ENV_RUN_CODES]
+    if env_run:
+        notes.check("run-integrity", FAIL, "the candidate run is not a valid measurement: "
+                    + "; ".join(str(f.get("message")) for f in env_run[:2]), "env")
+    return Run(usable_file=problem is None, **notes.frozen())
+
+
+def read_candidate_score(loaded: Loaded) -> ScoreResult:
+    """The candidate's score, parsed once (after the preflight: no value is read before)."""
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.safeio import json_object_or_none
+    from gavelkit.task.formats.score import score_from_dict
+
+    data = json_object_or_none(loaded.score_path)
+    if data is None:
+        raise InputError(str(loaded.score_path), "score_result.json is not a JSON object (or "
+                         "not readable JSON): nothing to judge")
+    return score_from_dict(data, str(loaded.score_path))[0]
+

@@ -1,0 +1,125 @@
+"""Steps scores and metrics: only now, and only when a score may be used at all.
+
+A score is used only when every check in `verdict.SCORE_GATES` passed (and no cheat was
+detected), and never a pass rate at or above the solvability threshold without a passing
+preflight (TSK-J006). Then the metrics (layers, gap, clusters, labels) and what rests on
+the failures: Gate B (unpromised wording is a verifier failure), the negative gap and
+the small-oracle rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from gavelkit.task.formats.load import Task
+from gavelkit.task.formats.score import ScoreResult
+from gavelkit.task.judging.step import Notes, StepResult
+from gavelkit.task.judging.verdict import FAIL, PASS, UNVERIFIABLE, Check, scores_usable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gavelkit.task.judging.metrics import Metrics
+
+
+@dataclass(frozen=True, slots=True)
+class GateB:
+    """Gate B's failure-pattern audit: do the failures cluster around verifier problems?"""
+
+    verdict: Literal["PASS", "FAIL", "NOT RUN"]
+    why: str = ""
+    failures: int = 0
+    verifier: int = 0
+    untraced: int = 0
+    share: float = 0.0
+    threshold: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.verdict == "NOT RUN":
+            return {"verdict": self.verdict, "why": self.why}
+        return {"verdict": self.verdict, "failures": self.failures, "verifier": self.verifier,
+                "untraced": self.untraced, "share": self.share, "threshold": self.threshold,
+                "why": self.why}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scores(StepResult):
+    usable: bool = False
+    why: str = ""  # why the score is withheld ('' when usable)
+    score: ScoreResult | None = None  # set only when usable
+    metrics: Metrics | None = None
+    gate_b: GateB = GateB("NOT RUN")
+
+
+def scores(task: Task, score: ScoreResult, reference: ScoreResult | None, solution: str,
+           checks: list[Check], preflight_passed: bool, threshold: float) -> Scores:
+    """`checks`: every check the steps before decided (the score gates among them)."""
+    notes = Notes(str(task.dir))
+    usable, why = scores_usable(checks)
+    rate = score.pass_rate
+    if rate is not None and rate >= threshold and not preflight_passed:
+        msg = (f"candidate pass rate {rate:.1%} >= {threshold * 100:g} % without a passing "
+               "import-provenance preflight: the score is refused")
+        notes.add("TSK-J006", "error", msg)
+        notes.check("preflight", FAIL, msg, "env")
+        usable, why = False, why or msg
+    if not usable:
+        notes.check("gate-B", UNVERIFIABLE, f"failure pattern not audited: {why}")
+        return Scores(why=why, gate_b=GateB("NOT RUN", why), **notes.frozen())
+    from gavelkit.task.judging.metrics import compute
+
+    m = compute(task, dict(score.raw), dict(reference.raw) if reference else None, solution)
+    gb = gate_b(m, task)
+    _gate_b_check(gb, notes)
+    neg = m.negative_gap
+    if neg.get("applies") and neg.get("route"):
+        notes.check("negative-gap", FAIL, "negative gap: " + "; ".join(
+            neg.get("diagnosis", [])), "filter")
+    _small_oracle(task, score, notes)
+    return Scores(usable=True, score=score, metrics=m, gate_b=gb, **notes.frozen())
+
+
+def gate_b(metrics: Metrics, task: Task | None = None) -> GateB:
+    """Failure pattern audit: verifier and untraced failures against `gate_b.fail_share`."""
+    from gavelkit.task.judgedata import for_task
+
+    cfg = for_task("gate_b", task.dir if task else None)
+    total = sum(len(c.tests) for c in metrics.clusters)
+    ver = sum(len(c.tests) for c in metrics.clusters if c.klass == "verifier")
+    untraced = sum(len(c.tests) for c in metrics.clusters if not c.traced_to_spec
+                   and c.klass == "candidate")
+    share = (ver + untraced) / total if total else 0.0
+    verdict: Literal["PASS", "FAIL"] = ("FAIL" if total and share > float(cfg["fail_share"])
+                                        else "PASS")
+    rules: dict[str, int] = {}
+    for c in metrics.clusters:
+        if c.klass == "verifier":
+            rules[c.rule or "verifier"] = rules.get(c.rule or "verifier", 0) + len(c.tests)
+    return GateB(verdict, ", ".join(f"{n} {r}" for r, n in sorted(rules.items(),
+                                                                  key=lambda x: -x[1])),
+                 total, ver, untraced, round(share, 4), cfg["fail_share"])
+
+
+def _gate_b_check(gb: GateB, notes: Notes) -> None:
+    if gb.verdict == "FAIL":
+        msg = (f"{gb.verifier} of {gb.failures} failures are verifier failures "
+               f"({gb.why}) and {gb.untraced} are untraced to the spec: return "
+               "filter_correction_request.md to test-filter")
+        notes.add("TSK-J015", "error", f"Gate B FAIL: {msg}")
+        notes.check("gate-B", FAIL, msg, "filter")
+    else:
+        notes.check("gate-B", PASS, f"{gb.verifier} verifier + {gb.untraced} untraced of "
+                    f"{gb.failures} failures")
+
+
+def _small_oracle(task: Task, score: ScoreResult, notes: Notes) -> None:
+    from gavelkit.task.config import is_generated_only
+
+    least = int(task.config["judge"]["small_oracle"])
+    total = score.total
+    src = task.oracle_source()[0] or ""
+    if total < least and is_generated_only(src, task.config):
+        msg = (f"generated-only oracle with {total} < {least} tests: small-oracle/"
+               "exploratory, not QUALIFIED")
+        notes.add("TSK-J008", "error", msg)
+        notes.check("oracle-size", FAIL, msg, "filter")
