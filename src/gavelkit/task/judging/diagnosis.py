@@ -17,7 +17,7 @@ from gavelkit.task.scoring.counts import count_line
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gavelkit.task.formats.score import ScoreResult
-    from gavelkit.task.judging.judge import JudgeResult
+    from gavelkit.task.judging.result import JudgeResult
 
 
 def _esc(x: Any) -> str:

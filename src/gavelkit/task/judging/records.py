@@ -11,46 +11,17 @@ outcome in it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gavelkit.task.judging.fairness import SPOTCHECK
-from gavelkit.task.judging.step import Notes, StepResult
+from gavelkit.task.judging.result import JudgeResult, Records, Transition
+from gavelkit.task.judging.step import Notes
 from gavelkit.task.judging.verdict import Verdict
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from gavelkit.task.judging.judge import JudgeResult
 
 STATUS_OF = {Verdict.QUALIFIED: "QUALIFIED", Verdict.BROKEN: "BROKEN",
              Verdict.CHEAT_DETECTED: "CHEAT_DETECTED"}
 REPORT = "judge/diagnosis_report.md"
-
-
-@dataclass(frozen=True, slots=True)
-class Transition:
-    """The state move the verdict asked for, and whether it was written."""
-
-    written: bool
-    why: tuple[str, ...] = ()
-    from_state: str | None = None
-    requested: str | None = None
-    to: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {k: v for k, v in (("from", self.from_state),
-                                                 ("requested", self.requested),
-                                                 ("to", self.to)) if v is not None}
-        return out | {"written": self.written, "why": list(self.why)}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Records(StepResult):
-    written: tuple[str, ...] = ()
-    transition: Transition | None = None
-    terminal: tuple[str, ...] = ()
-    requests: tuple[tuple[str, str], ...] = ()  # (file name, text) of the request files
 
 
 def sha(path: Path) -> str | None:
