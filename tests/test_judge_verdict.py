@@ -123,6 +123,21 @@ def test_order_verdict_and_records(task: Path, provenance) -> None:  # type: ign
     assert record(res)["candidate_score"]["summary"]["total"] == 7
 
 
+def test_a_preflight_that_cannot_run_blocks_qualified(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """No candidate folder to import from: the literal block says `(not run: ...)`, the
+    preflight is UNVERIFIABLE and the task goes back to S4_SETUP, never QUALIFIED."""
+    run = task / "candidate-runs" / "bad"
+    ok = judge_run(task, run, move_state=False)  # near miss: the recorded solution is there
+    clean(ok.findings, "TSK-J002")
+    res = judge_run(task, run, solution=tmp_path / "gone")
+    f = fires(res.findings, "TSK-J002")
+    assert "not found" in f.message and not res.preflight.ran
+    assert res.verdict == "BROKEN" and res.route == "env"
+    assert "(not run:" in (task / "judge" / "diagnosis_report.md").read_text()
+    state = (task / "PIPELINE_STATE.md").read_text()
+    assert "state:       S4_SETUP" in state and "eval_iter:   1" in state
+
+
 def test_adapter_calls_the_anticheat_api(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from gavelkit.task.anticheat.preflight import PreflightResult
 
