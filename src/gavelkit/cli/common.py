@@ -30,14 +30,15 @@ def add_format(p: argparse.ArgumentParser, sarif: bool = False) -> None:
 
 def emit(findings: Sequence[Finding], fmt: str, command: str,
          extra: dict[str, Any] | None = None, text: str | None = None,
-         quiet: bool = False) -> int:
-    """Print findings in the chosen format and return the exit code they imply."""
+         quiet: bool = False, anchor: str | None = None) -> int:
+    """Print findings in the chosen format and return the exit code they imply (SARIF puts
+    a finding that has no path at `anchor`, the command's main input)."""
     from gavelkit.core import render
 
     if fmt == "json":
         print(render.render_json(findings, command, extra))
     elif fmt == "sarif":
-        print(render.render_sarif(findings))
+        print(render.render_sarif(findings, anchor))
     else:
         shown = [f for f in findings if f.severity == "error"] if quiet else list(findings)
         body = render.render_text(shown, summary=not quiet)

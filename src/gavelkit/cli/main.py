@@ -68,6 +68,8 @@ COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
      "prove the figure overlap gate works on built-in figures"),
     (("rules",), "gavelkit.cli.rules_cmd:main",
      "list rule codes, or explain one (gavel rules CODE)"),
+    (("sarif", "merge"), "gavelkit.cli.sarif_cmd:main",
+     "merge SARIF logs into one run per tool (one upload to code scanning)"),
     (("skills",), "gavelkit.cli.skills_cmd:main",
      "install the skill folders: gavel skills install [--dest .claude/skills]"),
     (("demo",), "gavelkit.cli.demo:main",

@@ -7,6 +7,7 @@ not, 2 on bad arguments. scan exits 0 CLEAN, 1 CHEAT_DETECTED, 2 UNVERIFIABLE
 
 from __future__ import annotations
 
+import os
 import sys
 
 from gavelkit.cli import argtypes as at
@@ -104,8 +105,10 @@ def scan_main(argv: list[str], prog: str) -> int:
               "pip install google-re2 (or gavelkit[scan]) for ~20x the speed", file=sys.stderr)
     if args.format == "json":
         emit(res.findings, "json", "task scan", extra=res.to_dict())
-    elif args.format == "sarif":
-        emit(res.findings, "sarif", "task scan")
+    elif args.format == "sarif":  # "no transcript given" still needs a place in SARIF
+        task_json = os.path.join(args.task, "task.json") if args.task else ""
+        anchor = task_json if os.path.isfile(task_json) else next(iter(args.trajectories), None)
+        emit(res.findings, "sarif", "task scan", anchor=anchor)
     else:
         summary = (f"verdict: {res.verdict} ({len(res.files)} file(s), "
                    f"{sum(f.get('events', 0) for f in res.files)} event(s) checked, engine {res.engine})")

@@ -59,21 +59,65 @@ def render_json(findings: Sequence[Finding], command: str, extra: dict[str, Any]
     return json.dumps(doc, ensure_ascii=False, indent=2, default=json_default)
 
 
-def render_sarif(findings: Sequence[Finding]) -> str:
+#: the base id of paths inside the repository (GitHub code scanning resolves it to the
+#: checkout; `originalUriBaseIds` says where it was on the machine that ran gavel)
+SRCROOT = "%SRCROOT%"
+
+
+def sarif_root() -> str:
+    """The folder SARIF paths are relative to: GAVEL_SARIF_ROOT, else the working directory
+    (in CI, the repository root the workflow runs in)."""
+    import os
+
+    return os.path.abspath(os.environ.get("GAVEL_SARIF_ROOT") or os.getcwd())
+
+
+def sarif_location(path: str, line: int, col: int, root: str) -> dict[str, Any]:
+    """A physicalLocation: relative to `root` (under %SRCROOT%) when inside it, else an
+    absolute file URI; percent-encoded, so spaces and CJK names stay one valid URI."""
+    import os
+    from pathlib import Path
+    from urllib.parse import quote
+
+    full = os.path.abspath(path)
+    rel = os.path.relpath(full, root)
+    if rel == os.curdir or rel.split(os.sep, 1)[0] == os.pardir:
+        art: dict[str, Any] = {"uri": Path(full).as_uri()}
+    else:
+        art = {"uri": quote(rel.replace(os.sep, "/")), "uriBaseId": SRCROOT}
+    phys: dict[str, Any] = {"artifactLocation": art}
+    if line > 0:
+        phys["region"] = {"startLine": line, "startColumn": max(col, 1)}
+    return {"physicalLocation": phys}
+
+
+def sarif_rule(code: str) -> dict[str, Any]:
+    """A reportingDescriptor from the rule catalog: its title, why it exists (help.text) and
+    how to read more on the machine that ran it."""
     from gavelkit.core.rules import catalog
 
-    cat = catalog()
+    rule = catalog().get(code)
+    doc = rule.doc if rule else "not in this gavel's rule catalog"
+    out: dict[str, Any] = {
+        "id": code,
+        "name": code,
+        "shortDescription": {"text": rule.title if rule else code},
+        "fullDescription": {"text": doc},
+        "help": {"text": f"{doc}\n\nExplain it with: gavel rules {code}"},
+        "defaultConfiguration": {"level": SARIF_LEVEL[rule.severity] if rule else "warning"},
+    }
+    if rule:
+        out["properties"] = {"tags": [rule.pack]}
+    return out
+
+
+def render_sarif(findings: Sequence[Finding], anchor: str | None = None) -> str:
+    """SARIF 2.1.0 of one gavel run (validated against the official schema in the tests).
+
+    Every result has a location, as GitHub code scanning requires: a finding without a path
+    is placed at `anchor` (the command's main input) when one is given."""
+    root = sarif_root()
     used = sorted({f.code for f in findings})
-    rules = []
-    for code in used:
-        rule = cat.get(code)
-        rules.append({
-            "id": code,
-            "name": code,
-            "shortDescription": {"text": rule.title if rule else code},
-            "fullDescription": {"text": rule.doc if rule else code},
-            "defaultConfiguration": {"level": SARIF_LEVEL[rule.severity] if rule else "warning"},
-        })
     index = {code: i for i, code in enumerate(used)}
     results = []
     for f in sorted(findings, key=sort_key):
@@ -83,22 +127,24 @@ def render_sarif(findings: Sequence[Finding]) -> str:
             "level": SARIF_LEVEL[f.severity],
             "message": {"text": f.message + (f" (hint: {f.hint})" if f.hint else "")},
         }
-        if f.path:
-            phys: dict[str, Any] = {"artifactLocation": {"uri": f.path.replace("\\", "/")}}
-            if f.line > 0:
-                phys["region"] = {"startLine": f.line, "startColumn": max(f.col, 1)}
-            res["locations"] = [{"physicalLocation": phys}]
+        where = f.path or anchor
+        if where:
+            res["locations"] = [sarif_location(where, f.line if f.path else 0, f.col, root)]
         results.append(res)
-    sarif = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "gavel", "version": __version__,
-                                "informationUri": "https://pypi.org/project/gavelkit/",
-                                "rules": rules}},
-            "results": results,
-        }],
+    from pathlib import Path
+
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "gavel", "version": __version__,
+                            "informationUri": "https://pypi.org/project/gavelkit/",
+                            "rules": [sarif_rule(c) for c in used]}},
+        "originalUriBaseIds": {SRCROOT: {"uri": Path(root).as_uri().rstrip("/") + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
     }
     import json
 
-    return json.dumps(sarif, ensure_ascii=False, indent=2)
+    return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]},
+                      ensure_ascii=False, indent=2)
+
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
