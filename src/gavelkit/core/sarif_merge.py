@@ -47,10 +47,10 @@ def _runs_of(doc: Any, name: str) -> list[dict[str, Any]]:
     return runs
 
 
-def _add(into: _Run, run: dict[str, Any], name: str) -> None:
-    rules = run["tool"]["driver"].get("rules") or []
+def _add_rules(into: _Run, rules: Any, name: str) -> list[int]:
+    """Unite the run's rules into `into`; where each of its rule indexes now points."""
     local: list[int] = []
-    for rule in rules:
+    for rule in rules or []:
         rid = rule.get("id") if isinstance(rule, dict) else None
         if not isinstance(rid, str):
             raise InputError(name, "a rule without a string id")
@@ -58,24 +58,35 @@ def _add(into: _Run, run: dict[str, Any], name: str) -> None:
             into.rule_index[rid] = len(into.rules)
             into.rules.append(rule)
         local.append(into.rule_index[rid])
-    for key, val in (run.get("originalUriBaseIds") or {}).items():
+    return local
+
+
+def _add_bases(into: _Run, bases: Any, name: str) -> None:
+    for key, val in (bases or {}).items():
         if into.bases.setdefault(key, val) != val:
             raise InputError(name, f"uriBaseId {key!r} means {val.get('uri')!r} here and "
                              f"{into.bases[key].get('uri')!r} in an earlier log; merge logs "
                              "made from the same checkout")
-    for key in ("columnKind",):
-        if key in run:
-            into.extra.setdefault(key, run[key])
-    for res in run.get("results") or []:
-        res = dict(res)
-        idx = res.get("ruleIndex")
-        if isinstance(idx, int) and 0 <= idx < len(local):
-            res["ruleIndex"] = local[idx]
-        elif isinstance(res.get("ruleId"), str) and res["ruleId"] in into.rule_index:
-            res["ruleIndex"] = into.rule_index[res["ruleId"]]
-        else:
-            res.pop("ruleIndex", None)
-        into.results.append(res)
+
+
+def _reindexed(res: dict[str, Any], local: list[int], into: _Run) -> dict[str, Any]:
+    res = dict(res)
+    idx = res.get("ruleIndex")
+    if isinstance(idx, int) and 0 <= idx < len(local):
+        res["ruleIndex"] = local[idx]
+    elif isinstance(res.get("ruleId"), str) and res["ruleId"] in into.rule_index:
+        res["ruleIndex"] = into.rule_index[res["ruleId"]]
+    else:
+        res.pop("ruleIndex", None)
+    return res
+
+
+def _add(into: _Run, run: dict[str, Any], name: str) -> None:
+    local = _add_rules(into, run["tool"]["driver"].get("rules"), name)
+    _add_bases(into, run.get("originalUriBaseIds"), name)
+    if "columnKind" in run:
+        into.extra.setdefault("columnKind", run["columnKind"])
+    into.results.extend(_reindexed(r, local, into) for r in run.get("results") or [])
 
 
 def merge(logs: list[tuple[str, Any]]) -> dict[str, Any]:
