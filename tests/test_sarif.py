@@ -157,6 +157,11 @@ def test_merge_refuses_what_it_cannot_join(tmp_path: Path) -> None:
     bad.write_text('{"version": "2.0.0", "runs": []}')
     rc, _, err = cli("sarif", "merge", str(a), str(bad))
     assert rc == 2 and "not a SARIF 2.1.0 log" in err and "Traceback" not in err
+    odd = tmp_path / "odd.sarif"
+    odd.write_text('{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "gavel"}}, '
+                   '"results": [7]}]}')
+    rc, _, err = cli("sarif", "merge", str(odd))
+    assert rc == 2 and "not an object" in err
     rc, _, err = cli("sarif", "merge", str(a), "-o", str(a))
     assert rc == 2 and "also an input" in err
 

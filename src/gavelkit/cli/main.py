@@ -14,6 +14,8 @@ from collections.abc import Sequence
 COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("award", "lint"), "gavelkit.cli.award_blocks:lint_main",
      "lint handoff|gate|scorecard|memo|variant blocks in YAML or Markdown files"),
+    (("award", "lint-all"), "gavelkit.cli.award_lint_all:main",
+     "lint every run block under work/*/ (or the given files), each by its own kind"),
     (("award", "aggregate"), "gavelkit.cli.award_blocks:aggregate_main",
      "apply the judge-panel rule to one round of three seat scorecards"),
     (("award", "schema"), "gavelkit.cli.award_blocks:schema_main",
@@ -64,6 +66,8 @@ COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
      "scan agent trajectories for forbidden access (CLEAN / CHEAT_DETECTED / UNVERIFIABLE)"),
     (("award", "figqa", "run"), "gavelkit.cli.award_figures:run_main",
      "run a plotting script headless and gate every figure for overlaps and clipping"),
+    (("award", "figqa", "rerun"), "gavelkit.cli.award_figqa_rerun:main",
+     "re-run code/run_all.py of the runs the given files belong to, every figure gated"),
     (("award", "figqa", "self-test"), "gavelkit.cli.award_figures:selftest_main",
      "prove the figure overlap gate works on built-in figures"),
     (("rules",), "gavelkit.cli.rules_cmd:main",

@@ -69,7 +69,9 @@ def _add_bases(into: _Run, bases: Any, name: str) -> None:
                              "made from the same checkout")
 
 
-def _reindexed(res: dict[str, Any], local: list[int], into: _Run) -> dict[str, Any]:
+def _reindexed(res: Any, local: list[int], into: _Run, name: str) -> dict[str, Any]:
+    if not isinstance(res, dict):
+        raise InputError(name, f"a result that is not an object: {str(res)[:60]!r}")
     res = dict(res)
     idx = res.get("ruleIndex")
     if isinstance(idx, int) and 0 <= idx < len(local):
@@ -86,7 +88,10 @@ def _add(into: _Run, run: dict[str, Any], name: str) -> None:
     _add_bases(into, run.get("originalUriBaseIds"), name)
     if "columnKind" in run:
         into.extra.setdefault("columnKind", run["columnKind"])
-    into.results.extend(_reindexed(r, local, into) for r in run.get("results") or [])
+    results = run.get("results") or []
+    if not isinstance(results, list):
+        raise InputError(name, "a run whose results are not a list")
+    into.results.extend(_reindexed(r, local, into, name) for r in results)
 
 
 def merge(logs: list[tuple[str, Any]]) -> dict[str, Any]:
