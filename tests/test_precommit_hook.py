@@ -123,3 +123,29 @@ def test_figqa_hook_reruns_the_gate(setup) -> None:
         "fig.savefig('out.png')\n", encoding="utf-8")
     r = try_repo("gavel-figqa", setup)
     assert r.returncode == 1 and "FIG-D001" in r.stdout, r.stdout + r.stderr
+
+
+def test_the_documented_local_config_blocks_a_bad_commit(setup) -> None:
+    """docs/pre-commit-config.yaml, installed as a git hook: the commit itself is refused."""
+    _, contest, env = setup
+    config = ROOT / "docs" / "pre-commit-config.yaml"
+    local = {h["id"]: h for h in yaml.safe_load(config.read_text())["repos"][0]["hooks"]}
+    for hid, hook in hooks().items():  # the same hooks as the published file
+        assert {k: v for k, v in local[hid].items() if k != "language"} == {
+            k: v for k, v in hook.items() if k not in ("language", "description")}, hid
+    shutil.copy(config, contest / ".pre-commit-config.yaml")
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=contest, env=env,
+                   check=True, capture_output=True)
+    card = contest / RUN / "scorecards" / "phase7-seat-A-round-1.yaml"
+    good = card.read_text(encoding="utf-8")
+    card.write_text(good.replace("weight: 0.25, score: 84", "weight: 0.35, score: 84", 1),
+                    encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=contest, env=env, check=True)
+    r = subprocess.run(["git", "commit", "-qm", "round 1"], cwd=contest, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "AWD-S008" in r.stdout + r.stderr, r.stdout + r.stderr
+    card.write_text(good, encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=contest, env=env, check=True)
+    r = subprocess.run(["git", "commit", "-qm", "round 1"], cwd=contest, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
