@@ -19,6 +19,17 @@ from pathlib import Path
 SEED_PREREQS = ("PyYAML", "matplotlib", "numpy", "pypdfium2", "Pillow")
 
 
+def seed_invocations() -> list[str]:
+    """Seed 000 §7's invocations of the skill's scripts, verbatim, from the seed itself
+    (../shared/seeds/, beside the checkout in CI and in a worktree); [] when it is absent."""
+    root = Path(__file__).resolve().parent.parent
+    for base in (root.parent / "shared", root.parent.parent / "shared"):
+        for seed in sorted((base / "seeds").glob("000_*.txt")):
+            return [line.strip() for line in seed.read_text(encoding="utf-8").splitlines()
+                    if line.startswith(("python3 .claude/skills/", "bash    .claude/skills/"))]
+    return []
+
+
 def _norm(name: str) -> str:
     return name.lower().replace("_", "-").replace(".", "-")
 

@@ -21,23 +21,13 @@ from pathlib import Path
 import pytest
 
 from gk_testing import cli
-from prereq_python import clean_env, make_python
+from prereq_python import clean_env, make_python, seed_invocations
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_ID = "20260130-0900-mcm26c"
 SKILL = "mathodology-award-gates"
-#: seed 000 §7, verbatim, with <run-id> filled in
-SEED_INVOCATIONS = [
-    "python3 .claude/skills/mathodology-award-gates/scripts/figqa.py --self-test",
-    "python3 .claude/skills/mathodology-award-gates/scripts/lint_run.py handoff "
-    "work/<run-id>/phase-logs/phase4.md --agent mathodology-coder",
-    "python3 .claude/skills/mathodology-award-gates/scripts/lint_run.py aggregate "
-    "work/<run-id>/scorecards/phase7-seat-*-round-1.yaml --target outstanding",
-    "bash    .claude/skills/mathodology-award-gates/scripts/pdf_qa.sh "
-    "work/<run-id>/paper/solution.pdf --max-pages 25 --anonymous",
-    "python3 .claude/skills/mathodology-award-gates/scripts/make_contact_sheet.py "
-    "work/<run-id>/paper/solution.pdf -o work/<run-id>/outputs/figures/contact_sheet.png",
-]
+#: seed 000 §7, verbatim (read from the seed; <run-id> is filled in when run)
+SEED_INVOCATIONS = seed_invocations()
 SELF_TEST_OK = re.compile(r"self-test: (PASS|OK|passed)\b")
 SELF_TESTS = {"figqa.py": "python3", "lint_run.py": "python3", "pdf_qa.sh": "bash",
               "make_contact_sheet.py": "python3"}
@@ -84,8 +74,18 @@ def test_the_prereq_python_really_lacks_gavelkit(prereq: Path, tmp_path: Path) -
     assert r.returncode == 1, "only the seed's prerequisites may be importable"
 
 
-@pytest.mark.parametrize("line", range(len(SEED_INVOCATIONS)))
+def test_the_seed_names_five_invocations() -> None:
+    if not SEED_INVOCATIONS:
+        pytest.skip("seed 000 not found beside the checkout (../shared/seeds)")
+    assert len(SEED_INVOCATIONS) == 5
+    assert {Path(c.split()[1]).name for c in SEED_INVOCATIONS} == {
+        "figqa.py", "lint_run.py", "pdf_qa.sh", "make_contact_sheet.py"}
+
+
+@pytest.mark.parametrize("line", range(5))
 def test_seed_invocation_from_a_copied_install(line: int, copied: Path, prereq: Path) -> None:
+    if not SEED_INVOCATIONS:
+        pytest.skip("seed 000 not found beside the checkout (../shared/seeds)")
     cmd = SEED_INVOCATIONS[line].replace("<run-id>", RUN_ID)
     r = sh(cmd, copied, prereq, copied.parent)
     assert "Traceback" not in r.stderr and "gavelkit" not in r.stderr, r.stderr
@@ -128,6 +128,18 @@ def test_task_judge_skill_runs_on_its_own(prereq: Path, tmp_path: Path) -> None:
     r = sh("python3 ../elsewhere/task-judge/scripts/validate_ledger.py", tmp_path / "repo",
            prereq, tmp_path)
     assert r.returncode == 0 and "Gate E PASS" in r.stdout, r.stdout + r.stderr
+    # every other gavel command, on the skill's own gavelkit (SKILL.md: without gavel on PATH)
+    r = sh("python3 ../elsewhere/task-judge/scripts/_gavel.py task gates-all tasks",
+           tmp_path / "repo", prereq, tmp_path)
+    assert r.returncode == 0 and "1 pass every gate" in r.stdout, r.stdout + r.stderr
+
+
+def test_any_gavel_command_from_the_copy(copied: Path, prereq: Path) -> None:
+    r = sh(f"python3 .claude/skills/{SKILL}/scripts/_gavel.py award status work/{RUN_ID}",
+           copied, prereq, copied.parent)
+    assert r.returncode in (0, 1) and "NEXT" in r.stdout, r.stdout + r.stderr
+    r = sh(f"python3 .claude/skills/{SKILL}/scripts/_gavel.py", copied, prereq, copied.parent)
+    assert r.returncode == 2 and "usage: python3 _gavel.py COMMAND" in r.stderr
 
 
 def test_missing_pdf_libraries_name_the_pip_command(copied: Path, tmp_path: Path) -> None:

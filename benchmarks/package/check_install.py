@@ -44,17 +44,6 @@ ROOT = Path(__file__).resolve().parents[2]
 RUN_ID = "20260130-0900-mcm26c"
 SKILL = "mathodology-award-gates"
 PREREQS = ["PyYAML", "matplotlib", "numpy", "pypdfium2", "Pillow"]
-SEED_INVOCATIONS = [  # seed 000 §7, verbatim, <run-id> filled in below
-    "python3 .claude/skills/mathodology-award-gates/scripts/figqa.py --self-test",
-    "python3 .claude/skills/mathodology-award-gates/scripts/lint_run.py handoff "
-    "work/<run-id>/phase-logs/phase4.md --agent mathodology-coder",
-    "python3 .claude/skills/mathodology-award-gates/scripts/lint_run.py aggregate "
-    "work/<run-id>/scorecards/phase7-seat-*-round-1.yaml --target outstanding",
-    "bash    .claude/skills/mathodology-award-gates/scripts/pdf_qa.sh "
-    "work/<run-id>/paper/solution.pdf --max-pages 25 --anonymous",
-    "python3 .claude/skills/mathodology-award-gates/scripts/make_contact_sheet.py "
-    "work/<run-id>/paper/solution.pdf -o work/<run-id>/outputs/figures/contact_sheet.png",
-]
 SELF_TESTS = ["python3 .claude/skills/mathodology-award-gates/scripts/figqa.py --self-test",
               "python3 .claude/skills/mathodology-award-gates/scripts/lint_run.py --self-test",
               "bash .claude/skills/mathodology-award-gates/scripts/pdf_qa.sh --self-test",
@@ -247,7 +236,13 @@ def skill_steps(rep: Report, tmp: Path, gavel_bin: Path) -> None:
 
     def seed_lines() -> str:
         out = []
-        for line in [*SEED_INVOCATIONS, *SELF_TESTS]:
+        sys.path.insert(0, str(ROOT / "tests"))
+        from prereq_python import seed_invocations  # seed 000 §7, verbatim, from the seed
+
+        seed = seed_invocations()
+        if len(seed) != 5:
+            raise Failed(f"seed 000 not found beside the checkout, or not 5 invocations: {seed}")
+        for line in [*seed, *SELF_TESTS]:
             cmd = line.replace("<run-id>", RUN_ID)
             want = {1} if "aggregate" in cmd else {0}  # round 1 has a 26-point conflict
             r = sh(cmd, proj, env, want)

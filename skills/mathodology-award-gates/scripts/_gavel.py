@@ -1,7 +1,8 @@
 """Find the gavelkit this skill runs on and hand a script's arguments to it.
 
 The scripts next to this file (and `python3 _gavel.py pdf_qa.sh ARGS...` from pdf_qa.sh)
-call `main(SCRIPT, ARGS)`. The gavelkit used is, in this order: this skill's own copy in
+call `main(SCRIPT, ARGS)`; run directly with gavel's own words (`python3 _gavel.py award
+status work/RUN_ID`) it runs any gavel command on the skill's gavelkit. The gavelkit used is, in this order: this skill's own copy in
 `scripts/_gavelkit/` (put there by `gavel skills install`, so the folder works on its own
 wherever it is copied), the gavelkit checkout this folder lies in, or a gavelkit installed
 for this Python. Kept byte-identical in every skill folder (tests/test_skill_standalone.py).
@@ -56,4 +57,8 @@ def main(script, argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else 2)
+    if len(sys.argv) < 2:
+        sys.stderr.write("usage: python3 _gavel.py COMMAND [ARGS...]   (the words of `gavel "
+                         "COMMAND ...`, e.g. award status work/RUN_ID)\n")
+        sys.exit(2)
+    sys.exit(main(sys.argv[1], sys.argv[2:]))

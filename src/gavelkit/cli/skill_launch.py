@@ -24,6 +24,7 @@ NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
     "make_contact_sheet.py": (("yaml", "PyYAML"), ("pypdfium2", "pypdfium2"),
                               ("PIL", "Pillow")),
     "validate_ledger.py": (("yaml", "PyYAML"),),
+    "gavel": (("yaml", "PyYAML"),),
 }
 
 
@@ -84,11 +85,17 @@ FORWARD: dict[str, Callable[[list[str]], list[str]]] = {
     "lint_run.py": lint_run_argv,
     "pdf_qa.sh": lambda argv: ["award", "pdfqa", *argv],
     "make_contact_sheet.py": lambda argv: ["award", "contact-sheet", *argv],
+    "gavel": lambda argv: argv,
 }
 
 
 def run(script: str, argv: list[str]) -> int:
-    """Check the prerequisites of `script`, then run what it stands for; the exit code."""
+    """Check the prerequisites of `script`, then run what it stands for; the exit code.
+
+    Any other first word is a gavel command (`python3 scripts/_gavel.py award status RUN`):
+    the skill's own gavelkit runs every command, not only the seed's scripts."""
+    if script not in NEEDS:
+        argv, script = [script, *argv], "gavel"
     lack = missing(script)
     if lack:
         sys.stderr.write(f"{script}: {' and '.join(lack)} {'is' if len(lack) == 1 else 'are'} "
