@@ -41,11 +41,21 @@ def _run_dir(root: Path) -> Path:
 
 def award_steps(root: Path) -> list[Step]:
     """Lint every block of the example run and aggregate its panel rounds."""
-    from gavelkit.award.blocks.lint import lint_paths
-    from gavelkit.award.panel.aggregate import aggregate
-
     run = _run_dir(root)
-    steps: list[Step] = []
+    steps = [handoff_step(run), *kind_steps(run), *panel_steps(run)]
+    steps.extend(run_steps(run))
+    steps.extend(figure_steps(run))
+    steps.extend(paper_steps(run))
+    steps.append(manifest_step(run))
+    steps.append(report_step(run, root.parent / "award-report.html"))
+    steps.extend(stop_resume_steps(root, run))
+    return steps
+
+
+def handoff_step(run: Path) -> Step:
+    """Every handoff of the phase logs, each judged under its own role, with --run-dir."""
+    from gavelkit.award.blocks.lint import lint_paths
+
     logs = sorted((run / "phase-logs").glob("*.md"))
     handoff_logs = [p for p in logs if "handoff:" in p.read_text(encoding="utf-8")]
     n = bad = 0
@@ -56,8 +66,15 @@ def award_steps(root: Path) -> list[Step]:
             mine = [x for x in again.blocks if x.block.body.get("agent") == agent]
             n += len(mine)
             bad += sum(1 for x in mine if not x.ok)
-    steps.append(Step("lint handoffs (--agent per role, --run-dir)", bad == 0,
-                      f"{n} handoff blocks in {len(handoff_logs)} phase logs, {bad} failing"))
+    return Step("lint handoffs (--agent per role, --run-dir)", bad == 0,
+                f"{n} handoff blocks in {len(handoff_logs)} phase logs, {bad} failing")
+
+
+def kind_steps(run: Path) -> list[Step]:
+    """The gate, scorecard, memo and variant blocks of the example run."""
+    from gavelkit.award.blocks.lint import lint_paths
+
+    steps = []
     for kind, files in (("gate", sorted((run / "gates").glob("*.yaml"))),
                         ("scorecard", sorted((run / "scorecards").glob("*.yaml"))),
                         ("memo", [run / "phase-logs" / "phase7.md"]),
@@ -66,26 +83,31 @@ def award_steps(root: Path) -> list[Step]:
         errs = [f for r in results for f in r.all_findings() if f.severity == "error"]
         steps.append(Step(f"lint {kind} blocks", not errs,
                           f"{sum(len(r.blocks) for r in results)} blocks, {len(errs)} errors"))
+    return steps
+
+
+def _verdict(passed: bool) -> str:
+    return "PASS" if passed else "FAIL"
+
+
+def panel_steps(run: Path) -> list[Step]:
+    """Round 1 fails on an evidence conflict; the adjudication round re-scores seat C."""
+    from gavelkit.award.panel.aggregate import aggregate
+
     cards = run / "scorecards"
     r1 = aggregate(sorted(cards.glob("phase7-seat-*-round-1.yaml")), "finalist")
-    steps.append(Step("aggregate round 1 at finalist (expected FAIL: conflict on results)",
-                      not r1.passed and bool(r1.conflicts),
-                      f"{'PASS' if r1.passed else 'FAIL'}; conflicts: "
-                      + "; ".join(c.describe() for c in r1.conflicts)))
+    steps = [Step("aggregate round 1 at finalist (expected FAIL: conflict on results)",
+                  not r1.passed and bool(r1.conflicts),
+                  f"{_verdict(r1.passed)}; conflicts: "
+                  + "; ".join(c.describe() for c in r1.conflicts))]
     adj = [cards / "phase7-seat-A-round-1.yaml", cards / "phase7-seat-B-round-1.yaml",
            cards / "phase7-seat-C-round-2.yaml"]
     fin = aggregate(adj, "finalist", adjudication_round=True)
     out = aggregate(adj, "outstanding", adjudication_round=True)
     steps.append(Step("aggregate adjudication round 2 (seat C re-dispatched)",
                       fin.passed and not out.passed,
-                      f"finalist {'PASS' if fin.passed else 'FAIL'}, outstanding "
-                      f"{'PASS' if out.passed else 'FAIL'} ({'; '.join(out.failed)})"))
-    steps.extend(run_steps(run))
-    steps.extend(figure_steps(run))
-    steps.extend(paper_steps(run))
-    steps.append(manifest_step(run))
-    steps.append(report_step(run, root.parent / "award-report.html"))
-    steps.extend(stop_resume_steps(root, run))
+                      f"finalist {_verdict(fin.passed)}, outstanding "
+                      f"{_verdict(out.passed)} ({'; '.join(out.failed)})"))
     return steps
 
 
@@ -102,34 +124,41 @@ def manifest_step(run: Path) -> Step:
                 "(e.g. the contact sheet), none after")
 
 
+def _write_gate(run: Path, phase: int, loop: int, ids: list[str]) -> None:
+    """A critic's gate file: fail with the given open high issues, else pass."""
+    import yaml
+
+    issues = [{"id": i, "severity": "high", "summary": f"{i} open", "artifact": "paper",
+               "required_fix": "fix", "owner": "mathodology-coder"} for i in ids]
+    body = {"gate": {"phase": phase, "loop": loop, "verdict": "fail" if ids else "pass",
+                     "issues": issues, "evidence_checked": ["re-ran run_all.py"],
+                     "missing_evidence": []}}
+    (run / "gates" / f"phase-{phase}-loop-{loop}.yaml").write_text(
+        yaml.safe_dump(body, sort_keys=False), encoding="utf-8")
+
+
 def stop_resume_steps(root: Path, example: Path) -> list[Step]:
     """A run that stops (phase 4 loop 1 does not improve), gets a drafted decision memo, a
     human's recorded decision, and resumes — the STOP is lifted only by that decision."""
-    import yaml
-
-    from gavelkit.award.blocks.lint import lint_paths
-    from gavelkit.award.runs.budget import run_status
     from gavelkit.award.runs.layout import init_run
-    from gavelkit.award.runs.memo_draft import write_draft
 
     variant = (example / "phase-logs" / "phase0.md").read_text(encoding="utf-8")
     block = next(b.split("```", 1)[0] for b in variant.split("```yaml\n")[1:]
                  if b.startswith("variant:"))
     run, _, _ = init_run(root / "award-stop-run", "20260131-1000-stop", block)
-
-    def gate(phase: int, loop: int, ids: list[str]) -> None:
-        issues = [{"id": i, "severity": "high", "summary": f"{i} open", "artifact": "paper",
-                   "required_fix": "fix", "owner": "mathodology-coder"} for i in ids]
-        body = {"gate": {"phase": phase, "loop": loop, "verdict": "fail" if ids else "pass",
-                         "issues": issues, "evidence_checked": ["re-ran run_all.py"],
-                         "missing_evidence": []}}
-        (run / "gates" / f"phase-{phase}-loop-{loop}.yaml").write_text(
-            yaml.safe_dump(body, sort_keys=False), encoding="utf-8")
-
     for ph in range(4):
-        gate(ph, 0, [])
-    gate(4, 0, ["G4-1", "G4-2"])
-    gate(4, 1, ["G4-1", "G4-3"])
+        _write_gate(run, ph, 0, [])
+    _write_gate(run, 4, 0, ["G4-1", "G4-2"])
+    _write_gate(run, 4, 1, ["G4-1", "G4-3"])
+    steps, memo = _stop_and_memo(run)
+    return steps + _resume(run, memo)
+
+
+def _stop_and_memo(run: Path) -> tuple[list[Step], Path]:
+    from gavelkit.award.blocks.lint import lint_paths
+    from gavelkit.award.runs.budget import run_status
+    from gavelkit.award.runs.memo_draft import write_draft
+
     st = run_status(run)
     steps = [Step("stop: phase 4 loop 1 did not improve (2 -> 2 open high)",
                   st.action.kind == "STOP", f"NEXT {st.action.kind}: {st.action.reason}")]
@@ -141,15 +170,21 @@ def stop_resume_steps(root: Path, example: Path) -> list[Step]:
     steps.append(Step("decision memo drafted; the run stays at STOP until a human decides",
                       not res.all_findings() and still == "STOP" and rec == ["rework"],
                       f"{memo.name} lints clean; recommended: {', '.join(rec)}; status: {still}"))
+    return steps, memo
+
+
+def _resume(run: Path, memo: Path) -> list[Step]:
+    from gavelkit.award.runs.budget import run_status
+
     text = memo.read_text(encoding="utf-8").replace(
         "decision_memo:\n", "decision_memo:\n  decision: {choice: rework, by: 'team lead (Ana)', "
         "rationale: 'replace the ARIMA fit with a state-space model for G4-1'}\n", 1)
     memo.write_text(text, encoding="utf-8")
     st = run_status(run)
-    steps.append(Step("human decision recorded (rework): the run resumes with fix loop 2",
-                      st.action.kind == "fix" and st.action.decision is not None,
-                      f"NEXT {st.action.kind} phase {st.action.phase}: {st.action.reason}"))
-    gate(4, 2, [])
+    steps = [Step("human decision recorded (rework): the run resumes with fix loop 2",
+                  st.action.kind == "fix" and st.action.decision is not None,
+                  f"NEXT {st.action.kind} phase {st.action.phase}: {st.action.reason}")]
+    _write_gate(run, 4, 2, [])
     st = run_status(run)
     under = [f.message for f in st.findings if f.code == "AWD-T015"]
     steps.append(Step("loop 2 passes under the decision: advance to phase 5, no overrun",
@@ -270,6 +305,34 @@ DEMOS: list[tuple[str, Callable[[Path], list[Step]]]] = [
 ]
 
 
+def _work_copy(src: Path, out: str | None) -> tuple[Path, Path]:
+    """(scratch folder, its copy of the examples): the demo never changes the originals."""
+    scratch = Path(out) if out else Path(tempfile.mkdtemp(prefix="gavel-demo-"))
+    dest = scratch / "examples"
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(src, dest, symlinks=False)  # examples hold no link (test_examples_links)
+    return scratch, dest
+
+
+def _print_json(results: list[tuple[str, list[Step]]], ok: bool, scratch: Path) -> None:
+    import json
+
+    print(json.dumps({"ok": ok, "workdir": str(scratch),
+                      "demos": {name: [{"step": s.title, "ok": s.ok, "detail": s.detail}
+                                       for s in steps] for name, steps in results}},
+                     ensure_ascii=False, indent=2))
+
+
+def _print_text(results: list[tuple[str, list[Step]]], ok: bool, scratch: Path) -> None:
+    for name, steps in results:
+        print(f"== {name}")
+        for s in steps:
+            print(f"  [{'ok' if s.ok else 'UNEXPECTED'}] {s.title}\n        {s.detail}")
+    print(f"demo {'finished as expected' if ok else 'found unexpected results'}; "
+          f"work copy in {scratch}")
+
+
 def main(argv: list[str], prog: str) -> int:
     p = parser(prog, "Run the bundled examples end to end and print a short summary.")
     p.add_argument("--examples", help="examples folder (default: the ones shipped with gavelkit)")
@@ -283,25 +346,8 @@ def main(argv: list[str], prog: str) -> int:
         print(f"{prog}: error: examples folder not found: {where}; pass the examples/ folder "
               "of a gavelkit checkout with --examples", file=sys.stderr)
         return 2
-    scratch = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="gavel-demo-"))
-    dest = scratch / "examples"
-    if dest.exists():
-        shutil.rmtree(dest)
-    shutil.copytree(src, dest, symlinks=False)  # examples hold no link (test_examples_links)
+    scratch, dest = _work_copy(src, args.out)
     results: list[tuple[str, list[Step]]] = [(name, fn(dest)) for name, fn in DEMOS]
     ok = all(s.ok for _, steps in results for s in steps)
-    if args.format == "json":
-        import json
-
-        print(json.dumps({"ok": ok, "workdir": str(scratch),
-                          "demos": {name: [{"step": s.title, "ok": s.ok, "detail": s.detail}
-                                           for s in steps] for name, steps in results}},
-                         ensure_ascii=False, indent=2))
-    else:
-        for name, steps in results:
-            print(f"== {name}")
-            for s in steps:
-                print(f"  [{'ok' if s.ok else 'UNEXPECTED'}] {s.title}\n        {s.detail}")
-        print(f"demo {'finished as expected' if ok else 'found unexpected results'}; "
-              f"work copy in {scratch}")
+    (_print_json if args.format == "json" else _print_text)(results, ok, scratch)
     return 0 if ok else 1
