@@ -6,8 +6,8 @@ the default test run; CI runs it after the test suite (.ci/run). Steps:
 1. build the sdist and the wheel (`python -m build`), `twine check` both, and look inside
    the wheel (skills and examples bundled, no byte code, no run outputs);
 2. install the wheel, non-editable, into a fresh venv and, from an empty folder, run
-   `gavel demo` end to end and `gavel award lint`, `award pdfqa`, `task run` + `task judge`
-   on a user's own copies of the files;
+   `gavel demo` end to end and `gavel award lint`, `award pdfqa`, `task solvability`,
+   `task run` and `task judge` (QUALIFIED, as the demo judges it) on a user's own copies;
 3. from that install, `gavel skills install --only mathodology-award-gates`, copy the folder
    into another project, delete the first, and run seed 000 §7's five invocations and each
    script's --self-test in a venv that has only PyYAML, matplotlib, numpy, pypdfium2 and
@@ -182,7 +182,8 @@ def wheel_steps(rep: Report, tmp: Path, wheel: Path) -> Path | None:
 
     def user_files() -> str:
         shutil.copytree(ROOT / "examples" / "award-run" / "work", user / "work")
-        shutil.copytree(ROOT / "examples" / "task-semver", user / "my-task",
+        task = "tasks/task-semver"
+        shutil.copytree(ROOT / "examples" / "task-semver", user / task,
                         ignore=shutil.ignore_patterns("score_result.json", "run_meta.json"))
         run = f"work/{RUN_ID}"
         out = []
@@ -192,19 +193,22 @@ def wheel_steps(rep: Report, tmp: Path, wheel: Path) -> Path | None:
         r = sh(f"gavel award pdfqa {run}/paper/solution.pdf --max-pages 25 --anonymous", user,
                env, {0})
         out.append(r.stdout.strip().splitlines()[-1])
-        cand = "my-task/candidate-runs/broken-001"
-        r = sh(f"gavel task run my-task --solution {cand}/solution --out {cand}", user, env,
-               {0, 1}, timeout=1800)
-        out.append(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-200:])
-        r = sh(f"gavel task judge my-task --run {cand} --trajectory {cand}/trajectory.jsonl",
-               user, env, {0, 1}, timeout=1800)
-        if "QUALIFIED" not in r.stdout and "BROKEN" not in r.stdout:
-            raise Failed(f"no verdict in: {r.stdout[-800:]}")
-        out.append(next(ln for ln in r.stdout.splitlines() if "QUALIFIED" in ln
-                        or "BROKEN" in ln))
+        r = sh(f"gavel task solvability {task} --reference {task}/reference", user, env, {0},
+               timeout=1800)
+        out.append(r.stdout.strip().splitlines()[-1])
+        cand = f"{task}/candidate-runs/broken-001"
+        sh(f"gavel task run {task} --solution {cand}/solution --out {cand}", user, env, {0, 1},
+           timeout=1800)
+        r = sh(f"gavel task judge {task} --run {cand} --trajectory {cand}/trajectory.jsonl",
+               user, env, {0}, timeout=1800)
+        verdict = next((ln for ln in r.stdout.splitlines() if ln.startswith("verdict:")), "")
+        if verdict != "verdict: QUALIFIED":  # as gavel demo judges the same task
+            raise Failed(f"wanted QUALIFIED: {r.stdout[-800:]}")
+        out.append(verdict)
         return "\n".join(out)
 
-    rep.check("award lint, award pdfqa, task run and task judge on a user's files", user_files)
+    rep.check("award lint, award pdfqa, task solvability, run and judge on a user's files",
+              user_files)
     return bin_dir[0]
 
 
