@@ -114,3 +114,30 @@ def test_rules_command_shows_runs_and_writes_the_examples(tmp_path: Path) -> Non
     assert rc == 0 and "status: done" in (tmp_path / "ex" / "fires" / "h.yaml").read_text()
     rc, _, err = cli("rules", "AWD-H", "--run")
     assert rc == 2 and "one rule code" in err
+
+
+def test_placeholders_name_this_python_and_the_example_folder(tmp_path: Path) -> None:
+    import sys
+
+    from gavelkit.cli.rule_examples import expand
+
+    py = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert expand("lib/python{py}/site-packages") == f"lib/python{py}/site-packages"
+    assert expand("{root}/userbase", tmp_path) == f"{tmp_path}/userbase"
+    r = rule(fires={"run": "gavel rules", "files": {"lib/python{py}/x.txt": "x\n"}}, near={})
+    lines = materialize(r.examples.fires, tmp_path)
+    assert (tmp_path / "lib" / f"python{py}" / "x.txt").is_file()
+    assert f"lib/python{py}/x.txt: x" in lines
+
+
+def test_figqa_in_process_stand_in_finds_what_the_child_finds(tmp_path: Path) -> None:
+    """The test runner's in-process figqa gives the real child's findings (one example)."""
+    from rule_runners import run
+
+    case = catalog()["FIG-D001"].examples.fires
+    here = run(case, tmp_path / "here")
+    child = run_case(case, tmp_path / "child")  # the real command: a child interpreter
+    key = [(f.code, f.message.replace(str(tmp_path / "here"), "")) for f in here.findings]
+    assert key == [(f.code, f.message.replace(str(tmp_path / "child"), ""))
+                   for f in child.findings]
+    assert here.exit == child.exit == 1 and "FIG-D001" in here.codes()

@@ -6,6 +6,8 @@ The spec is a TOML table: `pages` (a list), optional `info` (document metadata),
 `lines` (text from the top), `number` (the folio at the foot), `figure = true`
 (a filled box standing in for a plot), `size = [w, h]`, `text` and `rects` (placed
 items), and `repeat = K` (K copies; `{n}` in any string becomes the page number).
+Damage for the unusable-input rules: `encrypt = "PASSWORD"` (a user password; needs
+pypdf, a test dependency) and `cut_eof = true` (the file ends before its last %%EOF).
 """
 
 from __future__ import annotations
@@ -59,14 +61,31 @@ def expand(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def build(spec: Mapping[str, Any]) -> bytes:
     from gavelkit.award.pdf.writer import build_pdf, find_cjk_font, xmp_packet
 
-    unknown = set(spec) - {"pages", "info", "xmp", "cjk"}
+    unknown = set(spec) - {"pages", "info", "xmp", "cjk", "encrypt", "cut_eof"}
     if unknown:
         raise ValueError(f"pdf: unknown keys {sorted(unknown)}")
     pages = [_page(p) for p in expand(spec)]
     xmp = spec.get("xmp")
     font = find_cjk_font() if spec.get("cjk", True) else None
-    return build_pdf(pages, dict(spec.get("info", {})) or None,
+    data = build_pdf(pages, dict(spec.get("info", {})) or None,
                      xmp_packet(**xmp) if xmp else None, cjk_font=font)
+    if spec.get("cut_eof"):
+        data = data[: data.rindex(b"%%EOF")]
+    if "encrypt" in spec:
+        data = _encrypted(data, str(spec["encrypt"]))
+    return data
+
+
+def _encrypted(data: bytes, user: str) -> bytes:
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    w = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    w.encrypt(user_password=user, owner_password="owner", algorithm="RC4-128")
+    out = io.BytesIO()
+    w.write(out)
+    return out.getvalue()
 
 
 def describe(spec: Mapping[str, Any]) -> list[str]:
@@ -76,8 +95,9 @@ def describe(spec: Mapping[str, Any]) -> list[str]:
     lines = [f"info {k} = {v!r}" for k, v in sorted(spec.get("info", {}).items())]
     if spec.get("xmp"):
         lines.append("xmp " + json.dumps(spec["xmp"], sort_keys=True))
-    if "cjk" in spec:
-        lines.append(f"cjk = {spec['cjk']}")
+    for key in ("cjk", "encrypt", "cut_eof"):
+        if key in spec:
+            lines.append(f"{key} = {spec[key]!r}")
     for k, page in enumerate(expand(spec), 1):
         lines.append(f"page {k}: " + json.dumps(page, sort_keys=True, ensure_ascii=False))
     return lines

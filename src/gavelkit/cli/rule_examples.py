@@ -43,7 +43,17 @@ class Outcome:
         return {f.code for f in self.findings}
 
 
+def expand(text: str, root: Path | None = None) -> str:
+    """`{py}`: this interpreter's X.Y (site-packages folders are named for it); `{root}`:
+    the example's folder (for environment values a child process reads elsewhere)."""
+    import sys
+
+    text = text.replace("{py}", f"{sys.version_info[0]}.{sys.version_info[1]}")
+    return text.replace("{root}", str(root)) if root is not None else text
+
+
 def _inside(root: Path, rel: str) -> Path:
+    rel = expand(rel)
     if not rel or rel.startswith("/") or ".." in Path(rel).parts:
         raise CatalogError(f"example path {rel!r} must stay inside the example folder")
     return root / rel
@@ -111,7 +121,7 @@ def _write(root: Path, rel: str, spec: FileSpec, pdfs: dict[str, object]) -> Non
     elif spec.source in MAKERS:
         MAKERS[spec.source](p, spec)
         if spec.pdf is not None:
-            pdfs[rel] = spec.pdf
+            pdfs[expand(rel)] = spec.pdf
     else:
         text = _edited(_text_of(p, spec, rel), spec.edit, rel)
         p.write_text(text, encoding="utf-8", newline="")
@@ -211,7 +221,7 @@ def _fresh() -> None:
 @contextlib.contextmanager
 def _where(root: Path, env: Mapping[str, str]) -> Iterator[None]:
     old_cwd, saved = os.getcwd(), {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
+    os.environ.update({k: expand(v, root) for k, v in env.items()})
     os.chdir(root)
     _fresh()
     try:
