@@ -22,6 +22,7 @@ from gavelkit.core.findings import Finding
 FIRED: set[str] = set()
 CLEAN: set[str] = set()        # near misses: not firing on input with other findings
 CLEAN_EMPTY: set[str] = set()  # not firing on input with no finding at all (counts for nothing)
+UNRUNNABLE: set[str] = set()   # examples skipped: a program they need (bwrap) is not on PATH
 
 
 def codes(findings: Iterable[Finding]) -> list[str]:

@@ -4,6 +4,8 @@
 process. Commands that would start another interpreter per example get an
 in-process stand-in here, registered by their command words:
 
+Identical inputs (most near misses of one fixture are that fixture) run once.
+
 - `award figqa run` runs its child's own code (figures/runner.py `main`) here, with
   every matplotlib and interpreter hook it installs put back afterwards, and turns
   the result into findings with the command's own `collisions_to_findings`. Only a
@@ -22,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from gavelkit.cli.rule_examples import Command, Outcome, run_case
+from gavelkit.cli.rule_examples import Command, Outcome, materialize, run_in
 from gavelkit.core.rules import Case
 
 DEFAULT_TIMEOUT = 300.0
@@ -104,7 +106,19 @@ def _figqa_run(argv: list[str], prog: str) -> int:
 IN_PROCESS: dict[tuple[str, ...], Command] = {("award", "figqa", "run"): _figqa_run}
 
 
+_SEEN: dict[tuple[str, ...], Outcome] = {}
+
+
 def run(case: Case, where: Path) -> Outcome:
+    """Many near misses are the same input (the firing case's base): such a case runs once
+    per session, keyed by everything it is made of (its listing: command, env, files)."""
+    from dataclasses import replace
+
+    lines = materialize(case, where)
+    key = tuple(lines)
+    if key in _SEEN:
+        return replace(_SEEN[key], listing=lines)
     command = next((c for words, c in IN_PROCESS.items() if case.run[: len(words)] == words),
                    None)
-    return run_case(case, where, command)
+    out = _SEEN[key] = run_in(case, where, lines, command)
+    return out

@@ -42,7 +42,13 @@ def _show(out: Outcome) -> str:
     return f"exit {out.exit}, findings {found}, refused {out.refused!r}, stderr {out.stderr[-400:]!r}"
 
 
-def _ran(case: Case, where: Path) -> Outcome:
+def _ran(case: Case, where: Path, code: str) -> Outcome:
+    import shutil
+
+    missing = [n for n in case.needs if shutil.which(n) is None]
+    if missing:
+        gk_testing.UNRUNNABLE.add(code)
+        pytest.skip(f"the example needs {', '.join(missing)} on PATH")
     out = run(case, where)
     assert not out.refused, f"the example's command was refused: {_show(out)}"
     return out
@@ -51,7 +57,7 @@ def _ran(case: Case, where: Path) -> Outcome:
 @pytest.mark.parametrize("code", RULES)
 def test_firing_example_fires(code: str, tmp_path: Path) -> None:
     rule = _rule(code)
-    out = _ran(rule.examples.fires, tmp_path / "fires")
+    out = _ran(rule.examples.fires, tmp_path / "fires", code)
     _LISTINGS[code] = out.listing
     found = [f for f in out.findings if f.code == code]
     assert found, f"{code}'s firing example does not fire: {_show(out)}"
@@ -63,7 +69,7 @@ def test_firing_example_fires(code: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("code", RULES)
 def test_near_miss_example_does_not_fire(code: str, tmp_path: Path) -> None:
     rule = _rule(code)
-    out = _ran(rule.examples.near, tmp_path / "near")
+    out = _ran(rule.examples.near, tmp_path / "near", code)
     found = [f for f in out.findings if f.code == code]
     assert not found, f"{code}'s near miss fires: {_show(out)}"
     others = out.codes() - {code}

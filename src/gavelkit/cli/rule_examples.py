@@ -268,11 +268,15 @@ Command = Callable[[list[str], str], int]
 
 def run_case(case: Case, root: Path, command: Command | None = None) -> Outcome:
     """Materialize `case` in `root` and run its command there, in this process."""
+    return run_in(case, root, materialize(case, root), command)
+
+
+def run_in(case: Case, root: Path, lines: Listing, command: Command | None = None) -> Outcome:
+    """Run the case's command in `root`, where `materialize` wrote it (`lines`)."""
     from importlib import import_module
 
     from gavelkit.core.errors import InputError, UsageError
 
-    lines = materialize(case, root)
     words, target, rest = _argv(case.run)
     module, func = target.split(":")
     call = command or getattr(import_module(module), func)

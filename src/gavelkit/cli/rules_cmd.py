@@ -24,6 +24,13 @@ if TYPE_CHECKING:
 SHOWN_LINES = 40  # longer inline files are cut in the text view (--write has them whole)
 
 
+def _text_lines(path: str, text: str) -> list[str]:
+    body = text.splitlines() or ["(empty)"]
+    cut = body[:SHOWN_LINES] + ([f"... ({len(body) - SHOWN_LINES} more lines)"]
+                                if len(body) > SHOWN_LINES else [])
+    return [f"  {path}:"] + [f"    | {ln}" for ln in cut]
+
+
 def _spec_text(path: str, spec: FileSpec) -> list[str]:
     how = {"link": f"a link to {spec.link}", "fifo": "a named pipe (FIFO)",
            "dir": "an empty folder", "drop": "removed", "hex": f"bytes {spec.hex}",
@@ -31,12 +38,8 @@ def _spec_text(path: str, spec: FileSpec) -> list[str]:
     if spec.source in how:
         return [f"  {path}: {how[spec.source]}"]
     if spec.source == "text":
-        body = (spec.text or "").splitlines() or ["(empty)"]
-        cut = body[:SHOWN_LINES] + ([f"... ({len(body) - SHOWN_LINES} more lines)"]
-                                    if len(body) > SHOWN_LINES else [])
-        return [f"  {path}:"] + [f"    | {ln}" for ln in cut]
-    head = (f"  {path}: fixture {spec.base}" if spec.base else
-            f"  {path}: as the tree's base holds it" if not spec.edit else f"  {path}:")
+        return _text_lines(path, spec.text or "")
+    head = f"  {path}: " + (f"fixture {spec.base}" if spec.base else "as the tree's base holds it")
     edits = [f"    with {old!r} -> {new!r}" for old, new in spec.edit]
     return [head + (", edited" if edits else ""), *edits]
 

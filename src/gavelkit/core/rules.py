@@ -24,7 +24,7 @@ from typing import Any
 from gavelkit.core.findings import Severity
 
 RULE_KEYS = frozenset({"severity", "title", "doc", "severity_varies", "fires", "near"})
-CASE_KEYS = frozenset({"run", "files", "base", "env", "note"})
+CASE_KEYS = frozenset({"run", "files", "base", "env", "note", "needs"})
 FILE_KEYS = frozenset({"text", "base", "edit", "drop", "link", "fifo", "hex", "pdf", "dir"})
 TREE_SUFFIX = ".tree.toml"
 
@@ -75,6 +75,7 @@ class Case:
     base: str | None = None          # fixture folder copied as the example's root first
     env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     note: str = ""
+    needs: tuple[str, ...] = ()  # programs the example needs on PATH (bwrap): else skipped
 
     @property
     def command(self) -> str:
@@ -158,8 +159,11 @@ def _case(code: str, name: str, raw: Any, need_run: bool) -> Case:
     env = raw.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         raise _fail(code, f"{name}.env must map names to strings")
+    needs = raw.get("needs", [])
+    if not isinstance(needs, list) or not all(isinstance(n, str) for n in needs):
+        raise _fail(code, f"{name}.needs must be a list of program names")
     return Case(run, MappingProxyType(specs), raw.get("base"), MappingProxyType(dict(env)),
-                str(raw.get("note", "")))
+                str(raw.get("note", "")), tuple(needs))
 
 
 def _merge(fires: Case, near: Case, raw: dict[str, Any]) -> Case:
@@ -167,7 +171,8 @@ def _merge(fires: Case, near: Case, raw: dict[str, Any]) -> Case:
     return replace(fires, run=near.run or fires.run,
                    base=near.base if "base" in raw else fires.base,
                    files=MappingProxyType({**fires.files, **near.files}),
-                   env=MappingProxyType({**fires.env, **near.env}), note=near.note)
+                   env=MappingProxyType({**fires.env, **near.env}), note=near.note,
+                   needs=tuple(dict.fromkeys((*fires.needs, *near.needs))))
 
 
 def _examples(code: str, spec: dict[str, Any]) -> Examples | None:
