@@ -20,14 +20,25 @@ SEED_PREREQS = ("PyYAML", "matplotlib", "numpy", "pypdfium2", "Pillow")
 
 
 def seed_invocations() -> list[str]:
-    """Seed 000 §7's invocations of the skill's scripts, verbatim, from the seed itself
-    (../shared/seeds/, beside the checkout in CI and in a worktree); [] when it is absent."""
+    """Seed 000 §7's invocations of the skill's scripts, verbatim: from the seed itself when
+    ../shared/seeds is beside the checkout (a worktree), else the committed copy (a clean CI
+    checkout has no shared/; `test_seed_copy_matches_the_seed` keeps the copy true)."""
+    return seed_invocations_from_seed() or committed_seed_invocations()
+
+
+def seed_invocations_from_seed() -> list[str]:
     root = Path(__file__).resolve().parent.parent
     for base in (root.parent / "shared", root.parent.parent / "shared"):
         for seed in sorted((base / "seeds").glob("000_*.txt")):
             return [line.strip() for line in seed.read_text(encoding="utf-8").splitlines()
                     if line.startswith(("python3 .claude/skills/", "bash    .claude/skills/"))]
     return []
+
+
+def committed_seed_invocations() -> list[str]:
+    text = (Path(__file__).resolve().parent / "data" / "seed000_invocations.txt").read_text(
+        encoding="utf-8")
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
 
 
 def _norm(name: str) -> str:

@@ -21,7 +21,13 @@ from pathlib import Path
 import pytest
 
 from gk_testing import cli
-from prereq_python import clean_env, make_python, seed_invocations
+from prereq_python import (
+    clean_env,
+    committed_seed_invocations,
+    make_python,
+    seed_invocations,
+    seed_invocations_from_seed,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_ID = "20260130-0900-mcm26c"
@@ -74,9 +80,15 @@ def test_the_prereq_python_really_lacks_gavelkit(prereq: Path, tmp_path: Path) -
     assert r.returncode == 1, "only the seed's prerequisites may be importable"
 
 
-def test_the_seed_names_five_invocations() -> None:
-    if not SEED_INVOCATIONS:
+def test_seed_copy_matches_the_seed() -> None:
+    """The committed copy (what a clean CI checkout runs) is the seed's text, word for word."""
+    seed = seed_invocations_from_seed()
+    if not seed:
         pytest.skip("seed 000 not found beside the checkout (../shared/seeds)")
+    assert committed_seed_invocations() == seed
+
+
+def test_the_seed_names_five_invocations() -> None:
     assert len(SEED_INVOCATIONS) == 5
     assert {Path(c.split()[1]).name for c in SEED_INVOCATIONS} == {
         "figqa.py", "lint_run.py", "pdf_qa.sh", "make_contact_sheet.py"}
@@ -84,8 +96,6 @@ def test_the_seed_names_five_invocations() -> None:
 
 @pytest.mark.parametrize("line", range(5))
 def test_seed_invocation_from_a_copied_install(line: int, copied: Path, prereq: Path) -> None:
-    if not SEED_INVOCATIONS:
-        pytest.skip("seed 000 not found beside the checkout (../shared/seeds)")
     cmd = SEED_INVOCATIONS[line].replace("<run-id>", RUN_ID)
     r = sh(cmd, copied, prereq, copied.parent)
     assert "Traceback" not in r.stderr and "gavelkit" not in r.stderr, r.stderr

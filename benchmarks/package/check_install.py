@@ -241,11 +241,12 @@ def skill_steps(rep: Report, tmp: Path, gavel_bin: Path) -> None:
     def seed_lines() -> str:
         out = []
         sys.path.insert(0, str(ROOT / "tests"))
-        from prereq_python import seed_invocations  # seed 000 §7, verbatim, from the seed
+        # seed 000 §7, verbatim (the seed, or its committed copy)
+        from prereq_python import seed_invocations
 
         seed = seed_invocations()
         if len(seed) != 5:
-            raise Failed(f"seed 000 not found beside the checkout, or not 5 invocations: {seed}")
+            raise Failed(f"seed 000 §7 should name 5 invocations, found: {seed}")
         for line in [*seed, *SELF_TESTS]:
             cmd = line.replace("<run-id>", RUN_ID)
             want = {1} if "aggregate" in cmd else {0}  # round 1 has a 26-point conflict
