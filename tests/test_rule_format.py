@@ -141,3 +141,13 @@ def test_figqa_in_process_stand_in_finds_what_the_child_finds(tmp_path: Path) ->
     assert key == [(f.code, f.message.replace(str(tmp_path / "child"), ""))
                    for f in child.findings]
     assert here.exit == child.exit == 1 and "FIG-D001" in here.codes()
+
+
+def test_headlines_are_the_catalog_without_its_examples() -> None:
+    """SARIF and lookups parse the rule tables only; they must read the same rules."""
+    from dataclasses import replace
+
+    from gavelkit.core.rules import headlines
+
+    full = {c: replace(r, examples=None) for c, r in catalog().items()}
+    assert headlines() == full

@@ -94,9 +94,9 @@ def sarif_location(path: str, line: int, col: int, root: str) -> dict[str, Any]:
 def sarif_rule(code: str) -> dict[str, Any]:
     """A reportingDescriptor from the rule catalog: its title, why it exists (help.text) and
     how to read more on the machine that ran it."""
-    from gavelkit.core.rules import catalog
+    from gavelkit.core.rules import headlines
 
-    rule = catalog().get(code)
+    rule = headlines().get(code)
     doc = rule.doc if rule else "not in this gavel's rule catalog"
     out: dict[str, Any] = {
         "id": code,

@@ -14,6 +14,7 @@ titles, docs or examples, never on the lint hot path.
 from __future__ import annotations
 
 import functools
+import re
 import shlex
 import tomllib
 from collections.abc import Mapping
@@ -193,8 +194,24 @@ def _rule(code: str, spec: Any, pack: str) -> Rule:
                 bool(spec.get("severity_varies", False)), _examples(code, spec))
 
 
-@functools.cache
-def catalog() -> dict[str, Rule]:
+# A rule's own table header, or one of its example tables ([CODE.fires], [CODE.near]).
+HEADER = re.compile(r"^\[([A-Z]{2,4}-[A-Z]{0,3}\d{3})(\.[A-Za-z_.]+)?\]\s*$", re.M)
+
+
+def _without_examples(text: str) -> str:
+    """The file with its example tables cut out: most of its bytes, none of a rule's
+    code, severity, title or doc (what SARIF and lookups read)."""
+    heads = list(HEADER.finditer(text))
+    if not heads:
+        return text
+    keep = [text[: heads[0].start()]]
+    for i, m in enumerate(heads):
+        if m.group(2) is None:
+            keep.append(text[m.start(): heads[i + 1].start() if i + 1 < len(heads) else None])
+    return "".join(keep)
+
+
+def _load(examples: bool) -> dict[str, Rule]:
     out: dict[str, Rule] = {}
     from gavelkit.data import path
 
@@ -202,7 +219,8 @@ def catalog() -> dict[str, Rule]:
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".toml"):
             continue
-        table = tomllib.loads(entry.read_text(encoding="utf-8"))
+        text = entry.read_text(encoding="utf-8")
+        table = tomllib.loads(text if examples else _without_examples(text))
         pack = entry.name[: -len(".toml")]
         for code, spec in table.items():
             if code in out:
@@ -211,8 +229,20 @@ def catalog() -> dict[str, Rule]:
     return out
 
 
+@functools.cache
+def catalog() -> dict[str, Rule]:
+    """Every rule with its examples (gavel rules, the tests)."""
+    return _load(examples=True)
+
+
+@functools.cache
+def headlines() -> dict[str, Rule]:
+    """Every rule without its examples, parsed from a fifth of the text (SARIF, lookups)."""
+    return _load(examples=False)
+
+
 def get(code: str) -> Rule | None:
-    return catalog().get(code)
+    return headlines().get(code)
 
 
 def fixture_path(name: str) -> str:
