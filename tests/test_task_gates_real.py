@@ -20,7 +20,7 @@ from gavelkit.task.formats.load import load_task
 from gavelkit.task.formats.score import score_from_dict
 from gavelkit.task.formats.spec import parse_spec
 from gavelkit.task.gates import run_gates
-from gavelkit.task.gates.standard import current, detect, standards
+from gavelkit.task.gates.standard import resembles, current, detect, standards
 from task_helpers import CORPUS, ROOT, copy_good, edit
 
 from gk_testing import clean, cli, cli_json, fires
@@ -103,21 +103,77 @@ def legacy_task(tmp_path: Path, name: str = "legacy") -> Path:
     """The good task rewritten as a spec of the 2026-07-13b standard (PyPI template)."""
     d = copy_good(tmp_path, name)
     (d / "spec.md").write_text(LEGACY_SPEC, "utf-8")
+    tj = json.loads((d / "task.json").read_text("utf-8-sig"))
+    tj["spec_standard"] = "2026-07-13b"  # what the task records, never what its headings suggest
+    (d / "task.json").write_text(json.dumps(tj, indent=2), "utf-8")
     return d
 
 
 # ------------------------------------------------------------------ standards
-@pytest.mark.parametrize(("headings", "want"), [
+@pytest.mark.parametrize(("headings", "hint"), [
     (["Product Overview", "Scope", "Non-Goals"], "2026-06-30"),
     (["Product Overview", "Invocation Protocol"], "2026-07-13a"),
     (["Product Overview", "Invocation Protocol", "Environment"], "2026-07-13b"),
     (["Product Overview", "Public Interface", "Appendix A: Environment"], "2026-07-23"),
 ])
-def test_standard_detected_from_headings(headings, want):
+def test_headings_never_choose_the_standard(headings, hint):
+    """Issue 26 item 1: what a spec lacks never moves it to an older standard."""
     spec, _ = parse_spec("# x\n\n" + "".join(f"## {h}\n\ntext\n\n" for h in headings))
     std, why = detect(spec, {"spec": {"standard": "auto", "structure": "auto"}})
-    assert std.id == want
-    assert (why.startswith("headings:") if want != "2026-06-30" else "none" in why)
+    assert std.id == "2026-07-23" and "no standard recorded" in why
+    assert resembles(spec).id == hint  # a hint for the summary line only
+
+
+@pytest.mark.parametrize(("where", "want"), [
+    ("task.json", "2026-07-13b"), ("map", "2026-07-13a"), ("spec-internal", "2026-06-30"),
+    ("spec-meta", "2026-07-13b"), ("nowhere", "2026-07-23")])
+def test_standard_comes_from_what_the_task_records(tmp_path, where, want):
+    d = copy_good(tmp_path)
+    if where == "task.json":
+        tj = json.loads((d / "task.json").read_text("utf-8-sig"))
+        tj["spec_standard"] = "2026-07-13b"
+        (d / "task.json").write_text(json.dumps(tj, indent=2), "utf-8")
+    elif where == "map":
+        m = (d / "spec_test_map.md").read_text("utf-8")
+        (d / "spec_test_map.md").write_text("spec_standard: `2026-07-13a`\n\n" + m, "utf-8")
+    elif where == "spec-internal":
+        sp = (d / "spec.md").read_text("utf-8")
+        (d / "spec.md").write_text("<!-- INTERNAL\nspec_version: v2\nspec_standard: 2026-06-30\n-->\n"
+                                   + sp, "utf-8")
+    elif where == "spec-meta":
+        sp = (d / "spec.md").read_text("utf-8")
+        (d / "spec.md").write_text(sp + "\n- **Spec standard:** SPEC_STANDARD 2026-07-13b\n", "utf-8")
+    t = load_task(d)
+    std, why = detect(t.spec, t.config, t)
+    assert std.id == want, why
+    if where != "nowhere":
+        assert why.startswith("recorded in ")
+
+
+def test_unknown_recorded_standard_is_the_current_one_and_says_so(tmp_path):
+    d = copy_good(tmp_path)
+    tj = json.loads((d / "task.json").read_text("utf-8-sig"))
+    tj["spec_standard"] = "v9"
+    (d / "task.json").write_text(json.dumps(tj, indent=2), "utf-8")
+    t = load_task(d)
+    std, why = detect(t.spec, t.config, t)
+    assert std.is_current and "'v9', which is no known standard" in why
+
+
+def test_deleting_environment_is_a_missing_section_not_an_older_standard(tmp_path):
+    """Issue 26 item 1: removing `## Environment` from a spec does not excuse it."""
+    d = legacy_task(tmp_path)
+    tj = json.loads((d / "task.json").read_text("utf-8-sig"))
+    del tj["spec_standard"]
+    (d / "task.json").write_text(json.dumps(tj, indent=2), "utf-8")
+    sp = (d / "spec.md").read_text("utf-8")
+    start = sp.index("## Environment")
+    end = sp.index("\n## ", start + 3)
+    (d / "spec.md").write_text(sp[:start] + sp[end + 1:], "utf-8")
+    rep = _run(d)
+    assert rep.standard["applied"] == "2026-07-23"
+    assert rep.verdicts["E"] == "FAIL" and rep.verdicts["F"] == "FAIL"
+    assert any(f.code == "TSK-E001" and "Appendix A: Environment" in f.message for f in rep.findings)
 
 
 def test_standard_override_and_versions_are_data():

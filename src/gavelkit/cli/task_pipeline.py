@@ -172,6 +172,8 @@ def gates_main(argv: list[str], prog: str) -> int:
         std = report.standard
         text_lines.append(f"\nstandard applied: {std['applied']} ({std['applied_title']}; "
                           f"{std['detected_by']}); current: {std['current']}")
+        if std.get("hint"):
+            text_lines.append(f"note: {std['hint']}")
     verdicts = "verdicts: " + ", ".join(f"Gate {g} {v}" for g, v in report.verdicts.items())
     if a.quiet:  # errors and the verdict line only (the linters' -q)
         text_lines = []

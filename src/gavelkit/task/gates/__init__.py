@@ -75,13 +75,17 @@ def run_gates(task: Any, gates: str = "DEF") -> GateReport:
 def standard_summary(task: Any) -> dict[str, Any]:
     """Which standard the gates applied; for an older one, what the current would flag, by cause."""
     from gavelkit.task.gates import gate_f, spec_rules
-    from gavelkit.task.gates.standard import current, detect
+    from gavelkit.task.gates.standard import current, detect, resembles
 
-    std, why = detect(task.spec, task.config)
+    std, why = detect(task.spec, task.config, task)
     cur = current()
     out: dict[str, Any] = {"applied": std.id, "applied_title": std.title, "detected_by": why,
                            "current": cur.id}
     if std.is_current:
+        look = resembles(task.spec)
+        if look is not None and not look.is_current and why.startswith("no standard recorded"):
+            out["hint"] = (f"its headings resemble standard {look.id} ({look.title}); if it was "
+                           "written to that standard, record it as task.json spec_standard")
         return out
     path = str(task.paths["spec"])
     causes: dict[str, Any] = {}

@@ -380,9 +380,9 @@ def check(task: Any) -> GateResult:
     cfg = task.config
     res = GateResult("E", "PASS")
     if task.spec is not None:
-        std, _ = detect(task.spec, cfg)
+        std, why = detect(task.spec, cfg, task)
         fnd, info = check_structure(task.spec, cfg, str(task.paths["spec"]), std)
-        info["detected_by"] = detect(task.spec, cfg)[1]
+        info["detected_by"] = why
         res.findings += fnd
         res.data["structure"] = info
         res.findings += check_terms(task.spec, cfg, str(task.paths["spec"]))

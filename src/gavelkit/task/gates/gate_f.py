@@ -252,7 +252,7 @@ def check(task: Any) -> GateResult:
         return res
     spec, cfg = task.spec, task.config
     path = str(task.paths["spec"])
-    std, why = detect(spec, cfg)
+    std, why = detect(spec, cfg, task)
     res.data["standard"] = std.id
     found = phrasing_findings(spec, cfg, path)
     counts: dict[str, int] = {}

@@ -17,10 +17,6 @@ from gavelkit.task.gates.standard import Standard, detect
 _INLINE_CODE = re.compile(r"`+[^`]*`+")
 
 
-def structure_profile(spec: Spec, cfg: dict[str, Any]) -> str:
-    return detect(spec, cfg)[0].profile
-
-
 def _find_required(spec: Spec, entry: dict[str, Any]) -> Any:
     names = [entry["name"], *entry.get("aliases", [])]
     keys = {norm_heading(n) for n in names}
@@ -126,7 +122,7 @@ def check_environment(task: Any, cfg: dict[str, Any], std: Standard | None = Non
     template itself promised "any third-party packages available on PyPI".
     """
     spec = task.spec
-    std = std or detect(spec, cfg)[0]
+    std = std or detect(spec, cfg, task)[0]
     if std.environment != "quality_gate":
         return []
     ge = cfg["gate_e"]
