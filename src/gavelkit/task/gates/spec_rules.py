@@ -80,6 +80,20 @@ def check_structure(spec: Spec, cfg: dict[str, Any], path: str,
     return out, info
 
 
+def _proper_name(text: str, m: re.Match[str], names: list[dict[str, Any]]) -> bool:
+    """The term used as a proper name of the domain (Oracle the database), by data."""
+    for n in names:
+        if m.group(1).lower() != n["term"].lower() or m.group(0) != n["spelling"]:
+            continue
+        start = max(text.rfind(".", 0, m.start()), text.rfind(";", 0, m.start())) + 1
+        ends = [i for i in (text.find(".", m.end()), text.find(";", m.end())) if i >= 0]
+        sentence = text[start:min(ends) if ends else len(text)]
+        rest = sentence.replace(m.group(0), " ", 1)
+        if any(re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", rest) for w in n["near"]):
+            return True
+    return False
+
+
 def check_terms(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
     """QUALITY_GATE 2a terms; `scoring` inside the notes section is a warning, since
     spec-writer (lines 78, 217) puts the description of how scoring works exactly there."""
@@ -91,6 +105,7 @@ def check_terms(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
     soft = {t.lower() for t in cfg["spec"]["notes_allowed_terms"]}
     pat = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in terms) + r")(?:s|es)?(?![\w-])",
                      re.I)
+    names = cfg["spec"].get("term_proper_names", [])
     internal_line = 0
     for i, line in enumerate(spec.lines, start=1):
         if spec.mask[i - 1]:
@@ -99,6 +114,8 @@ def check_terms(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
             continue
         text = _INLINE_CODE.sub(" ", line)
         for m in pat.finditer(text):
+            if _proper_name(text, m, names):
+                continue
             if i in notes_lines and m.group(1).lower() in soft:
                 out.append(Finding("TSK-E004", "warning",
                                    f"'{m.group(1)}' in the notes section, where spec-writer asks "

@@ -115,9 +115,25 @@ def integration_gap(layers: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {"atomic_rate": ar, "integration_e2e_rate": ir, "rate_gap": gap}
 
 
+def failing_phase(case: dict[str, Any]) -> dict[str, Any]:
+    """The phase that failed: `call`, else `setup` (a fixture or collection error: dvc's
+    recorded runs put the message in `setup.crash.message`), else `teardown`."""
+    for key in ("call", "setup", "teardown"):
+        ph = case.get(key)
+        if isinstance(ph, dict) and ph.get("outcome") not in ("passed", "skipped") and (
+                ph.get("crash") or ph.get("longrepr") or ph.get("outcome")):
+            return ph
+    return {}
+
+
+def crash_message(case: dict[str, Any]) -> str:
+    crash = failing_phase(case).get("crash")
+    return str(crash.get("message") or "") if isinstance(crash, dict) else ""
+
+
 def root_signature(case: dict[str, Any], package: str | None) -> str:
     """What a failure roots in: a missing name, the candidate frame that raised, or the test."""
-    call = case.get("call") or {}
+    call = failing_phase(case)
     crash = (call.get("crash") or {}).get("message", "") or ""
     text = crash + "\n" + str(call.get("longrepr", ""))
     for rx, fmt in _NAME_MISSING:
@@ -193,8 +209,8 @@ _EXPECTED = re.compile(r"(?:Expected regex|Regex|Pattern):?\s*['\"](.+?)['\"]\s*
 def first_call(case: dict[str, Any]) -> str | None:
     """The first public call whose result differs: pytest's `where X = f(...)`, else the
     last call on the failing line of the test, else the nearest call above it in the test."""
-    call = case.get("call") or {}
-    crash = str((call.get("crash") or {}).get("message") or "")
+    call = failing_phase(case)
+    crash = crash_message(case)
     lr = str(call.get("longrepr") or "")
     for text in (crash, lr):
         m = _WHERE.search(text)
@@ -223,9 +239,8 @@ def first_call(case: dict[str, Any]) -> str | None:
 def unpromised_wording(case: dict[str, Any], spec_text: str) -> str | None:
     """A failure that only asserts message wording the spec does not state (seed Gate B:
     exception message wording is not behaviour). None when the spec quotes the text."""
-    call = case.get("call") or {}
-    text = str((call.get("crash") or {}).get("message") or "") + "\n" + str(
-        call.get("longrepr") or "")
+    call = failing_phase(case)
+    text = crash_message(case) + "\n" + str(call.get("longrepr") or "")
     if not _REGEX_MISS.search(text):
         return None
     m = _EXPECTED.search(text)
@@ -301,8 +316,7 @@ def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None =
         cl = clusters.get(key)
         if cl is None:
             cl = clusters[key] = Cluster(f"C{len(clusters) + 1}", sig, klass,
-                                         example=str(((c.get("call") or {}).get("crash") or {}).get(
-                                             "message", "") or "")[:300], rule=rule)
+                                         example=crash_message(c)[:300], rule=rule)
         cl.tests.append(c["nodeid"])
         cl.layers[c.get("layer", "unknown")] = cl.layers.get(c.get("layer", "unknown"), 0) + 1
         if not s:
@@ -377,7 +391,7 @@ def negative_gap(task: Any, cases: list[dict[str, Any]], gap: dict[str, Any]) ->
     importish = [c["nodeid"] for c in failed_atomic
                  if c["outcome"] in ("collection_error", "not_collected")
                  or re.search(r"ImportError|ModuleNotFoundError|cannot import name",
-                              str((c.get("call") or {}).get("longrepr", "")))]
+                              str(failing_phase(c).get("longrepr", "")))]
     assertion = [c["nodeid"] for c in failed_atomic if c["nodeid"] not in importish]
     weak = weak_passing_integration(task, cases)
     causes = []

@@ -11,6 +11,7 @@ from typing import Any
 from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
 from gavelkit.task.formats.score import ScoreResult, read_score, score_from_dict
+from gavelkit.task.judging.metrics import crash_message
 
 SHOWN_FINDINGS = 200  # per gate on the page; the rest is counted, never dropped silently
 LAYERS = ("atomic", "integration", "system_e2e")
@@ -119,9 +120,7 @@ def crash_clusters(sr: ScoreResult | None) -> list[dict[str, Any]]:
     for c in sr.raw.get("cases") or []:
         if not isinstance(c, dict) or c.get("outcome") not in FAILED:
             continue
-        call = c.get("call") if isinstance(c.get("call"), dict) else {}
-        crash = call.get("crash") if isinstance(call.get("crash"), dict) else {}
-        msg = str(crash.get("message") or "")
+        msg = crash_message(c)
         key = signature(msg) if msg else f"{c.get('outcome')} with no crash message " \
             "(setup, collection or timeout)"
         g = groups.setdefault(key, {"root_cause": key, "tests": [], "layers": {},

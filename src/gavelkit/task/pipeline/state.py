@@ -143,8 +143,10 @@ def judge_qualified(task_dir: Path) -> tuple[bool, str]:
     sha = None
     sf = judged.get("score_file")
     if isinstance(sf, str) and sf:
-        sp = Path(sf) if Path(sf).is_absolute() else task_dir / sf
-        if sp.is_file():
+        from gavelkit.task.formats.paths import resolve
+
+        sp = resolve(sf, task_dir)
+        if sp is not None and sp.is_file():
             from gavelkit.core.textio import sha256_file
 
             sha = sha256_file(sp)

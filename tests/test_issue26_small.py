@@ -1,0 +1,127 @@
+"""Issue 26 item 13, each reproduced in the shape the real Bmk-dev task had.
+
+- alembic's spec names Oracle, the database ("live PostgreSQL, MySQL, MSSQL, or
+  Oracle servers are not required"): not the forbidden benchmark word;
+- Gate D's exempt pattern `environment$` exempted alembic's behavioural section
+  "Migration Environment";
+- recorded score files (dvc, alembic, jrnl, mkdocs) carry Windows paths
+  (`G:\\research\\...\\solution`) that were joined onto the run folder;
+- dvc's recorded collection errors keep their message in `setup.crash.message`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gavelkit.core.findings import Finding
+from gavelkit.task.formats.load import load_task
+from gavelkit.task.formats.paths import kind, resolve, tail
+from gavelkit.task.formats.score import score_from_dict
+from gavelkit.task.gates import run_gates
+from gk_testing import clean, fires
+from task_helpers import copy_good, edit
+
+ALEMBIC_LINE = ("SQLite-backed workflows must work without external services. Dialect-specific "
+                "SQL rendering may be supported where SQLAlchemy can render it locally, but live "
+                "PostgreSQL, MySQL, MSSQL, or Oracle servers are not required.")
+
+
+def _e004(d: Path) -> list[Finding]:
+    rep = run_gates(load_task(d), "E")
+    return [f for f in rep.findings if f.code == "TSK-E004" and f.severity == "error"]
+
+
+def test_oracle_the_database_is_not_the_forbidden_term(tmp_path):
+    d = copy_good(tmp_path)
+    edit(d / "spec.md", "## Non-Goals\n", f"## Non-Goals\n\n{ALEMBIC_LINE}\n")
+    clean(_e004(d), "TSK-E004")
+
+
+def test_oracle_the_benchmark_word_still_fires(tmp_path):
+    # near misses: the same sentence without a database beside it, and lower case
+    for text in ("Dialect rendering is local, and the Oracle decides what passes.",
+                 "Live PostgreSQL servers are not required; the oracle checks outputs."):
+        d = copy_good(tmp_path / str(abs(hash(text))))
+        edit(d / "spec.md", "## Non-Goals\n", f"## Non-Goals\n\n{text}\n")
+        f = fires(_e004(d), "TSK-E004")
+        assert "oracle" in f.message.lower()
+
+
+MIGRATION_ENV = "\n## Migration Environment\n\nThe migration environment runs scripts in order.\n\n"
+
+
+def test_migration_environment_is_audited_not_exempt(tmp_path):
+    d = copy_good(tmp_path)
+    edit(d / "spec.md", "## State Model", MIGRATION_ENV.lstrip("\n") + "## State Model")
+    rows = {r["section"]: r for r in run_gates(load_task(d), "D").results["D"].table}
+    row = next(v for k, v in rows.items() if "Migration Environment" in k)
+    assert row["status"] == "uncovered"
+    env = next(v for k, v in rows.items() if "Appendix A: Environment" in k)
+    assert env["status"] == "exempt"  # the near miss: the Environment appendix stays exempt
+
+
+def test_legacy_environment_section_stays_exempt(tmp_path):
+    d = copy_good(tmp_path)
+    edit(d / "spec.md", "## Appendix A: Environment", "## Environment")
+    rows = run_gates(load_task(d), "D").results["D"].table
+    assert next(r for r in rows if r["section"].endswith("# Environment"))["status"] == "exempt"
+
+
+# ------------------------------------------------------------------ recorded Windows paths
+WIN = "G:\\research\\01_agents\\swe-e2e\\Bmk-dev\\candidate-runs\\codex-dvc-specv1-20260701-002\\solution"
+
+
+def test_windows_path_is_foreign_never_joined(tmp_path):
+    assert kind(WIN) == "foreign" and resolve(WIN, tmp_path) is None
+    assert kind("\\\\server\\share\\x") == "foreign"
+    assert tail(WIN) == "codex-dvc-specv1-20260701-002/solution"
+    # near misses: a relative path is joined, a POSIX absolute one kept
+    assert resolve("solution", tmp_path) == tmp_path / "solution"
+    assert resolve("/abs/solution", tmp_path) == Path("/abs/solution")
+    assert kind("G_drive/solution") == "relative"
+
+
+def test_run_meta_does_not_join_a_windows_solution_dir(tmp_path):
+    import json
+
+    from gavelkit.task.judging.runmeta import read_run_meta
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "score_result.json").write_text(json.dumps({"solution_dir": WIN, "summary": {}}))
+    meta = read_run_meta(run / "score_result.json")
+    assert meta["solution_dir"] is None and meta["solution_dir_recorded"] == WIN
+    assert not any(str(run) in str(v) for v in meta.values() if isinstance(v, str))
+
+
+# ------------------------------------------------------------------ setup.crash.message
+DVC_CASE = {
+    "nodeid": "filter/generated_tests.py::test_stage_add_success_exit_code",
+    "layer": "integration", "outcome": "error",
+    "setup": {"outcome": "failed", "crash": {
+        "path": "G:\\research\\wip\\dvc-fullrepro-001\\filter\\generated_tests.py", "lineno": 29,
+        "message": "AssertionError: {'args': ('repro', '--no-commit'), 'returncode': 1}"},
+        "longrepr": "E   AssertionError: {'args': ('repro', '--no-commit'), 'returncode': 1}"},
+    "call": None}
+
+
+def test_setup_crash_message_is_read():
+    from gavelkit.task.judging.metrics import crash_message, failing_phase, root_signature
+    from gavelkit.task.judging.report_data import crash_clusters
+
+    assert failing_phase(DVC_CASE)["outcome"] == "failed"
+    assert crash_message(DVC_CASE).startswith("AssertionError")
+    assert "AssertionError" in root_signature(DVC_CASE, "dvc")
+    sr, _ = score_from_dict({"summary": {"error": 1, "total": 1}, "cases": [DVC_CASE]}, "s.json")
+    groups = crash_clusters(sr)
+    assert groups and "no crash message" not in groups[0]["root_cause"]
+    assert groups[0]["root_cause"].startswith("AssertionError")
+
+
+def test_a_case_without_any_message_is_still_named_so():
+    from gavelkit.task.judging.report_data import crash_clusters
+
+    bare = {"nodeid": "t.py::test_x", "outcome": "error", "layer": "atomic",
+            "setup": {"outcome": "failed"}}
+    sr, _ = score_from_dict({"summary": {"error": 1, "total": 1}, "cases": [bare]}, "s.json")
+    assert "no crash message" in crash_clusters(sr)[0]["root_cause"]
