@@ -125,3 +125,27 @@ def test_a_case_without_any_message_is_still_named_so():
             "setup": {"outcome": "failed"}}
     sr, _ = score_from_dict({"summary": {"error": 1, "total": 1}, "cases": [bare]}, "s.json")
     assert "no crash message" in crash_clusters(sr)[0]["root_cause"]
+
+
+# ------------------------------------------------------------------ item 7: every scoring id's file
+def _e010(d: Path) -> list[Finding]:
+    return [f for f in run_gates(load_task(d), "E").findings if f.code == "TSK-E010"]
+
+
+def test_gate_e_fails_a_scoring_id_whose_file_is_missing(tmp_path):
+    """mkdocs/tox on the upload branch: no kept list, map rows name filter/*.py files absent."""
+    d = copy_good(tmp_path)
+    (d / "kept_nodeids.txt").unlink()
+    edit(d / "spec_test_map.md", "| oracle/test_atomic.py::test_render_digits |",
+         "| filter/generated_tests.py::test_render_digits |")
+    f = fires(_e010(d), "TSK-E010")
+    assert f.message.startswith("oracle file missing: 1 scoring id(s) name filter/generated_tests.py")
+
+
+def test_gate_e_resolves_ids_by_stem_like_the_scorer(tmp_path):
+    # near miss: a file part without its folder is the scorer's `test_atomic` -> oracle/test_atomic.py
+    d = copy_good(tmp_path)
+    (d / "kept_nodeids.txt").unlink()
+    edit(d / "spec_test_map.md", "| oracle/test_atomic.py::test_render_digits |",
+         "| test_atomic.py::test_render_digits |")
+    clean([f for f in _e010(d) if "scoring id" in f.message], "TSK-E010")

@@ -156,12 +156,30 @@ def check_composition(task: Any, mods: dict[str, TestModule], cfg: dict[str, Any
     return out, info
 
 
+def check_scoring_files(task: Any) -> list[Finding]:
+    """Every scoring id names a file that exists (after the scorer's own resolution)."""
+    from gavelkit.task.formats.scoring_ids import missing_files
+
+    listed = set(task.missing_test_files)
+    out = []
+    for rel, ids in sorted(missing_files(task).items()):
+        if rel in listed:
+            continue  # already reported above
+        out.append(Finding("TSK-E010", "error",
+                           f"oracle file missing: {len(ids)} scoring id(s) name {rel}, which is "
+                           f"not in the task folder (e.g. {ids[0]})",
+                           str(task.paths.get("kept") or task.paths.get("map")
+                               or task.paths.get("task_json") or task.dir), 0, 0))
+    return out
+
+
 def check_fixtures(task: Any, mods: dict[str, TestModule]) -> list[Finding]:
     out: list[Finding] = []
     for rel in task.missing_test_files:
         out.append(Finding("TSK-E010", "error",
                            f"oracle test file {rel} is listed (task.json / kept_nodeids.txt) but "
                            "not in the task folder", str(task.dir), 0, 0))
+    out += check_scoring_files(task)
     if task.task_json:
         req = task.task_json.oracle.get("requirements")
         if isinstance(req, str) and req and not task.resolve(req).is_file():

@@ -22,7 +22,7 @@ from typing import Any
 
 from gavelkit.core.findings import Finding
 from gavelkit.task.formats.load import Task
-from gavelkit.task.formats.nodeids import file_of, func_key
+from gavelkit.task.formats.nodeids import func_key
 
 PLANTED_NAMES = {"conftest.py": "warning", "sitecustomize.py": "error",
                  "usercustomize.py": "error", "pytest.ini": "warning"}
@@ -116,33 +116,16 @@ def layer_of(task: Task) -> Any:
 
 
 def _taxonomy_keys(task: Task) -> list[str]:
-    """Keys of task.json `taxonomy` in either shape: {key: layer} or {"entries": [...]}."""
-    tx = task.task_json.data.get("taxonomy") if task.task_json else None
-    if not isinstance(tx, dict):
-        return []
-    entries = tx.get("entries")
-    if isinstance(entries, list):
-        return [str(e.get("taxonomy_key") or e.get("test_id")) for e in entries
-                if isinstance(e, dict) and (e.get("taxonomy_key") or e.get("test_id"))]
-    return [k for k, v in tx.items() if isinstance(v, str) and "::" in k]
+    from gavelkit.task.formats.scoring_ids import taxonomy_keys
+
+    return taxonomy_keys(task)
 
 
 def resolve_ids(task: Task, ids: list[str]) -> list[str]:
-    """Node ids with a real file part: `test_atomic::t` -> `oracle/test_atomic.py::t`."""
-    files = task.task_json.test_files if task.task_json else []
-    by_stem = {Path(f).stem: f for f in files}
-    for p in sorted((task.dir / "oracle").glob("test_*.py")) if (task.dir / "oracle").is_dir() \
-            else []:
-        by_stem.setdefault(p.stem, str(p.relative_to(task.dir)))
-    out = []
-    for nid in ids:
-        f = file_of(nid)
-        if f and not (task.dir / f).is_file():
-            stem = Path(f).stem if f.endswith(".py") else f.replace("\\", "/").rsplit("/", 1)[-1]
-            if stem in by_stem:
-                nid = by_stem[stem] + nid[len(f):]
-        out.append(nid)
-    return list(dict.fromkeys(out))
+    """Node ids with a real file part (one rule with Gate E: formats/scoring_ids.py)."""
+    from gavelkit.task.formats.scoring_ids import resolve_ids as resolve
+
+    return resolve(task, ids)
 
 
 def expand_by_reference(ids: list[str], reference: dict[str, Any] | None) -> list[str]:
