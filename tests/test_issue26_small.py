@@ -149,3 +149,29 @@ def test_gate_e_resolves_ids_by_stem_like_the_scorer(tmp_path):
     edit(d / "spec_test_map.md", "| oracle/test_atomic.py::test_render_digits |",
          "| test_atomic.py::test_render_digits |")
     clean([f for f in _e010(d) if "scoring id" in f.message], "TSK-E010")
+
+
+# ------------------------------------------------------------------ item 2: the scoring set
+def test_candidate_scoring_set_never_comes_from_an_old_reference_run(tmp_path):
+    from gavelkit.task.scoring.worktree import expected_ids
+
+    d = copy_good(tmp_path)
+    (d / "kept_nodeids.txt").unlink()
+    old_run = {"cases": [{"nodeid": "oracle/test_atomic.py::test_render_digits"}]}
+    edit(d / "spec_test_map.md", "| oracle/test_integration.py::test_internal_repr | upstream "
+         "| integration | - | excluded | repr format |",
+         "| oracle/test_integration.py::test_added_later | generated | integration | "
+         "Cross-View Invariants | covered | |")
+    ids, source = expected_ids(load_task(d), old_run)
+    assert "oracle/test_integration.py::test_added_later" in ids and "reference" not in source
+    # near miss: a task that names no ids at all still scores what the reference ran
+    (d / "spec_test_map.md").unlink()
+    tj = d / "task.json"
+    import json
+
+    data = json.loads(tj.read_text("utf-8-sig"))
+    data.pop("taxonomy", None)
+    tj.write_text(json.dumps(data), "utf-8")
+    (d / "taxonomy.jsonl").unlink()
+    ids, source = expected_ids(load_task(d), old_run)
+    assert ids == ["oracle/test_atomic.py::test_render_digits"] and source.startswith("reference")

@@ -486,9 +486,18 @@ def test_rescore_walks_back_to_the_judge_after_an_oracle_edit(task: Path, proven
                  + "\n")
     cli_json("task", "check-oracle", str(task))
     assert state_of(task) == "REOPENED_S3"
+    # the reference run and the spot-check table were made on the old oracle: void (issue 26)
+    assert not (task / "judge" / "reference_run" / "score_result.json").exists()
+    assert not (task / "judge" / "spotcheck.md").exists()
     rc, out, err = cli("task", "judge", str(task), "--run", str(task / BROKEN_RUN))
     assert rc == 1 and "--rescore" in out + err
+    rc, _, _ = cli("task", "solvability", str(task), "--reference", str(task / "reference"),
+                   "--isolation", "none", "--offline")
     rc, doc = cli_json("task", "judge", str(task), "--run", str(task / BROKEN_RUN), "--rescore",
+                       "--trajectory", *_traj(task, BROKEN_RUN))
+    assert doc["judge"]["verdict"] == "PENDING", doc["judge"]["reasons"]  # a fresh table is due
+    fill_spotcheck(task)
+    rc, doc = cli_json("task", "judge", str(task), "--run", str(task / BROKEN_RUN),
                        "--trajectory", *_traj(task, BROKEN_RUN))
     assert doc["judge"]["verdict"] == "QUALIFIED", doc["judge"]["reasons"]
     assert state_of(task) == "QUALIFIED"
@@ -496,6 +505,20 @@ def test_rescore_walks_back_to_the_judge_after_an_oracle_edit(task: Path, proven
     for edge in ("| REOPENED_S3 | S4_EVAL_RUN |", "| S4_EVAL_RUN | S4_ANALYSIS |",
                  "| S4_DONE | S5_JUDGE |", "| S5_JUDGE | QUALIFIED |"):
         assert edge in hist
+
+
+def test_stale_reference_run_does_not_survive_reopened_s3(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26 item 2: after an oracle change the old 100 % reference run certifies nothing."""
+    assert qualify(task).verdict == "QUALIFIED"
+    m = task / "spec_test_map.md"
+    m.write_text(m.read_text() + "\n")
+    cli_json("task", "check-oracle", str(task))
+    voided = sorted(p.name for p in (task / "judge" / "reference_run").glob("score_result*.json"))
+    assert voided and all("_superseded_" in n for n in voided)
+    rc, doc = cli_json("task", "judge", str(task), "--run", str(task / BROKEN_RUN), "--rescore",
+                       "--trajectory", *_traj(task, BROKEN_RUN))
+    assert doc["judge"]["verdict"] != "QUALIFIED"
+    assert any("no reference run" in r for r in doc["judge"]["reasons"]), doc["judge"]["reasons"]
 
 
 def test_judge_all_and_the_cli_agree(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

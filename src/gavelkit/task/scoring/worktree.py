@@ -152,18 +152,23 @@ def expand_by_reference(ids: list[str], reference: dict[str, Any] | None) -> lis
 
 
 def expected_ids(task: Task, reference: dict[str, Any] | None) -> tuple[list[str], str]:
+    """The ids to score: what the task names (kept ids, the map, task.json taxonomy); a
+    reference run's ids only when the task names none, since a run made on an older
+    oracle would hide every test added since (issue 26)."""
+    from gavelkit.task.formats.scoring_ids import named_ids
+
     if task.kept is not None and task.kept.ids:
         ids = resolve_ids(task, list(task.kept.ids))
         return expand_by_reference(ids, reference), task.rel(task.paths["kept"])
+    ids = named_ids(task)
+    if ids:
+        return (expand_by_reference(resolve_ids(task, ids), reference),
+                "spec_test_map.md / task.json taxonomy")
     if reference and isinstance(reference.get("cases"), list):
         ids = [c["nodeid"] for c in reference["cases"] if isinstance(c, dict) and "nodeid" in c]
         if ids:
-            return ids, "reference run"
-    from gavelkit.task.gates.gate_e import scoring_set
-
-    ids = scoring_set(task) or _taxonomy_keys(task)
-    return (resolve_ids(task, ids), "spec_test_map.md / task.json taxonomy") if ids \
-        else ([], "none")
+            return ids, "reference run (the task names no scoring ids)"
+    return [], "none"
 
 
 def load_reference(task: Task, reference_score: str | Path | None) -> dict[str, Any] | None:
