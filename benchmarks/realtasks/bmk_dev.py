@@ -78,8 +78,12 @@ def oracle_state(task: Path) -> tuple[int, list[str]]:
     sys.path.insert(0, str(SRC))
     from gavelkit.task.formats.load import load_task
 
+    from gavelkit.task.formats.scoring_ids import missing_files
+
     t = load_task(task)
-    return len(t.test_files), list(t.missing_test_files)
+    named = [f"{f} (named by {len(ids)} scoring id(s))" for f, ids in missing_files(t).items()
+             if f not in t.missing_test_files]
+    return len(t.test_files), list(t.missing_test_files) + named
 
 
 def main() -> int:

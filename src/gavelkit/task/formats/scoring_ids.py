@@ -4,11 +4,16 @@ One place for Gate E (every scoring id's file exists, issue 26 item 7) and the
 scorer (which ids to run): kept_nodeids.txt, else the map's covered rows, else
 task.json's taxonomy keys; a key without a real file part (`test_atomic::t`,
 `generated_tests.t`) is matched to a task.json `oracle.test_files` entry or an
-`oracle/test_*.py` file by its stem.
+`oracle/test_*.py` file by its stem. Graduated packets moved their tests into
+`oracle/test_atomic.py` / `oracle/test_integration.py` by layer while the map and
+taxonomy still name the original module (`filter/generated_tests.py::t`): an id whose
+file is absent is then matched by its test function (or class), when exactly one
+oracle test file defines it at the top level.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -49,16 +54,50 @@ def _by_stem(task: Any) -> dict[str, str]:
     return out
 
 
+_TOP = re.compile(r"^(?:async[ \t]+)?def[ \t]+(test\w*)|^class[ \t]+(Test\w*)", re.M)
+
+
+def _by_name(task: Any, files: list[str]) -> dict[str, list[str]]:
+    """Top-level test function / class name -> the oracle files defining it."""
+    out: dict[str, list[str]] = {}
+    for rel in files:
+        p = task.resolve(rel)
+        try:
+            text = p.read_text("utf-8", "replace") if p.is_file() else ""
+        except OSError:
+            continue
+        for m in _TOP.finditer(text):
+            out.setdefault(m.group(1) or m.group(2), []).append(rel)
+    return out
+
+
+def _split(nid: str) -> tuple[str, str]:
+    """(file part, rest) of `file.py::a::b`, `module::a` or `module.a`."""
+    if "::" in nid:
+        f, rest = nid.split("::", 1)
+        return f, rest
+    f = file_of(nid)
+    return f, nid[len(f):].lstrip(".")
+
+
 def resolve_ids(task: Any, ids: list[str]) -> list[str]:
     """Node ids with a real file part: `test_atomic::t` -> `oracle/test_atomic.py::t`."""
     by_stem = _by_stem(task)
+    names: dict[str, list[str]] | None = None
     out = []
     for nid in ids:
         f = file_of(nid)
-        if f and not (task.dir / f).is_file():
+        if f and not task.resolve(f).is_file():
             stem = Path(f).stem if f.endswith(".py") else f.replace("\\", "/").rsplit("/", 1)[-1]
             if stem in by_stem:
                 nid = by_stem[stem] + nid[len(f):]
+            else:
+                if names is None:
+                    names = _by_name(task, sorted(set(by_stem.values())))
+                _, rest = _split(nid)
+                hits = names.get(re.split(r"[:.\[]", rest, maxsplit=1)[0], [])
+                if rest and len(hits) == 1:
+                    nid = f"{hits[0]}::{rest}"
         out.append(nid)
     return list(dict.fromkeys(out))
 
