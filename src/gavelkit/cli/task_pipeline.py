@@ -21,15 +21,20 @@ def _common(p: argparse.ArgumentParser, sarif: bool = False) -> None:
 def init_main(argv: list[str], prog: str) -> int:
     from gavelkit.task.pipeline.state import init_state
 
-    p = parser(prog, "Create PIPELINE_STATE.md for a task in S1_SCREENING.")
+    p = parser(prog, "Create PIPELINE_STATE.md for a task in S1_SCREENING (or, with --adopt, "
+                     "where its records put it).")
     p.add_argument("task")
     p.add_argument("--id", help="task id for the title (default: folder name)")
     p.add_argument("--date", type=at.iso_date, help="date to record (default: today)")
     p.add_argument("--force", action="store_true", help="overwrite an existing state file")
+    p.add_argument("--adopt", action="store_true",
+                   help="a task that never had a state file (legacy or graduated): enter it at "
+                        "the state its records support, by the transition guards (at most "
+                        "S5_JUDGE), with a History row naming the evidence")
     add_format(p)
     a = p.parse_args(argv)
     try:
-        path = init_state(a.task, a.id, date=a.date, force=a.force)
+        path = init_state(a.task, a.id, date=a.date, force=a.force, adopt=a.adopt)
     except FileExistsError as exc:
         f = Finding("TSK-S006", "error", "PIPELINE_STATE.md already exists; refusing to "
                     "overwrite (use --force)", str(exc), 0, 0)

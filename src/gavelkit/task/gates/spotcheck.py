@@ -93,6 +93,20 @@ def _summary(mod: TestModule, tf: Any) -> str:
     return "; ".join(parts) if parts else summarize(tf)
 
 
+def map_digest(task: Any) -> str:
+    """sha256 of spec_test_map.md: a table records the map it was sampled from."""
+    import hashlib
+
+    p = task.paths.get("map")
+    return hashlib.sha256(p.read_bytes()).hexdigest() if p is not None and p.is_file() else ""
+
+
+class SpotRows(list):  # type: ignore[type-arg]
+    """The sampled rows, with the digest of the map they were sampled from."""
+
+    map_digest: str = ""
+
+
 @dataclass(slots=True)
 class SpotRow:
     nodeid: str
@@ -102,9 +116,10 @@ class SpotRow:
     line: int = 0
 
 
-def build(task: Any, n: int, seed: int, gate: str = "A") -> list[SpotRow]:
+def build(task: Any, n: int, seed: int, gate: str = "A") -> SpotRows:
     cache: dict[str, TestModule | None] = {}
-    out = []
+    out = SpotRows()
+    out.map_digest = map_digest(task)
     for r in sample(task, n, seed, gate):
         mod = _module_for(task, r.nodeid, cache)
         tf = mod.find(_qual(r.nodeid)) if mod else None
@@ -118,8 +133,10 @@ def build(task: Any, n: int, seed: int, gate: str = "A") -> list[SpotRow]:
 
 
 def render(rows: list[SpotRow], gate: str, seed: int, n: int, allowed: list[str]) -> str:
+    digest = getattr(rows, "map_digest", "")
     lines = [f"<!-- gavel task spotcheck: Gate {gate}, seed {seed}, sample {n}; "
-             f"verdict one of: {', '.join(allowed)} -->", "",
+             f"verdict one of: {', '.join(allowed)}"
+             + (f"; map sha256 {digest}" if digest else "") + " -->", "",
              "| " + " | ".join(COLUMNS) + " |", "|---|---|---|---|"]
     for r in rows:
         lines.append("| " + " | ".join(escape_cell(c) for c in
@@ -157,6 +174,7 @@ def verify(task: Any, text: str, path: str, gate: str = "A") -> Verification:
                                     "no table with the columns nodeid | assertion summary | "
                                     "spec_section | verdict", path, 0, 0))
         return res
+    res.findings += _stale(task, text, path)
     covered = {r.nodeid for r in task.map.covered_rows()} if task.map else set()
     first_line: dict[str, int] = {}
     for row in table.rows:
@@ -205,8 +223,30 @@ def verify(task: Any, text: str, path: str, gate: str = "A") -> Verification:
     bad = {k: n for k, n in res.verdicts.items() if fold(k) != "derivable"}
     if bad:
         what = ", ".join(f"{n} {k}" for k, n in sorted(bad.items()))
+        failed = [r for r in res.rows if r.verdict.strip() and fold(r.verdict) != "derivable"]
+        named = "; ".join(f"{r.nodeid} ({r.verdict.strip()}, line {r.line})" for r in failed[:10])
         res.findings.append(Finding(
             "TSK-A007", "error",
-            f"Gate {gate} fails: {what}; return filter_correction_request.md to test-filter"
-            + (" for regeneration" if gate == "C" else " to correct the map"), path, 0, 0))
+            f"Gate {gate} fails: {what}: {named}; return filter_correction_request.md to "
+            "test-filter" + (" for regeneration" if gate == "C" else " to correct the map"),
+            path, failed[0].line if failed else 0, 1 if failed else 0,
+            data={"rows": [{"nodeid": r.nodeid, "verdict": r.verdict.strip(),
+                            "spec_section": r.spec_section.strip(), "line": r.line}
+                           for r in failed]}))
     return res
+
+
+_DIGEST = re.compile(r"map sha256 ([0-9a-f]{64})")
+
+
+def _stale(task: Any, text: str, path: str) -> list[Finding]:
+    """A table sampled from another version of the map is not evidence for this one."""
+    m = _DIGEST.search(text)
+    now = map_digest(task)
+    if m is None or not now or m.group(1) == now:
+        return []
+    return [Finding("TSK-A010", "error",
+                    f"the table was sampled from another spec_test_map.md (sha256 "
+                    f"{m.group(1)[:12]}, now {now[:12]}): the map changed since; delete it "
+                    "and let the judge (or `gavel task spotcheck`) sample the current map",
+                    path, text[:m.start()].count("\n") + 1, 1)]

@@ -309,7 +309,8 @@ def render_requests(res: JudgeResult) -> dict[str, str]:
         ac = checks.get("gate-A/C")
         if ac is not None and ac.status == "FAIL":
             lines += ["", "## Gate A/C spot-check", "", f"- {ac.reason}",
-                      f"- table: `{res.fairness.spotcheck.path}`; correct the map rows it names"]
+                      f"- table: `{res.fairness.spotcheck.path}`; correct the map rows it names:"]
+            lines += _failed_spot_rows(res.fairness.spotcheck.to_dict())
         sv = checks.get("solvability")
         if sv is not None and sv.status == "FAIL":
             ids = reference_failures(res.solvability.reference)
@@ -332,3 +333,11 @@ def render_requests(res: JudgeResult) -> dict[str, str]:
                     lines += [f"- `{f.code}` {f.location()}: {f.message}" for f in errs[:40]]
         out["spec_patch_request.md"] = "\n".join(lines) + "\n"
     return out
+
+
+def _failed_spot_rows(spot: dict[str, Any]) -> list[str]:
+    """The spot-check rows that failed, one line each, for the filter request."""
+    rows = [r for f in spot.get("findings") or [] if f.get("code") == "TSK-A007"
+            for r in (f.get("data") or {}).get("rows") or []]
+    return [f"  - `{r['nodeid']}`: {r['verdict']} (spec_section {r['spec_section']}; table "
+            f"line {r['line']})" for r in rows]

@@ -72,10 +72,12 @@ def default_todo(state: str, ps: PipelineState | None = None) -> list[str]:
 
 def _guard_ok(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tuple[bool, str]:
     kind = guard["kind"]
-    if kind == "exists":
+    if kind == "exists":  # a path, or a glob (`oracle/test_*.py` of a graduated task)
         for rel in guard["any"]:
-            if (task_dir / rel).is_file():
-                return True, rel
+            hits = sorted(task_dir.glob(rel)) if any(c in rel for c in "*?[") else [task_dir / rel]
+            hit = next((h for h in hits if h.is_file()), None)
+            if hit is not None:
+                return True, str(hit.relative_to(task_dir))
         return False, "none of " + ", ".join(guard["any"]) + " exists"
     if kind == "reference_full":
         refs = find_globs(task_dir, cfg["state"]["reference_score_globs"])
@@ -309,7 +311,7 @@ todo:
 
 | # | date | from | to | note |
 |---|------|------|----|------|
-
+{history}
 ---
 
 ## Forbidden Transitions
@@ -318,21 +320,54 @@ todo:
 """
 
 
+# The guarded steps of the normal path, in order: adopting a legacy task walks them and
+# stops before the first whose guard its records do not meet.
+ADOPT_PATH = (("S3_ORACLE_MERGE", "S1_SCREENING"), ("S4_SETUP", "S3_ORACLE_MERGE"),
+              ("S5_JUDGE", "S4_EVAL_RUN"))
+
+
+def adopt_target(task_dir: Path, cfg: dict[str, Any]) -> tuple[str, list[str]]:
+    """(state, evidence): how far a task without a state file got, by the same guards a
+    transition checks; never past S5_JUDGE (only the judge decides QUALIFIED)."""
+    state, notes = state_table()["initial"], []
+    for to, before in ADOPT_PATH:
+        met = True
+        for guard in state_table().get("guards", []):
+            if guard["to"] == to and not guard.get("optional"):
+                ok, detail = _guard_ok(guard, task_dir, cfg)
+                detail = detail.replace(str(task_dir) + "/", "")
+                notes.append(f"{to}: {'ok' if ok else 'not met'} ({detail})")
+                met = met and ok
+        if not met:
+            return before, notes
+        state = to
+    return state, notes
+
+
 def init_state(task_dir: str | Path, task_id: str | None = None, *, date: str | None = None,
-               force: bool = False) -> Path:
-    """Write a fresh PIPELINE_STATE.md in S1_SCREENING; refuses to overwrite unless force."""
+               force: bool = False, adopt: bool = False) -> Path:
+    """Write a fresh PIPELINE_STATE.md in S1_SCREENING; refuses to overwrite unless force.
+
+    `adopt`: a legacy or graduated task that never had a state file is entered at the
+    state its records support (adopt_target), with one History row naming the evidence.
+    """
     d = Path(task_dir)
     if not d.is_dir():
         raise InputError(str(d), "not a task folder (no such directory)")
     path = d / STATE_NAME
     table = state_table()
-    init = table["initial"]
+    init, history = table["initial"], ""
+    day = date or today()
+    if adopt:
+        init, notes = adopt_target(d, load_config(d))
+        history = (f"| 1 | {day} | (none) | {init} | adopted by `gavel task init --adopt` "
+                   f"from the task's records: {'; '.join(notes).replace('|', '/')} |\n")
     with locked(path):
         if path.exists() and not force:
             raise FileExistsError(str(path))
         text = TEMPLATE.format(
             task_id=task_id or d.resolve().name, state=init,
-            stage=table["states"][init]["stage"], date=date or today(),
+            stage=table["states"][init]["stage"], date=day, history=history,
             todo="\n".join(f"- [ ] {t}" for t in table["states"][init]["todo"]),
             forbidden="\n".join(f"- `{g['to']}`: {g['why']}" for g in table["guards"]
                                  if not g.get("optional")))
