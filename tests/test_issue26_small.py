@@ -18,8 +18,9 @@ from gavelkit.task.formats.load import load_task
 from gavelkit.task.formats.paths import kind, resolve, tail
 from gavelkit.task.formats.score import score_from_dict
 from gavelkit.task.gates import run_gates
-from gk_testing import clean, fires
 from task_helpers import copy_good, edit
+
+from gk_testing import clean, fires
 
 ALEMBIC_LINE = ("SQLite-backed workflows must work without external services. Dialect-specific "
                 "SQL rendering may be supported where SQLAlchemy can render it locally, but live "

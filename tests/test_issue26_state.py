@@ -9,8 +9,9 @@ from pathlib import Path
 from gavelkit.task.formats.pipeline_state import read_pipeline_state
 from gavelkit.task.pipeline.oracle import check_oracle
 from gavelkit.task.pipeline.state import init_state, plan_transition, transition
-from gk_testing import cli, fires
 from task_helpers import copy_good, judge_record
+
+from gk_testing import cli, fires
 
 
 def _state(d: Path) -> str:

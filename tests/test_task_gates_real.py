@@ -20,7 +20,7 @@ from gavelkit.task.formats.load import load_task
 from gavelkit.task.formats.score import score_from_dict
 from gavelkit.task.formats.spec import parse_spec
 from gavelkit.task.gates import run_gates
-from gavelkit.task.gates.standard import resembles, current, detect, standards
+from gavelkit.task.gates.standard import current, detect, resembles, standards
 from task_helpers import CORPUS, ROOT, copy_good, edit
 
 from gk_testing import clean, cli, cli_json, fires

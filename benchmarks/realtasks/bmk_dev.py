@@ -77,7 +77,6 @@ def release_before(dist: str, date: str) -> str | None:
 def oracle_state(task: Path) -> tuple[int, list[str]]:
     sys.path.insert(0, str(SRC))
     from gavelkit.task.formats.load import load_task
-
     from gavelkit.task.formats.scoring_ids import missing_files
 
     t = load_task(task)
