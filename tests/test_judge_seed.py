@@ -515,7 +515,7 @@ def test_stale_reference_run_does_not_survive_reopened_s3(task: Path, provenance
     cli_json("task", "check-oracle", str(task))
     voided = sorted(p.name for p in (task / "judge" / "reference_run").glob("score_result*.json"))
     assert voided and all("_superseded_" in n for n in voided)
-    rc, doc = cli_json("task", "judge", str(task), "--run", str(task / BROKEN_RUN), "--rescore",
+    _rc, doc = cli_json("task", "judge", str(task), "--run", str(task / BROKEN_RUN), "--rescore",
                        "--trajectory", *_traj(task, BROKEN_RUN))
     assert doc["judge"]["verdict"] != "QUALIFIED"
     assert any("no reference run" in r for r in doc["judge"]["reasons"]), doc["judge"]["reasons"]
