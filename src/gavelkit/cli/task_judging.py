@@ -313,6 +313,8 @@ def judge_all_main(argv: list[str], prog: str) -> int:
                                 "kept_nodeids.txt or task.json)", str(tasks), 0, 0))
     rc = emit(findings, a.format, "task judge-all", extra={"tasks": rows},
               text=render_table(rows), quiet=a.quiet)
-    if rc == 0 and any(r.get("verdict") != "QUALIFIED" for r in rows):
+    done = ("QUALIFIED",)  # or already QUALIFIED and left alone (not at S5_JUDGE)
+    if rc == 0 and any(r.get("verdict") not in done and not (
+            r.get("verdict") == "NOT JUDGED" and r.get("state") in done) for r in rows):
         rc = 1
     return rc

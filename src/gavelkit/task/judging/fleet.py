@@ -69,6 +69,19 @@ def clear_crash_litter(task: Path) -> list[str]:
     return out
 
 
+def run_trajectories(task: Path, run: Path) -> list[str]:
+    """The run's trajectory files by the configured globs ([fleet] trajectory_globs), never
+    from inside its solution/ (the candidate's own files are not its log)."""
+    from gavelkit.task.config import load_config
+
+    out: list[str] = []
+    for pat in load_config(task)["fleet"]["trajectory_globs"]:
+        for p in sorted(run.glob(pat)):
+            if p.is_file() and "solution" not in p.relative_to(run).parts and str(p) not in out:
+                out.append(str(p))
+    return out
+
+
 def judge_one(task_dir: str, opts: FleetOptions) -> dict[str, Any]:
     """Everything one task needs; never raises (errors become the row's `error`)."""
     from gavelkit.core.errors import InputError, UsageError
@@ -99,7 +112,13 @@ def judge_one(task_dir: str, opts: FleetOptions) -> dict[str, Any]:
             return row
         run = scored[-1]
         res = judge_run(task, run, move_state=opts.move_state,
-                        trajectories=[str(p) for p in sorted(run.glob("trajectory*.jsonl"))])
+                        trajectories=run_trajectories(task, run))
+        if str(res.verdict) == "REFUSED":  # e.g. already QUALIFIED: not at the judge's entry
+            row.update({"run": run.name, "verdict": "NOT JUDGED", "state": res.task.state,
+                        "recorded": res.task.task_json.status if res.task.task_json else None,
+                        "not_judged": res.reasons[0] if res.reasons else ""})
+            row["seconds"] = round(time.monotonic() - t0, 2)
+            return row
         s = res.score.summary if res.score else {}
         m = res.metrics
         row.update({"run": run.name, "verdict": str(res.verdict), "route": res.route,
@@ -195,6 +214,10 @@ def render_table(rows: list[dict[str, Any]]) -> str:
             lines.append(f"| {r['task']} | ERROR | {r['error'][:60]} | | | | | "
                          f"{r.get('seconds', '')} |")
             continue
+        if r.get("verdict") == "NOT JUDGED":
+            lines.append(f"| {r['task']} | NOT JUDGED (state {r.get('state')}) | "
+                         f"{str(r.get('not_judged', ''))[:80]} | | | | | {r.get('seconds', '')} |")
+            continue
         pr = r.get("pass_rate")
         rr = r.get("reference_rate")
         sk = f" ({r['skipped']} skipped)" if r.get("skipped") else ""
@@ -212,5 +235,6 @@ def render_table(rows: list[dict[str, Any]]) -> str:
                  f"{sum(1 for r in rows if r.get('verdict') == 'PENDING')} PENDING, "
                  f"{sum(1 for r in rows if r.get('verdict') == 'BROKEN')} BROKEN, "
                  f"{sum(1 for r in rows if r.get('verdict') == 'CHEAT_DETECTED')} CHEAT_DETECTED, "
-                 f"{sum(1 for r in rows if r.get('error'))} error(s)")
+                 f"{sum(1 for r in rows if r.get('verdict') == 'NOT JUDGED')} not judged (not "
+                 f"at S5_JUDGE), {sum(1 for r in rows if r.get('error'))} error(s)")
     return "\n".join(lines)
