@@ -258,7 +258,7 @@ def test_fleet_report(tmp_path: Path) -> None:
     o = outline(html)
     assert_self_contained(o, html)
     assert o.rows["tasks"] == 3  # header + 2 tasks
-    assert 'data-state="QUALIFIED"' in html and 'data-verdict="-"' in html
+    assert 'data-state="QUALIFIED"' in html and 'data-verdict="PENDING"' in html
     assert '<a href="per/task_good.html">' in html
     assert (tmp_path / "per" / "task_good.html").is_file()
     assert len(o.scripts) == 1 and "f-gap" in html

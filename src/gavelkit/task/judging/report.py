@@ -89,7 +89,35 @@ def _row(d: dict[str, Any], link: str | None) -> dict[str, Any]:
             "uncovered": sum(1 for s in secs if s["status"] == "uncovered"),
             "uncovered_core": sum(1 for s in secs if s["status"] == "uncovered" and s["core"]),
             "clusters": len(d["judge_clusters"]) or len(d["crash_clusters"]),
-            "labels": d["labels"], "link": link}
+            "labels": d["labels"], "link": link,
+            "computed": d["fleet_verdict"]["computed"], "route": d["fleet_verdict"]["route"],
+            "recorded": d["fleet_verdict"]["recorded"],
+            "recorded_source": d["fleet_verdict"]["recorded_source"],
+            "disagrees": d["fleet_verdict"]["disagrees"],
+            "blocking": d["fleet_verdict"]["blocking"],
+            "errors": sum(g["errors"] for g in d["gates"].values()),
+            "by_code": {c: n for g in d["gates"].values() for c, n in g["by_code"].items()}}
+
+
+def top_causes(rows: list[dict[str, Any]], top: int = 10) -> list[dict[str, Any]]:
+    """Error codes by the number of tasks they hit, with those tasks (what to fix first)."""
+    from gavelkit.core.rules import catalog
+
+    hit: dict[str, list[str]] = {}
+    count: dict[str, int] = {}
+    for r in rows:
+        for code, n in r["by_code"].items():
+            hit.setdefault(code, []).append(r["id"])
+            count[code] = count.get(code, 0) + n
+    cat = catalog()
+    out = [{"code": c, "title": cat[c].title if c in cat else "", "tasks": sorted(ts),
+            "findings": count[c]} for c, ts in hit.items()]
+    return sorted(out, key=lambda x: (-len(x["tasks"]), -x["findings"], x["code"]))[:top]
+
+
+def blocks_most(row: dict[str, Any]) -> tuple[int, int, str]:
+    """Sort key: most blocking checks and error findings first."""
+    return (-len(row["blocking"]), -row["errors"], row["id"])
 
 
 def fleet_one(folder: Path, config: str | None = None, reports_dir: Path | None = None,
@@ -150,9 +178,13 @@ def build_fleet(folders: Iterable[Path], config: str | None = None,
             rows.append(row)
         if finding is not None:
             findings.append(finding)
-    data = {"tasks": rows,
+    rows.sort(key=blocks_most)
+    data = {"tasks": rows, "causes": top_causes(rows),
+            "disagree": sum(1 for r in rows if r["disagrees"]),
+            "errors": sum(r["errors"] for r in rows),
             "states": sorted({r["state"] for r in rows if r["state"]}),
             "verdicts": sorted({r["verdict"] for r in rows if r["verdict"]}),
+            "computed": sorted({r["computed"] for r in rows}),
             "left_out": [f.to_dict() for f in findings]}
     chart = fleet_chart(rows) if any(r["gap"] is not None for r in rows) else None
     html = hr.render("fleet_report.html.j2", d=data, chart=chart, version=__version__)

@@ -11,6 +11,7 @@ from typing import Any
 from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
 from gavelkit.task.formats.score import ScoreResult, read_score, score_from_dict
+from gavelkit.task.judging.fleet_verdict import decide_row, recorded_verdict
 from gavelkit.task.judging.metrics import crash_message
 
 SHOWN_FINDINGS = 200  # per gate on the page; the rest is counted, never dropped silently
@@ -317,6 +318,18 @@ def _json_file(p: Path, problems: list[Finding] | None = None) -> dict[str, Any]
 
 # ----------------------------------------------------------------------------- collect
 
+def _gate_info(r: Any) -> dict[str, Any]:
+    errors: dict[str, int] = {}
+    for f in r.findings:
+        if f.severity == "error":
+            errors[f.code] = errors.get(f.code, 0) + 1
+    return {"verdict": r.verdict, "errors": sum(errors.values()),
+            "warnings": sum(1 for f in r.findings if f.severity == "warning"),
+            "findings": [f.to_dict() for f in r.findings][:SHOWN_FINDINGS],
+            "total": len(r.findings), "by_code": errors,
+            "gap_accepted": bool(r.data.get("gap_accepted"))}
+
+
 def collect(task: Any, problems: list[Finding] | None = None) -> dict[str, Any]:
     """The report's data. Files the report could not read go to `problems` (and to
     data["unread"], which the page shows first): nothing is certified from them."""
@@ -351,6 +364,7 @@ def collect(task: Any, problems: list[Finding] | None = None) -> dict[str, Any]:
     verdict, verdict_src = _verdict(tj, diag, extra)
     judge = tj.get("judge") if isinstance(tj.get("judge"), dict) else {}
     gd = gates.results.get("D")
+    gate_info = {g: _gate_info(r) for g, r in gates.results.items()}
     return {
         "id": task.id, "dir": str(task.dir),
         "state": task.state or (str((task.manifest or {}).get("status") or "") or None),
@@ -373,12 +387,9 @@ def collect(task: Any, problems: list[Finding] | None = None) -> dict[str, Any]:
         "judge_clusters": _judge_clusters(tj),
         "crash_clusters": crash_clusters(cand),
         "coverage": coverage(task, gd),
-        "gates": {g: {"verdict": r.verdict,
-                      "errors": sum(1 for f in r.findings if f.severity == "error"),
-                      "warnings": sum(1 for f in r.findings if f.severity == "warning"),
-                      "findings": [f.to_dict() for f in r.findings][:SHOWN_FINDINGS],
-                      "total": len(r.findings)}
-                  for g, r in gates.results.items()},
+        "gates": gate_info,
+        "fleet_verdict": decide_row(gate_info, extra.get("checks"),
+                                    *recorded_verdict(tj, task.manifest)).to_dict(),
         "recorded_gates": {str(k): str(v) for k, v in (judge.get("fairness_gates") or {}).items()}
         if isinstance(judge.get("fairness_gates"), dict) else {},
         "uncovered": gd.data.get("uncovered", []) if gd else [],
