@@ -78,7 +78,7 @@ def test_reports_load_cleanly_in_chromium(root: Path, tmp_path: Path) -> None:
         _load(browser, page, tmp_path)
     # the fleet table's script runs: counter, filters and sort order from the URL fragment
     for fragment, shown, first in (("#sort=-task", "2 of 2 shown", "task_good"),
-                                   ("#verdict=-&sort=candidate", "1 of 2 shown", "other_task")):
+                                   ("#state=SELECTED&sort=candidate", "1 of 2 shown", "other_task")):
         dom = _run(browser, fleet, tmp_path, "--dump-dom", fragment=fragment)
         assert shown in dom.stdout, (fragment, dom.stderr[-2000:])
         ids = re.findall(r'<td data-v="(task_good|other_task)">', dom.stdout)
