@@ -30,6 +30,7 @@ _FRAME = re.compile(r"^([^\s:][^:\n]*\.py):(\d+):(?: in (\w+)| (\w+(?:Error|Exce
 _NAME_MISSING = (
     (re.compile(r"cannot import name '(\w+)'"), "missing name {0}"),
     (re.compile(r"No module named '([\w.]+)'"), "missing module {0}"),
+    (re.compile(r"No module named ([A-Za-z_][\w.]*\w)"), "missing module {0}"),  # python -m X
     (re.compile(r"has no attribute '(\w+)'"), "missing attribute {0}"),
     (re.compile(r"NameError: name '(\w+)' is not defined"), "undefined name {0}"),
 )
@@ -48,9 +49,13 @@ class Cluster:
     traced_to_spec: bool = True
     example: str = ""
     rule: str = ""
+    entry: str = ""  # public entry point first reached ("tox list", "copier.run_copy")
+    exception: str = ""
+    trigger: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "root_cause": self.signature, "class": self.klass,
+                "entry": self.entry, "exception": self.exception, "trigger": self.trigger,
                 "size": len(self.tests), "tests": self.tests, "layers": self.layers,
                 "spec_sections": self.sections, "dimension": self.dimension,
                 "reference_passes": self.reference_passes,
@@ -283,57 +288,98 @@ def normalise(cases: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None = None,
-            solution_dir: str | Path | None = None) -> Metrics:
-    cases = normalise(score.get("cases", []))
-    package = (score.get("gavel") or {}).get("package")
-    layers = layer_rates(cases)
-    gap = integration_gap(layers)
-    secs = _sections(task)
-    dims = for_task("dimensions", task.dir)["rule"]
-    ref_pass: dict[str, bool] = {}
-    if reference:
-        for c in normalise(reference.get("cases", [])):
-            ref_pass[c["nodeid"]] = c["counted_as"] == "passed"
+@dataclass(slots=True)
+class _Context:
+    """What clustering needs of the task, read once."""
+    secs: dict[str, list[str]]
+    spec_text: str
+    package: str | None
+    public: frozenset[str]
+    helpers: frozenset[str]
+
+    def sections(self, nodeid: str) -> list[str]:
+        return self.secs.get(nodeid) or self.secs.get(func_key(nodeid)) or []
+
+
+def _context(task: Any, package: str | None) -> _Context:
+    from gavelkit.task.judging.rootcause import module_names
+
+    sources = []
+    for p in getattr(task, "test_files", {}).values():
+        try:
+            sources.append(p.read_text("utf-8", "replace"))
+        except OSError:
+            continue
+    public, helpers = module_names(sources, package)
+    spec_text = "\n".join(task.spec.lines) if getattr(task, "spec", None) is not None else ""
+    return _Context(_sections(task), spec_text, package, public, helpers)
+
+
+def _root(c: dict[str, Any], ctx: _Context, section: str, wording: bool) -> tuple[str, str, Any]:
+    """(cluster key, description, Root or None) of one failing case."""
+    from gavelkit.task.judging.rootcause import describe, root_of
+
+    sig = root_signature(c, ctx.package)
+    if wording:
+        text = f"{section or '(unmapped)'}: message wording not promised by the spec"
+        return text, text, None
+    if CASCADE_ROOTS.match(sig) or sig == "timeout":
+        return sig, sig, None
+    root = root_of(c, failing_phase(c), crash_message(c), ctx.package, ctx.public, ctx.helpers)
+    if not root.entry:
+        text = behaviour_signature(c, ctx.package, section)
+        return text, text, root
+    return " | ".join(root.key), describe(root, section), root
+
+
+def _clusters(cases: list[dict[str, Any]], ctx: _Context) -> tuple[list[Cluster], dict[str, int]]:
     classes: dict[str, int] = {}
     clusters: dict[tuple[str, str], Cluster] = {}
-    spec_text = "\n".join(task.spec.lines) if getattr(task, "spec", None) is not None else ""
     for c in cases:
         if c.get("counted_as") in ("passed", "skipped"):
             continue
         cls = c.get("classification") if isinstance(c.get("classification"), dict) else {}
-        klass = cls.get("class", "candidate")
-        rule = str(cls.get("rule", ""))
-        s = secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or []
-        wording = unpromised_wording(c, spec_text) if klass == "candidate" else None
+        klass, rule = cls.get("class", "candidate"), str(cls.get("rule", ""))
+        s = ctx.sections(c["nodeid"])
+        wording = bool(unpromised_wording(c, ctx.spec_text)) if klass == "candidate" else False
         if wording:
             klass, rule = "verifier", "unpromised-wording"
         classes[klass] = classes.get(klass, 0) + 1
-        sig = behaviour_signature(c, package, s[0] if s else "")
-        if wording:
-            sig = f"{s[0] if s else '(unmapped)'}: message wording not promised by the spec"
-        key = (klass, sig)
-        cl = clusters.get(key)
+        key, desc, root = _root(c, ctx, s[0] if s else "", wording)
+        cl = clusters.get((klass, key))
         if cl is None:
-            cl = clusters[key] = Cluster(f"C{len(clusters) + 1}", sig, klass,
-                                         example=crash_message(c)[:300], rule=rule)
+            cl = clusters[(klass, key)] = Cluster(
+                f"C{len(clusters) + 1}", desc, klass, example=crash_message(c)[:300], rule=rule,
+                entry=root.entry if root else "", exception=root.exception if root else "",
+                trigger=root.trigger if root else "")
         cl.tests.append(c["nodeid"])
         cl.layers[c.get("layer", "unknown")] = cl.layers.get(c.get("layer", "unknown"), 0) + 1
-        if not s:
-            cl.traced_to_spec = False
-        for x in s:
-            if x not in cl.sections:
-                cl.sections.append(x)
-    ordered = sorted(clusters.values(), key=lambda x: (-len(x.tests), x.signature))
+        cl.traced_to_spec = cl.traced_to_spec and bool(s)
+        cl.sections += [x for x in s if x not in cl.sections]
+    return sorted(clusters.values(), key=lambda x: (-len(x.tests), x.signature)), classes
+
+
+def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None = None,
+            solution_dir: str | Path | None = None) -> Metrics:
+    cases = normalise(score.get("cases", []))
+    package = (score.get("gavel") or {}).get("package") or _task_package(task)
+    layers = layer_rates(cases)
+    gap = integration_gap(layers)
+    ctx = _context(task, package)
+    dims = for_task("dimensions", task.dir)["rule"]
+    ref_pass = {c["nodeid"]: c["counted_as"] == "passed"
+                for c in normalise((reference or {}).get("cases", []))}
+    ordered, classes = _clusters(cases, ctx)
     for i, cl in enumerate(ordered, 1):
         cl.id = f"C{i}"
         # the behaviour's own section (the key), not every section its tests also touch
-        cl.dimension = dimension_for(cl.signature, cl.sections[:1], cl.layers, dims)
+        cl.dimension = dimension_for(" ".join((cl.signature, cl.exception)), cl.sections[:1],
+                                     cl.layers, dims)
         if ref_pass:
             vals = [ref_pass.get(t) for t in cl.tests if t in ref_pass]
             cl.reference_passes = all(vals) if vals else None
     passed = {c["nodeid"] for c in cases if c.get("counted_as") == "passed"}
-    events = true_gap_events(task, cases, passed, secs, ordered)
+    events = true_gap_events(task, cases, passed, ctx.secs, ordered, ctx.public)
     neg = negative_gap(task, cases, gap)
     rate = score.get("pass_rate_excluding_skips")
     sat = saturation(task, rate, solution_dir, package)
@@ -342,17 +388,54 @@ def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None =
     return m
 
 
+def _task_package(task: Any) -> str | None:
+    """The target package when the score file does not name it (a recorded run): the
+    task's record, else the task id's first word (`tox-envrunner-fullrepro-001` -> tox).
+    Used only to name entry points in clusters, never for provenance."""
+    from gavelkit.task.scoring.target import target_package
+
+    name = target_package(task)
+    if name:
+        return name
+    word = re.split(r"[-_.]", str(getattr(task, "id", "") or ""), maxsplit=1)[0]
+    return word if re.fullmatch(r"[a-z]\w*", word) else None
+
+
+def _depended(c: dict[str, Any], deps: dict[str, list[str]], by_func: dict[str, list[str]],
+              calls: dict[str, frozenset[str]], atomic: list[str],
+              atomic_by_section: dict[str, list[str]], secs: list[str]) -> tuple[list[str], str]:
+    """The atomic tests an integration test depends on, and on what basis: the taxonomy's
+    depends_on, else the public names both call, else spec-section overlap."""
+    dep = deps.get(func_key(c["nodeid"]))
+    if dep:
+        return [n for d in dep for n in by_func.get(func_key(d), [d])], "depends_on"
+    mine = calls.get(c["nodeid"], frozenset())
+    if mine:
+        shared = [a for a in atomic if calls.get(a, frozenset()) & mine]
+        if shared:
+            return shared, "calls: " + ", ".join(sorted(mine)[:6])
+    out: list[str] = []
+    for s in secs:
+        out += [n for n in atomic_by_section.get(s, []) if n not in out]
+    return out, "spec_section overlap"
+
+
 def true_gap_events(task: Any, cases: list[dict[str, Any]], passed: set[str],
-                    secs: dict[str, list[str]], clusters: list[Cluster]) -> list[dict[str, Any]]:
+                    secs: dict[str, list[str]], clusters: list[Cluster],
+                    public: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """Integration/e2e candidate failures whose depended atomic tests all pass."""
+    from gavelkit.task.judging.rootcause import test_calls
+
     deps = _depends(task)
     atomic_by_section: dict[str, list[str]] = {}
     by_func: dict[str, list[str]] = {}
+    atomic = [c["nodeid"] for c in cases if c.get("layer") == "atomic"]
     for c in cases:
         by_func.setdefault(func_key(c["nodeid"]), []).append(c["nodeid"])
-        if c.get("layer") == "atomic":
-            for s in secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or []:
-                atomic_by_section.setdefault(s, []).append(c["nodeid"])
+    for n in atomic:
+        for s in secs.get(n) or secs.get(func_key(n)) or []:
+            atomic_by_section.setdefault(s, []).append(n)
+    calls = test_calls(task, [c["nodeid"] for c in cases], public)
     dim_of = {t: cl.dimension for cl in clusters for t in cl.tests}
     sig_of = {t: cl.signature for cl in clusters for t in cl.tests}
     out = []
@@ -363,18 +446,9 @@ def true_gap_events(task: Any, cases: list[dict[str, Any]], passed: set[str],
             continue
         if CASCADE_ROOTS.match(sig_of.get(c["nodeid"], "")):
             continue  # a missing primitive explains it: cascade, not composition
-        dep = deps.get(func_key(c["nodeid"]))
-        if dep:
-            depended = [n for d in dep for n in by_func.get(func_key(d), [d])]
-            basis = "depends_on"
-        else:
-            depended = []
-            for s in secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or []:
-                depended += [n for n in atomic_by_section.get(s, []) if n not in depended]
-            basis = "spec_section overlap"
-        if not depended:
-            continue
-        if all(n in passed for n in depended):
+        depended, basis = _depended(c, deps, by_func, calls, atomic, atomic_by_section,
+                                    secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or [])
+        if depended and all(n in passed for n in depended):
             out.append({"failed_test": c["nodeid"], "layer": c["layer"],
                         "depended_atomic_tests": depended, "all_depended_pass": True,
                         "root_cause_dimension": dim_of.get(c["nodeid"], "cross-view-consistency"),
