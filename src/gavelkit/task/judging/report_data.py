@@ -11,8 +11,8 @@ from typing import Any
 from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
 from gavelkit.task.formats.score import ScoreResult, read_score, score_from_dict
+from gavelkit.task.judging.failures import crash_message
 from gavelkit.task.judging.fleet_verdict import decide_row, recorded_verdict
-from gavelkit.task.judging.metrics import crash_message
 
 SHOWN_FINDINGS = 200  # per gate on the page; the rest is counted, never dropped silently
 LAYERS = ("atomic", "integration", "system_e2e")
