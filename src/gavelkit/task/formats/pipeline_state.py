@@ -75,143 +75,150 @@ def _section_bounds(lines: list[str], title: str) -> tuple[int, int] | None:
     return (start, len(lines)) if start is not None else None
 
 
-def parse_pipeline_state(text: str, path: str = "PIPELINE_STATE.md") -> tuple[PipelineState, list[Finding]]:
-    lines = text.split("\n")
-    ps = PipelineState(path, lines)
-    findings: list[Finding] = []
-    cur = _section_bounds(lines, "Current")
-    if cur is None:
-        findings.append(Finding("TSK-R007", "error", "no '## Current' section", path, 0, 0))
-    else:
-        s, e = cur
-        i = s + 1
-        fence_start = next((j for j in range(i, e) if lines[j].strip().startswith("```")), None)
-        if fence_start is None:
-            # tolerate an unfenced key: value block
-            body_start, body_end = s + 1, e
-        else:
-            close = next((j for j in range(fence_start + 1, e)
-                          if lines[j].strip().startswith("```")), None)
-            if close is None:
-                findings.append(Finding("TSK-R007", "error", "Current block fence never closed",
-                                        path, fence_start + 1, 1))
-                close = e
-            body_start, body_end = fence_start + 1, close
-        ps.block = (body_start, body_end)
-        for j in range(body_start, body_end):
-            raw = lines[j]
-            if not raw.strip() or raw.strip().startswith("todo:"):
-                if raw.strip().startswith("todo:") and fence_start is None:
-                    break
-                continue
-            m = _KV.match(raw.strip())
-            if not m:
-                if fence_start is not None:
-                    findings.append(Finding("TSK-R007", "warning",
-                                            f"Current line is not 'key: value': {raw.strip()!r}",
-                                            path, j + 1, 1))
-                continue
-            key = m.group("key")
-            if key in ps.current:  # the last would win silently: which one is true?
-                findings.append(Finding("TSK-R007", "error", f"'{key}:' is given twice in the "
-                                        f"Current block (lines {ps.current_lines[key]} and "
-                                        f"{j + 1}); keep one", path, j + 1, 1,
-                                        unusable=key == "state"))
-            ps.current[key] = m.group("val")
-            ps.current_lines[key] = j + 1
-        for j in range(body_end, e):
-            if re.match(r"^\s*todo\s*:\s*$", lines[j]):
-                ps.todo_header = j
-                k = j + 1
-                start = k
-                last = j
-                while k < e:
-                    ln = lines[k]
-                    if _TODO.match(ln):
-                        mm = _TODO.match(ln)
-                        assert mm
-                        ps.todo.append(TodoItem(mm.group("text").strip(),
-                                                mm.group("mark") != " ", k + 1))
-                        last = k
-                    elif ln.strip() and (ln.startswith("  ") or ln.startswith("\t")) and ps.todo:
-                        ps.todo[-1].text += " " + ln.strip()
-                        last = k
-                    elif ln.strip():
-                        break
-                    k += 1
-                ps.todo_span = (start, last + 1)
+def _fence(lines: list[str], s: int, e: int, path: str,
+           findings: list[Finding]) -> tuple[int, int, bool]:
+    """(body start, body end, fenced) of the Current block; an unfenced block is tolerated."""
+    fence = next((j for j in range(s + 1, e) if lines[j].strip().startswith("```")), None)
+    if fence is None:
+        return s + 1, e, False
+    close = next((j for j in range(fence + 1, e) if lines[j].strip().startswith("```")), None)
+    if close is None:
+        findings.append(Finding("TSK-R007", "error", "Current block fence never closed",
+                                path, fence + 1, 1))
+        close = e
+    return fence + 1, close, True
+
+
+def _current_values(ps: PipelineState, start: int, end: int, fenced: bool,
+                    findings: list[Finding]) -> None:
+    for j in range(start, end):
+        raw = ps.lines[j].strip()
+        if not raw or raw.startswith("todo:"):
+            if raw.startswith("todo:") and not fenced:
                 break
-        if "state" not in ps.current:
-            findings.append(Finding("TSK-R007", "error", "Current block has no 'state:' line",
-                                    path, s + 1, 1))
-        for name in ("spec_iter", "filter_iter", "eval_iter"):
-            v = ps.current.get(name)
-            if v is not None and not re.match(r"^\d+\b", v):
-                findings.append(Finding("TSK-R007", "error", f"{name} is not a number: {v!r}",
-                                        path, ps.current_lines[name], 1))
-    hist = _section_bounds(lines, "History")
-    if hist is None:
-        findings.append(Finding("TSK-R007", "error", "no '## History' section", path, 0, 0))
-    else:
-        s, e = hist
-        header_seen = False
-        last_row = None
-        for j in range(s + 1, e):
-            ln = lines[j]
-            if not ln.strip().startswith("|"):
-                if header_seen and ln.strip():
-                    break
-                continue
-            cells = split_row(ln)
-            if not header_seen:
-                header_seen = True
-                last_row = j
-                continue
-            if is_separator(cells):
-                last_row = j
-                continue
-            last_row = j
-            if len(cells) < 5:
+            continue
+        m = _KV.match(raw)
+        if not m:
+            if fenced:
                 findings.append(Finding("TSK-R007", "warning",
-                                        f"History row has {len(cells)} cells, expected 5",
-                                        path, j + 1, 1))
-                continue
-            num = int(cells[0]) if cells[0].isdigit() else 0
-            ps.history.append(HistoryRow(num, cells[1], cells[2], cells[3],
-                                         " | ".join(cells[4:]), j + 1))
-        if not header_seen:
-            findings.append(Finding("TSK-R007", "warning", "History has no table; one is added "
-                                    "on the next transition", path, s + 1, 1))
-            ps.history_insert = s + 1
-        else:
-            assert last_row is not None
-            ps.history_insert = last_row + 1
-    cat = _section_bounds(lines, "Catalogue")
-    if cat is not None:
-        s, e = cat
-        state = None
-        in_todo = False
-        for j in range(s + 1, e):
-            ln = lines[j]
-            if ln.startswith("### "):
-                m = _STATE_TOKEN.search(ln[4:])
-                state = m.group(0) if m else None
-                in_todo = False
-                if state:
-                    ps.catalogue.setdefault(state, [])
-                continue
-            if state is None:
-                continue
-            if re.match(r"^\s*todo\s*:", ln):
-                in_todo = True
-                continue
-            mm = _TODO.match(ln)
-            if in_todo and mm:
-                ps.catalogue[state].append(mm.group("text").strip())
-            elif in_todo and ln.strip() and ln.startswith("      ") and ps.catalogue[state]:
-                ps.catalogue[state][-1] += " " + ln.strip()
-            elif ln.strip() and not ln.startswith(" "):
-                in_todo = False
+                                        f"Current line is not 'key: value': {raw!r}",
+                                        ps.path, j + 1, 1))
+            continue
+        key = m.group("key")
+        if key in ps.current:  # the last would win silently: which one is true?
+            findings.append(Finding("TSK-R007", "error", f"'{key}:' is given twice in the "
+                                    f"Current block (lines {ps.current_lines[key]} and "
+                                    f"{j + 1}); keep one", ps.path, j + 1, 1,
+                                    unusable=key == "state"))
+        ps.current[key] = m.group("val")
+        ps.current_lines[key] = j + 1
+
+
+def _todo(ps: PipelineState, start: int, end: int) -> None:
+    """The `todo:` checklist after the Current values (continuation lines joined)."""
+    lines = ps.lines
+    head = next((j for j in range(start, end) if re.match(r"^\s*todo\s*:\s*$", lines[j])), None)
+    if head is None:
+        return
+    ps.todo_header = last = head
+    for k in range(head + 1, end):
+        ln = lines[k]
+        mm = _TODO.match(ln)
+        if mm:
+            ps.todo.append(TodoItem(mm.group("text").strip(), mm.group("mark") != " ", k + 1))
+            last = k
+        elif ln.strip() and ln.startswith(("  ", "\t")) and ps.todo:
+            ps.todo[-1].text += " " + ln.strip()
+            last = k
+        elif ln.strip():
+            break
+    ps.todo_span = (head + 1, last + 1)
+
+
+def _parse_current(ps: PipelineState, findings: list[Finding]) -> None:
+    cur = _section_bounds(ps.lines, "Current")
+    if cur is None:
+        findings.append(Finding("TSK-R007", "error", "no '## Current' section", ps.path, 0, 0))
+        return
+    s, e = cur
+    start, end, fenced = _fence(ps.lines, s, e, ps.path, findings)
+    ps.block = (start, end)
+    _current_values(ps, start, end, fenced, findings)
+    _todo(ps, end, e)
+    if "state" not in ps.current:
+        findings.append(Finding("TSK-R007", "error", "Current block has no 'state:' line",
+                                ps.path, s + 1, 1))
+    for name in ("spec_iter", "filter_iter", "eval_iter"):
+        v = ps.current.get(name)
+        if v is not None and not re.match(r"^\d+\b", v):
+            findings.append(Finding("TSK-R007", "error", f"{name} is not a number: {v!r}",
+                                    ps.path, ps.current_lines[name], 1))
+
+
+def _parse_history(ps: PipelineState, findings: list[Finding]) -> None:
+    hist = _section_bounds(ps.lines, "History")
+    if hist is None:
+        findings.append(Finding("TSK-R007", "error", "no '## History' section", ps.path, 0, 0))
+        return
+    s, e = hist
+    header_seen, last_row = False, s
+    for j in range(s + 1, e):
+        ln = ps.lines[j]
+        if not ln.strip().startswith("|"):
+            if header_seen and ln.strip():
+                break
+            continue
+        cells = split_row(ln)
+        last_row = j
+        if not header_seen or is_separator(cells):
+            header_seen = True
+            continue
+        if len(cells) < 5:
+            findings.append(Finding("TSK-R007", "warning",
+                                    f"History row has {len(cells)} cells, expected 5",
+                                    ps.path, j + 1, 1))
+            continue
+        num = int(cells[0]) if cells[0].isdigit() else 0
+        ps.history.append(HistoryRow(num, cells[1], cells[2], cells[3],
+                                     " | ".join(cells[4:]), j + 1))
+    if not header_seen:
+        findings.append(Finding("TSK-R007", "warning", "History has no table; one is added "
+                                "on the next transition", ps.path, s + 1, 1))
+    ps.history_insert = last_row + 1
+
+
+def _parse_catalogue(ps: PipelineState) -> None:
+    cat = _section_bounds(ps.lines, "Catalogue")
+    if cat is None:
+        return
+    state, in_todo = None, False
+    for ln in ps.lines[cat[0] + 1:cat[1]]:
+        if ln.startswith("### "):
+            m = _STATE_TOKEN.search(ln[4:])
+            state, in_todo = (m.group(0) if m else None), False
+            if state:
+                ps.catalogue.setdefault(state, [])
+            continue
+        if state is None:
+            continue
+        if re.match(r"^\s*todo\s*:", ln):
+            in_todo = True
+            continue
+        mm = _TODO.match(ln)
+        if in_todo and mm:
+            ps.catalogue[state].append(mm.group("text").strip())
+        elif in_todo and ln.strip() and ln.startswith("      ") and ps.catalogue[state]:
+            ps.catalogue[state][-1] += " " + ln.strip()
+        elif ln.strip() and not ln.startswith(" "):
+            in_todo = False
+
+
+def parse_pipeline_state(text: str, path: str = "PIPELINE_STATE.md") -> tuple[PipelineState, list[Finding]]:
+    ps = PipelineState(path, text.split("\n"))
+    findings: list[Finding] = []
+    _parse_current(ps, findings)
+    _parse_history(ps, findings)
+    _parse_catalogue(ps)
     return ps, findings
 
 

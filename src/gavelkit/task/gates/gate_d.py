@@ -204,19 +204,90 @@ def from_record(task: Any, record: dict[str, Any], res: GateResult) -> GateResul
     return res
 
 
+def _map_info(stm: Any) -> dict[str, Any]:
+    spelled = {r.status_raw: r.status for r in stm.rows
+               if r.status_raw and r.status_raw.strip("` ").lower() != r.status}
+    spelled.update({r.layer_raw: r.layer or "(no layer)" for r in stm.rows
+                    if r.layer_raw and r.layer_raw.strip("` ").lower() != r.layer})
+    return {"rows": len(stm.rows), "layout": stm.layout, "columns": stm.columns_used(),
+            "unreadable": stm.unreadable, "normalised": spelled}
+
+
+def _no_source(task: Any, stm: Any, res: GateResult) -> GateResult:
+    """No rows to count: the task's own coverage record, else UNKNOWN with the reason."""
+    record = task.task_json.coverage if task.task_json is not None else None
+    if record:
+        return from_record(task, record, res)
+    why = ("spec_test_map.md gives no spec sections (" + stm.unreadable + ")"
+           if stm is not None and stm.unreadable else
+           "spec_test_map.md has no covered row naming a section" if stm is not None
+           else "no spec_test_map.md")
+    res.findings.append(Finding(
+        "TSK-D001", "error", f"Gate D has no coverage source: {why}, no usable "
+        "oracle.mapping_file and no coverage record in task.json", str(task.dir), 0, 0))
+    return res
+
+
+def _status(gd: dict[str, Any], s: Section, own: int, via_children: int) -> tuple[str, bool]:
+    """(status, core) of one H2/H3 section."""
+    core = _any(gd["core_patterns"], s.text)
+    key = norm_heading(s.text)
+    if not core and _any(gd["exempt_patterns"], key):
+        return "exempt", core
+    if own:
+        return "covered", core
+    if via_children:
+        return "covered via subsections", core
+    if not core and _any(gd.get("non_behavior_patterns", []), key):
+        return "uncovered (not a behavior/contract section; not counted)", core
+    return "uncovered", core
+
+
+def _audit_sections(task: Any, res: GateResult, counts: dict[int, int],
+                    spec_path: str) -> tuple[list[Section], list[Section]]:
+    """The coverage table, per-section minimum warnings; (uncovered core, uncovered other)."""
+    cfg, gd = task.config, task.config["gate_d"]
+    core_out: list[Section] = []
+    other_out: list[Section] = []
+    for i, s in enumerate(task.spec.sections):
+        if s.level not in (2, 3):
+            continue
+        own = counts.get(i, 0)
+        via = sum(counts.get(c, 0) for c in s.children) if gd["rollup_children"] else 0
+        status, core = _status(gd, s, own, via)
+        minimum = _minimum(cfg, s.text)
+        res.table.append({"section": s.raw, "line": s.line, "covered": own,
+                          "covered_with_subsections": own + via, "minimum": minimum,
+                          "core": core, "status": status})
+        if status == "uncovered":
+            (core_out if core else other_out).append(s)
+        elif status == "covered" and own < minimum and not s.children:
+            res.findings.append(Finding(
+                "TSK-D005", "warning",
+                f"'{s.raw}' has {own} covered row(s), below the per-section minimum of {minimum}",
+                spec_path, s.line, 1))
+    return core_out, other_out
+
+
+def _secondary(res: GateResult, other: list[Section], limit: int, spec_path: str) -> None:
+    for s in other:
+        res.findings.append(Finding("TSK-D003", "warning",
+                                    f"section '{s.raw}' has zero covered rows", spec_path,
+                                    s.line, 1))
+    if len(other) > limit:
+        res.findings.append(Finding(
+            "TSK-D004", "warning",
+            f"{len(other)} secondary sections are uncovered; task-judge describes "
+            f"PARTIAL as 1-{limit} and does not call more a GAP, so review whether they hold "
+            "testable behavior: " + ", ".join(s.text for s in other), spec_path, 0, 0))
+
+
 def check(task: Any) -> GateResult:
     cfg = task.config
-    gd = cfg["gate_d"]
     res = GateResult("D", "UNKNOWN")
     stm = task.map
     if stm is not None:
-        spelled = {r.status_raw: r.status for r in stm.rows
-                   if r.status_raw and r.status_raw.strip("` ").lower() != r.status}
-        spelled.update({r.layer_raw: r.layer or "(no layer)" for r in stm.rows
-                        if r.layer_raw and r.layer_raw.strip("` ").lower() != r.layer})
-        res.data["map"] = {"rows": len(stm.rows), "layout": stm.layout,
-                           "columns": stm.columns_used(), "unreadable": stm.unreadable,
-                           "normalised": spelled}
+        res.data["map"] = _map_info(stm)
     if task.spec is None:
         res.findings.append(Finding("TSK-D001", "error",
                                     "Gate D needs spec.md; not found or unreadable",
@@ -225,17 +296,7 @@ def check(task: Any) -> GateResult:
     rows, source, where, fnd = coverage_rows(task)
     res.findings += fnd
     if rows is None:
-        record = task.task_json.coverage if task.task_json is not None else None
-        if record:
-            return from_record(task, record, res)
-        why = ("spec_test_map.md gives no spec sections (" + stm.unreadable + ")"
-               if stm is not None and stm.unreadable else
-               "spec_test_map.md has no covered row naming a section" if stm is not None
-               else "no spec_test_map.md")
-        res.findings.append(Finding(
-            "TSK-D001", "error", f"Gate D has no coverage source: {why}, no usable "
-            "oracle.mapping_file and no coverage record in task.json", str(task.dir), 0, 0))
-        return res
+        return _no_source(task, stm, res)
     res.data["source"] = source
     res.data["source_path"] = where
     if source != "map":
@@ -243,70 +304,22 @@ def check(task: Any) -> GateResult:
             "TSK-D007", "info", f"Gate D coverage computed from {SOURCES[source]} ({where})"
             + (f": spec_test_map.md gives no spec sections ({stm.unreadable})"
                if stm is not None and stm.unreadable else ""), where, 0, 0))
-    spec = task.spec
     counts, fnd = coverage_counts(task, rows, where)
     res.findings += fnd
     spec_path = str(task.paths["spec"])
-    uncovered_core: list[Section] = []
-    uncovered_other: list[Section] = []
-    for i, s in enumerate(spec.sections):
-        if s.level not in (2, 3):
-            continue
-        own = counts.get(i, 0)
-        via_children = sum(counts.get(c, 0) for c in s.children) if gd["rollup_children"] else 0
-        core = _any(gd["core_patterns"], s.text)
-        exempt = (not core) and _any(gd["exempt_patterns"], norm_heading(s.text))
-        non_behavior = (not core and not exempt
-                        and _any(gd.get("non_behavior_patterns", []), norm_heading(s.text)))
-        total = own + via_children
-        minimum = _minimum(cfg, s.text)
-        if exempt:
-            status = "exempt"
-        elif own:
-            status = "covered"
-        elif via_children:
-            status = "covered via subsections"
-        elif non_behavior:
-            status = "uncovered (not a behavior/contract section; not counted)"
-        else:
-            status = "uncovered"
-        res.table.append({"section": s.raw, "line": s.line, "covered": own,
-                          "covered_with_subsections": total, "minimum": minimum,
-                          "core": core, "status": status})
-        if status == "uncovered":
-            (uncovered_core if core else uncovered_other).append(s)
-        elif status == "covered" and own < minimum and not s.children:
-            res.findings.append(Finding(
-                "TSK-D005", "warning",
-                f"'{s.raw}' has {own} covered row(s), below the per-section minimum of {minimum}",
-                spec_path, s.line, 1))
+    core, other = _audit_sections(task, res, counts, spec_path)
     accepted, problems = _accepted_gaps(task)
-    _gap_findings(res, [(s.text, s.key, s.line, s.raw) for s in uncovered_core], accepted,
-                  problems,
+    _gap_findings(res, [(s.text, s.key, s.line, s.raw) for s in core], accepted, problems,
                   spec_path)
-    limit = int(gd["partial_max_uncovered"])
-    for s in uncovered_other:
-        res.findings.append(Finding("TSK-D003", "warning",
-                                    f"section '{s.raw}' has zero covered rows", spec_path,
-                                    s.line, 1))
-    if len(uncovered_other) > limit:
-        res.findings.append(Finding(
-            "TSK-D004", "warning",
-            f"{len(uncovered_other)} secondary sections are uncovered; task-judge describes "
-            f"PARTIAL as 1-{limit} and does not call more a GAP, so review whether they hold "
-            "testable behavior: " + ", ".join(s.text for s in uncovered_other), spec_path, 0, 0))
-    if uncovered_core:
-        res.verdict = "GAP"  # gap_accepted set by _gap_findings when task.json accepts all
-    elif uncovered_other:
-        res.verdict = "PARTIAL"
-    else:
-        res.verdict = "FULL"
+    _secondary(res, other, int(cfg["gate_d"]["partial_max_uncovered"]), spec_path)
+    # GAP stays GAP; gap_accepted is set by _gap_findings when task.json accepts them all
+    res.verdict = "GAP" if core else "PARTIAL" if other else "FULL"
     res.data["uncovered"] = [
-        {"spec section": s.raw, "uncovered behaviors": _behaviors(spec, s),
-         "impact": "core invariant: GAP" if s in uncovered_core else "secondary",
+        {"spec section": s.raw, "uncovered behaviors": _behaviors(task.spec, s),
+         "impact": "core invariant: GAP" if s in core else "secondary",
          "recommendation": (f"test-filter: generate >= {_minimum(cfg, s.text)} spec-derived "
                             "tests (filter_correction_request.md)")}
-        for s in uncovered_core + uncovered_other]
+        for s in core + other]
     return res
 
 
