@@ -82,17 +82,23 @@ def _reference(task: Any) -> tuple[float | None, str]:
         return task.reference_score.pass_rate, task.rel(Path(task.reference_score.path))
     if task.reference_score is None and "reference_score" in task.paths:
         return None, f"could not read {task.rel(task.paths['reference_score'])}"
-    tj = task.task_json.data if task.task_json else {}
+    return _recorded_reference(task.task_json.data if task.task_json else {}, task.manifest)
+
+
+def _recorded_reference(tj: dict[str, Any], manifest: dict[str, Any] | None
+                        ) -> tuple[float | None, str]:
+    """The reference rate the task records (task.json or MANIFEST.json), in its shapes."""
     v = tj.get("reference_pass_rate")
     if isinstance(v, int | float) and not isinstance(v, bool):
         return float(v), "task.json reference_pass_rate"
     for key in ("reference_score", "reference"):
-        d = tj.get(key) or (task.manifest or {}).get(key)
-        if isinstance(d, dict):
-            if isinstance(d.get("pass_rate"), int | float):
-                return float(d["pass_rate"]), f"{key}.pass_rate"
-            if isinstance(d.get("passed"), int) and isinstance(d.get("total"), int) and d["total"]:
-                return d["passed"] / d["total"], f"{key} passed/total"
+        d = tj.get(key) or (manifest or {}).get(key)
+        if not isinstance(d, dict):
+            continue
+        if isinstance(d.get("pass_rate"), int | float):
+            return float(d["pass_rate"]), f"{key}.pass_rate"
+        if isinstance(d.get("passed"), int) and isinstance(d.get("total"), int) and d["total"]:
+            return d["passed"] / d["total"], f"{key} passed/total"
     return None, ""
 
 
@@ -137,61 +143,70 @@ def crash_clusters(sr: ScoreResult | None) -> list[dict[str, Any]]:
     return out
 
 
+def _first(c: dict[str, Any], *keys: str) -> str:
+    """The first truthy value among a record's key spellings, as text."""
+    return str(next((c[k] for k in keys if c.get(k)), ""))
+
+
+def _size(c: dict[str, Any]) -> int | None:
+    size = c.get("size", c.get("count"))
+    if isinstance(size, int) and not isinstance(size, bool):
+        return size
+    tests = c.get("tests") or c.get("failed_tests") or c.get("affected_tests")
+    if isinstance(tests, list):
+        return len(tests)
+    return tests if isinstance(tests, int) else None
+
+
+def _layers_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value or "")
+
+
 def _judge_clusters(tj: dict[str, Any]) -> list[dict[str, Any]]:
+    """The clusters a judge recorded in task.json, in any of the shapes seen."""
     judge = tj.get("judge") if isinstance(tj.get("judge"), dict) else {}
     raw = judge.get("failure_clusters") or tj.get("failure_clusters") or []
     if isinstance(raw, dict):
         raw = [{"cluster": k, **(v if isinstance(v, dict) else {"detail": v})}
                for k, v in raw.items()]
-    out = []
-    for c in raw if isinstance(raw, list) else []:
-        if not isinstance(c, dict):
-            continue
-        tests = c.get("tests") or c.get("failed_tests") or c.get("affected_tests")
-        size = c.get("size", c.get("count"))
-        if not isinstance(size, int) or isinstance(size, bool):
-            size = len(tests) if isinstance(tests, list) else tests if isinstance(tests, int) \
-                else None
-        layers = c.get("layers", c.get("layer"))
-        if isinstance(layers, dict):
-            layers = ", ".join(f"{k} {v}" for k, v in layers.items())
-        elif isinstance(layers, list):
-            layers = ", ".join(map(str, layers))
-        out.append({
-            "name": str(c.get("cluster") or c.get("name") or c.get("id") or ""),
-            "root_cause": str(c.get("root_cause") or c.get("cause") or c.get("description")
-                              or ""),
-            "dimension": str(c.get("dimension") or c.get("root_cause_dimension") or ""),
-            "count": size,
-            "layer": str(layers or ""),
-            "kind": str(c.get("class") or c.get("kind") or c.get("type")
-                        or c.get("classification") or ""),
-        })
-    return out
+    return [{"name": _first(c, "cluster", "name", "id"),
+             "root_cause": _first(c, "root_cause", "cause", "description"),
+             "dimension": _first(c, "dimension", "root_cause_dimension"),
+             "count": _size(c), "layer": _layers_text(c.get("layers", c.get("layer"))),
+             "kind": _first(c, "class", "kind", "type", "classification")}
+            for c in (raw if isinstance(raw, list) else []) if isinstance(c, dict)]
 
 
 # ----------------------------------------------------------------------------- coverage
+
+def _covered_by_section(task: Any, lines: set[int]) -> tuple[dict[int, dict[str, list[str]]],
+                                                               list[tuple[str, str]]]:
+    """section line -> layer -> node ids, and every (node id, layer) that hit a section."""
+    from gavelkit.task.gates.gate_d import match_sections
+
+    by_section: dict[int, dict[str, list[str]]] = {ln: {} for ln in lines}
+    tests: list[tuple[str, str]] = []
+    for row in task.map.covered_rows():
+        hits = {s.line for cell in row.sections for s in match_sections(task.spec, cell)
+                if s.line in by_section}
+        if hits:
+            tests.append((row.nodeid, row.layer or "?"))
+        for ln in hits:
+            by_section[ln].setdefault(row.layer or "?", []).append(row.nodeid)
+    return by_section, tests
+
 
 def coverage(task: Any, gate_d: Any) -> dict[str, Any]:
     """Per audited section: covered tests by layer and (small oracles) by test id."""
     if task.spec is None or task.map is None or gate_d is None:
         return {"sections": [], "tests": []}
-    from gavelkit.task.gates.gate_d import match_sections
-
-    spec = task.spec
     rows = {r["line"]: r for r in gate_d.table}
-    index = {s.line: i for i, s in enumerate(spec.sections) if s.line in rows}
-    by_section: dict[int, dict[str, list[str]]] = {ln: {} for ln in index}
-    tests: list[tuple[str, str]] = []
-    for row in task.map.covered_rows():
-        hits: set[int] = set()
-        for cell in row.sections:
-            found = match_sections(spec, cell)
-            hits |= {s.line for s in found if s.line in by_section}
-        if hits:
-            tests.append((row.nodeid, row.layer or "?"))
-        for ln in hits:
-            by_section[ln].setdefault(row.layer or "?", []).append(row.nodeid)
+    index = {s.line: i for i, s in enumerate(task.spec.sections) if s.line in rows}
+    by_section, tests = _covered_by_section(task, set(index))
     sections = []
     for ln, r in sorted(rows.items(), key=lambda kv: index.get(kv[0], 0)):
         per = by_section.get(ln, {})
@@ -208,6 +223,18 @@ def coverage(task: Any, gate_d: Any) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- history
 
+def _ledger_history(task: Any) -> list[dict[str, Any]]:
+    if task.ledger is None:
+        return []
+    from gavelkit.task.pipeline.digests import ledger_names  # the same matching as REOPENED_S3
+
+    names = ledger_names(task)
+    return [{"date": "", "from": "", "to": r.status,
+             "note": " ".join(x for x in (r.metric, r.detail) if x),
+             "source": f"CANDIDATES.md line {r.line}"}
+            for r in task.ledger.rows if r.matches(names)]
+
+
 def _history(task: Any, tj: dict[str, Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if task.pipeline is not None:
@@ -219,15 +246,7 @@ def _history(task: Any, tj: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({"date": str(judge.get("date") or ""), "from": "", "to":
                     str(judge["verdict"]), "note": "judge record in task.json",
                     "source": "task.json judge"})
-    if task.ledger is not None:
-        from gavelkit.task.pipeline.digests import ledger_names  # the same matching as REOPENED_S3
-
-        names = ledger_names(task)
-        for r in task.ledger.rows:
-            if r.matches(names):
-                out.append({"date": "", "from": "", "to": r.status,
-                            "note": " ".join(x for x in (r.metric, r.detail) if x),
-                            "source": f"CANDIDATES.md line {r.line}"})
+    out += _ledger_history(task)
     ro = tj.get("reopened_s3")
     if isinstance(ro, dict):
         out.append({"date": str(ro.get("date") or ""), "from": "QUALIFIED", "to": "REOPENED_S3",
@@ -330,19 +349,30 @@ def _gate_info(r: Any) -> dict[str, Any]:
             "gap_accepted": bool(r.data.get("gap_accepted"))}
 
 
-def collect(task: Any, problems: list[Finding] | None = None) -> dict[str, Any]:
-    """The report's data. Files the report could not read go to `problems` (and to
-    data["unread"], which the page shows first): nothing is certified from them."""
-    from gavelkit.task.gates import run_gates
+def _state(task: Any) -> str | None:
+    return task.state or (str((task.manifest or {}).get("status") or "") or None)
 
-    problems = [] if problems is None else problems
 
-    gates = run_gates(task, "DEF")
-    tj = dict(task.task_json.data) if task.task_json else {}
-    taxonomy = dict(task.task_json.taxonomy) if task.task_json else {}
-    cand, cand_src = _candidate(task, problems)
-    ref_rate, ref_src = _reference(task)
-    layers = layer_counts(cand, taxonomy)
+def _strings(value: Any) -> list[str]:
+    return [x for x in value if isinstance(x, str)] if isinstance(value, list) else []
+
+
+def _str_map(value: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def _unread(task: Any, problems: list[Finding]) -> list[dict[str, Any]]:
+    return [{"path": task.rel(Path(f.path)) if f.path else str(task.dir), "line": f.line,
+             "message": f.message, "code": f.code}
+            for f in [*task.findings, *problems] if f.unusable]
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+
+
+def _gap(tj: dict[str, Any], layers: dict[str, Any], cand: Any, cand_src: str) -> dict[str, Any]:
+    """The rate gap: computed from the score file, or the task's recorded one beside it."""
     computed = gap_metrics(layers)
     recorded = tj.get("integration_gap") if isinstance(tj.get("integration_gap"), dict) else None
     gap = dict(computed)
@@ -354,52 +384,69 @@ def collect(task: Any, problems: list[Finding] | None = None) -> dict[str, Any]:
                 gap[k] = float(recorded[k])
         gap["source"] = "task.json integration_gap"
         gap["computed"] = computed
-    events = tj.get("true_gap_events") or (recorded or {}).get("true_gap_events") or []
+    return gap
+
+
+def _candidate_block(cand: Any, src: str) -> dict[str, Any]:
+    if cand is None:
+        return {"source": src, "pass_rate": None, "passed": None, "total": None, "counts": {}}
+    return {"source": src, "pass_rate": cand.pass_rate, "passed": cand.passed,
+            "total": cand.total, "counts": dict(cand.counts)}
+
+
+def _judge_files(task: Any, problems: list[Finding]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(diagnosis report, judge record); what cannot be read goes to problems."""
     diag = _diagnosis(task)
     if diag.get("error"):
         problems.append(Finding("RPT-T002", "error", f"could not read it: {diag['error']}",
                                 str(task.dir / diag["path"]), unusable=True))
     extra = _json_file(task.dir / "judge" / "judge_result.json", problems) or \
         _json_file(task.dir / "judge" / "verdict.json", problems)
+    return diag, extra
+
+
+def _ordered_layers(layers: dict[str, Any]) -> dict[str, Any]:
+    return {k: {**v, "rate": _rate(v)} for k, v in sorted(
+        layers.items(), key=lambda kv: (LAYERS.index(kv[0]) if kv[0] in LAYERS else 9))}
+
+
+def collect(task: Any, problems: list[Finding] | None = None) -> dict[str, Any]:
+    """The report's data. Files the report could not read go to `problems` (and to
+    data["unread"], which the page shows first): nothing is certified from them."""
+    from gavelkit.task.gates import run_gates
+
+    problems = [] if problems is None else problems
+    gates = run_gates(task, "DEF")
+    tj = dict(task.task_json.data) if task.task_json else {}
+    cand, cand_src = _candidate(task, problems)
+    ref_rate, ref_src = _reference(task)
+    layers = layer_counts(cand, dict(task.task_json.taxonomy) if task.task_json else {})
+    gap = _gap(tj, layers, cand, cand_src)
+    recorded = tj.get("integration_gap") if isinstance(tj.get("integration_gap"), dict) else {}
+    diag, extra = _judge_files(task, problems)
     verdict, verdict_src = _verdict(tj, diag, extra)
     judge = tj.get("judge") if isinstance(tj.get("judge"), dict) else {}
     gd = gates.results.get("D")
     gate_info = {g: _gate_info(r) for g, r in gates.results.items()}
     return {
         "id": task.id, "dir": str(task.dir),
-        "state": task.state or (str((task.manifest or {}).get("status") or "") or None),
-        "verdict": verdict,
-        "verdict_source": verdict_src,
-        "labels": [x for x in tj.get("labels", []) if isinstance(x, str)]
-        if isinstance(tj.get("labels"), list) else [],
-        "candidate": {"source": cand_src, "pass_rate": cand.pass_rate if cand else None,
-                      "passed": cand.passed if cand else None,
-                      "total": cand.total if cand else None,
-                      "counts": dict(cand.counts) if cand else {}},
+        "state": _state(task),
+        "verdict": verdict, "verdict_source": verdict_src,
+        "labels": _strings(tj.get("labels")),
+        "candidate": _candidate_block(cand, cand_src),
         "reference": {"pass_rate": ref_rate, "source": ref_src},
-        "layers": {k: {**v, "rate": _rate(v)} for k, v in sorted(
-            layers.items(), key=lambda kv: (LAYERS.index(kv[0]) if kv[0] in LAYERS else 9))},
-        "gap": gap,
-        "true_gap_events": [e for e in events if isinstance(e, dict)]
-        if isinstance(events, list) else [],
-        "weaknesses": [w for w in tj.get("weaknesses", []) if isinstance(w, dict)]
-        if isinstance(tj.get("weaknesses"), list) else [],
-        "judge_clusters": _judge_clusters(tj),
-        "crash_clusters": crash_clusters(cand),
-        "coverage": coverage(task, gd),
-        "gates": gate_info,
+        "layers": _ordered_layers(layers), "gap": gap,
+        "true_gap_events": _dicts(tj.get("true_gap_events") or recorded.get("true_gap_events")),
+        "weaknesses": _dicts(tj.get("weaknesses")),
+        "judge_clusters": _judge_clusters(tj), "crash_clusters": crash_clusters(cand),
+        "coverage": coverage(task, gd), "gates": gate_info,
         "fleet_verdict": decide_row(gate_info, extra.get("checks"),
                                     *recorded_verdict(tj, task.manifest)).to_dict(),
-        "recorded_gates": {str(k): str(v) for k, v in (judge.get("fairness_gates") or {}).items()}
-        if isinstance(judge.get("fairness_gates"), dict) else {},
+        "recorded_gates": _str_map(judge.get("fairness_gates")),
         "uncovered": gd.data.get("uncovered", []) if gd else [],
-        "history": _history(task, tj),
-        "diagnosis": diag,
-        "judge_record": _judge_record(extra),
+        "history": _history(task, tj), "diagnosis": diag, "judge_record": _judge_record(extra),
         "load_findings": [f.to_dict() for f in task.findings],
-        "unread": [{"path": task.rel(Path(f.path)) if f.path else str(task.dir),
-                    "line": f.line, "message": f.message, "code": f.code}
-                   for f in [*task.findings, *problems] if f.unusable],
+        "unread": _unread(task, problems),
         "files": {k: task.rel(v) for k, v in task.paths.items()},
     }
 
