@@ -163,12 +163,58 @@ class Verification:
     verdicts: dict[str, int] = field(default_factory=dict)
 
 
+_EMPTY = ("-", "—", "…", "TODO", "?")
+
+
+def _table(text: str) -> Any:
+    return next((t for t in find_tables(text)
+                 if [norm_key(h) for h in t.header] == [norm_key(c) for c in COLUMNS]), None)
+
+
+def _row_findings(task: Any, cells: list[str], line: int, path: str, gate: str,
+                  allowed: list[str], covered: set[str], nodeid: str) -> tuple[list[Finding], str]:
+    """A complete row's findings and its verdict as the allowed spelling ('' when none)."""
+    out = [Finding("TSK-A002", "error", f"empty '{name}' cell: a row counts only when complete",
+                   path, line, 1)
+           for name, c in zip(COLUMNS, cells, strict=True) if not c.strip() or c.strip() in _EMPTY]
+    if cells[2].strip() and task.spec is not None:
+        out += [Finding("TSK-A003", "error", f"spec_section {part.strip()!r} is not a heading of "
+                        "spec.md, verbatim", path, line, 1)
+                for part in re.split(r";|\s\+\s", cells[2])
+                if part.strip() and not _heading_ok(task, part)]
+    allowed_f = {fold(a): a for a in allowed}
+    v = fold(cells[3]) if cells[3].strip() else ""
+    if v and v not in allowed_f:
+        out.append(Finding("TSK-A004", "error", f"verdict {cells[3].strip()!r} is not one of "
+                           f"{', '.join(allowed)} (Gate {gate})", path, line, 1))
+    if covered and nodeid not in covered:
+        out.append(Finding("TSK-A005", "warning",
+                           f"{nodeid} is not a covered row of spec_test_map.md", path, line, 1))
+    return out, allowed_f.get(v, "")
+
+
+def _negative(res: Verification, gate: str, path: str) -> None:
+    """TSK-A007 naming every row whose verdict is not derivable."""
+    bad = {k: n for k, n in res.verdicts.items() if fold(k) != "derivable"}
+    if not bad:
+        return
+    what = ", ".join(f"{n} {k}" for k, n in sorted(bad.items()))
+    failed = [r for r in res.rows if r.verdict.strip() and fold(r.verdict) != "derivable"]
+    named = "; ".join(f"{r.nodeid} ({r.verdict.strip()}, line {r.line})" for r in failed[:10])
+    res.findings.append(Finding(
+        "TSK-A007", "error",
+        f"Gate {gate} fails: {what}: {named}; return filter_correction_request.md to "
+        "test-filter" + (" for regeneration" if gate == "C" else " to correct the map"),
+        path, failed[0].line if failed else 0, 1 if failed else 0,
+        data={"rows": [{"nodeid": r.nodeid, "verdict": r.verdict.strip(),
+                        "spec_section": r.spec_section.strip(), "line": r.line}
+                       for r in failed]}))
+
+
 def verify(task: Any, text: str, path: str, gate: str = "A") -> Verification:
     res = Verification()
     allowed = allowed_verdicts(task.config, gate)
-    allowed_f = {fold(a): a for a in allowed}
-    table = next((t for t in find_tables(text)
-                  if [norm_key(h) for h in t.header] == [norm_key(c) for c in COLUMNS]), None)
+    table = _table(text)
     if table is None:
         res.findings.append(Finding("TSK-A001", "error",
                                     "no table with the columns nodeid | assertion summary | "
@@ -191,48 +237,17 @@ def verify(task: Any, text: str, path: str, gate: str = "A") -> Verification:
             continue
         first_line[sr.nodeid] = row.line
         res.rows.append(sr)
-        for name, c in zip(COLUMNS, cells, strict=True):
-            if not c.strip() or c.strip() in ("-", "—", "…", "TODO", "?"):
-                res.findings.append(Finding("TSK-A002", "error",
-                                            f"empty '{name}' cell: a row counts only when complete",
-                                            path, row.line, 1))
-        if cells[2].strip() and task.spec is not None:
-            for part in re.split(r";|\s\+\s", cells[2]):
-                if part.strip() and not _heading_ok(task, part):
-                    res.findings.append(Finding(
-                        "TSK-A003", "error",
-                        f"spec_section {part.strip()!r} is not a heading of spec.md, verbatim",
-                        path, row.line, 1))
-        v = fold(cells[3]) if cells[3].strip() else ""
-        if v and v not in allowed_f:
-            res.findings.append(Finding("TSK-A004", "error",
-                                        f"verdict {cells[3].strip()!r} is not one of "
-                                        f"{', '.join(allowed)} (Gate {gate})", path, row.line, 1))
-        elif v:
-            res.verdicts[allowed_f[v]] = res.verdicts.get(allowed_f[v], 0) + 1
-        if covered and sr.nodeid not in covered:
-            res.findings.append(Finding("TSK-A005", "warning",
-                                        f"{sr.nodeid} is not a covered row of spec_test_map.md",
-                                        path, row.line, 1))
-    if gate == "C":
-        need = int(task.config["spotcheck"]["gate_c_min_rows"])
-        if len(res.rows) < need:
-            res.findings.append(Finding("TSK-A006", "error",
-                                        f"Gate C needs at least {need} sampled generated tests; "
-                                        f"the table has {len(res.rows)}", path, 0, 0))
-    bad = {k: n for k, n in res.verdicts.items() if fold(k) != "derivable"}
-    if bad:
-        what = ", ".join(f"{n} {k}" for k, n in sorted(bad.items()))
-        failed = [r for r in res.rows if r.verdict.strip() and fold(r.verdict) != "derivable"]
-        named = "; ".join(f"{r.nodeid} ({r.verdict.strip()}, line {r.line})" for r in failed[:10])
-        res.findings.append(Finding(
-            "TSK-A007", "error",
-            f"Gate {gate} fails: {what}: {named}; return filter_correction_request.md to "
-            "test-filter" + (" for regeneration" if gate == "C" else " to correct the map"),
-            path, failed[0].line if failed else 0, 1 if failed else 0,
-            data={"rows": [{"nodeid": r.nodeid, "verdict": r.verdict.strip(),
-                            "spec_section": r.spec_section.strip(), "line": r.line}
-                           for r in failed]}))
+        found, verdict = _row_findings(task, cells, row.line, path, gate, allowed, covered,
+                                       sr.nodeid)
+        res.findings += found
+        if verdict:
+            res.verdicts[verdict] = res.verdicts.get(verdict, 0) + 1
+    need = int(task.config["spotcheck"]["gate_c_min_rows"])
+    if gate == "C" and len(res.rows) < need:
+        res.findings.append(Finding("TSK-A006", "error",
+                                    f"Gate C needs at least {need} sampled generated tests; "
+                                    f"the table has {len(res.rows)}", path, 0, 0))
+    _negative(res, gate, path)
     return res
 
 

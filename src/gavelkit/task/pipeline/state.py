@@ -70,58 +70,73 @@ def default_todo(state: str, ps: PipelineState | None = None) -> list[str]:
     return list(st.get("todo", []))
 
 
-def _guard_ok(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tuple[bool, str]:
-    kind = guard["kind"]
-    if kind == "exists":  # a path, or a glob (`oracle/test_*.py` of a graduated task)
-        for rel in guard["any"]:
-            hits = sorted(task_dir.glob(rel)) if any(c in rel for c in "*?[") else [task_dir / rel]
-            hit = next((h for h in hits if h.is_file()), None)
-            if hit is not None:
-                return True, str(hit.relative_to(task_dir))
-        return False, "none of " + ", ".join(guard["any"]) + " exists"
-    if kind == "reference_full":
-        refs = find_globs(task_dir, cfg["state"]["reference_score_globs"])
-        if not refs:
-            return False, "no reference_score.json found"
-        sr, fnd = read_score(refs[0])
-        if sr is None:
-            return False, f"{refs[0]}: {fnd[0].message if fnd else 'unreadable'}"
-        rate = sr.pass_rate
-        if rate is None:
-            return False, f"{refs[0].name} scored nothing (0/0)"
-        if sr.passed != sr.total - sr.counts.get("skipped", 0) or rate < 1.0:
-            sk = sr.counts.get("skipped", 0)
-            return False, (f"{refs[0].name}: {sr.passed}/{sr.total} passed"
-                           + (f"; {sk} skipped" if sk else "")
-                           + f"; {rate:.1%} of {'non-skipped' if sk else 'all'}")
-        return True, str(refs[0])
-    if kind == "candidate_score":
-        hits = find_globs(task_dir, cfg["state"]["candidate_score_globs"])
-        for h in hits:
-            sr, _ = read_score(h)
-            if sr is not None:
-                return True, str(h)
-        return False, "no readable score_result.json from a candidate run"
-    if kind == "judge_qualified":
-        return judge_qualified(task_dir)
-    if kind in ("first_line", "newer_than_oracle"):
-        hit = next((task_dir / rel for rel in guard["any"] if (task_dir / rel).is_file()), None)
-        if hit is None:
-            return False, "none of " + ", ".join(guard["any"]) + " exists"
-        if kind == "first_line":
-            first = read_text(hit, allow_empty=True).split("\n", 1)[0].strip()
-            if first != guard["expect"]:
-                return False, f"{hit.name} starts with {first[:60]!r}"
-            return True, str(hit)
-        from gavelkit.task.formats.load import load_task
+def _g_exists(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tuple[bool, str]:
+    """A path, or a glob (`oracle/test_*.py` of a graduated task)."""
+    for rel in guard["any"]:
+        hits = sorted(task_dir.glob(rel)) if any(c in rel for c in "*?[") else [task_dir / rel]
+        hit = next((h for h in hits if h.is_file()), None)
+        if hit is not None:
+            return True, str(hit.relative_to(task_dir))
+    return False, "none of " + ", ".join(guard["any"]) + " exists"
 
-        task = load_task(task_dir)
-        stale = [rel for rel, p in task.test_files.items()
-                 if p.stat().st_mtime > hit.stat().st_mtime]
-        if stale:
-            return False, f"{', '.join(stale)} changed after {hit.name}"
+
+def _g_reference_full(guard: dict[str, Any], task_dir: Path,
+                      cfg: dict[str, Any]) -> tuple[bool, str]:
+    refs = find_globs(task_dir, cfg["state"]["reference_score_globs"])
+    if not refs:
+        return False, "no reference_score.json found"
+    sr, fnd = read_score(refs[0])
+    if sr is None:
+        return False, f"{refs[0]}: {fnd[0].message if fnd else 'unreadable'}"
+    rate = sr.pass_rate
+    if rate is None:
+        return False, f"{refs[0].name} scored nothing (0/0)"
+    sk = sr.counts.get("skipped", 0)
+    if sr.passed != sr.total - sk or rate < 1.0:
+        return False, (f"{refs[0].name}: {sr.passed}/{sr.total} passed"
+                       + (f"; {sk} skipped" if sk else "")
+                       + f"; {rate:.1%} of {'non-skipped' if sk else 'all'}")
+    return True, str(refs[0])
+
+
+def _g_candidate_score(guard: dict[str, Any], task_dir: Path,
+                       cfg: dict[str, Any]) -> tuple[bool, str]:
+    for h in find_globs(task_dir, cfg["state"]["candidate_score_globs"]):
+        if read_score(h)[0] is not None:
+            return True, str(h)
+    return False, "no readable score_result.json from a candidate run"
+
+
+def _g_file(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tuple[bool, str]:
+    """first_line (the file starts with `expect`) and newer_than_oracle (lint is fresh)."""
+    hit = next((task_dir / rel for rel in guard["any"] if (task_dir / rel).is_file()), None)
+    if hit is None:
+        return False, "none of " + ", ".join(guard["any"]) + " exists"
+    if guard["kind"] == "first_line":
+        first = read_text(hit, allow_empty=True).split("\n", 1)[0].strip()
+        if first != guard["expect"]:
+            return False, f"{hit.name} starts with {first[:60]!r}"
         return True, str(hit)
-    raise ValueError(f"unknown guard kind {kind!r}")
+    from gavelkit.task.formats.load import load_task
+
+    stale = [rel for rel, p in load_task(task_dir).test_files.items()
+             if p.stat().st_mtime > hit.stat().st_mtime]
+    if stale:
+        return False, f"{', '.join(stale)} changed after {hit.name}"
+    return True, str(hit)
+
+
+_GUARDS = {"exists": _g_exists, "reference_full": _g_reference_full,
+           "candidate_score": _g_candidate_score, "first_line": _g_file,
+           "newer_than_oracle": _g_file,
+           "judge_qualified": lambda guard, task_dir, cfg: judge_qualified(task_dir)}
+
+
+def _guard_ok(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tuple[bool, str]:
+    check = _GUARDS.get(guard["kind"])
+    if check is None:
+        raise ValueError(f"unknown guard kind {guard['kind']!r}")
+    return check(guard, task_dir, cfg)
 
 
 def judge_qualified(task_dir: Path) -> tuple[bool, str]:
@@ -156,62 +171,73 @@ def judge_qualified(task_dir: Path) -> tuple[bool, str]:
     return qualified_record_ok(rec, digest, sha)
 
 
-def plan_from(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any] | None = None) -> Plan:
-    """Decide what a transition to `to` would do, without writing anything."""
-    cfg = cfg or load_config(task_dir)
-    table = state_table()
-    cur = ps.state
-    plan = Plan(cur, to, to)
-    path = ps.path
+def _refusal(ps: PipelineState, to: str, task_dir: Path) -> Finding | None:
+    """Why `to` cannot be entered from the current state at all (unknown, forbidden, no edge)."""
+    table, cur, path = state_table(), ps.state, ps.path
+    line = ps.current_lines.get("state", 0)
     if to not in table["states"]:
-        plan.findings.append(Finding("TSK-S001", "error",
-                                     f"unknown state {to!r}; one of: {', '.join(table['states'])}",
-                                     path, 0, 0))
-        return plan
+        return Finding("TSK-S001", "error", f"unknown state {to!r}; one of: "
+                       f"{', '.join(table['states'])}", path, 0, 0)
     if cur not in table["states"]:
-        plan.findings.append(Finding("TSK-S001", "error", f"current state {cur!r} is not a "
-                                     "known state; fix the Current block by hand",
-                                     path, ps.current_lines.get("state", 0), 1))
-        return plan
+        return Finding("TSK-S001", "error", f"current state {cur!r} is not a known state; fix "
+                       "the Current block by hand", path, line, 1)
     if cur == "QUALIFIED" and to == "QUALIFIED":
         from gavelkit.task.pipeline.digests import compare_digests
 
-        changed = compare_digests(task_dir)
         why = ("the oracle changed since QUALIFIED; run `gavel task check-oracle` to reopen "
-               "(REOPENED_S3) and re-run S4 -> S5") if changed else "the task is already QUALIFIED"
-        plan.findings.append(Finding("TSK-S005", "error",
-                                     f"QUALIFIED -> QUALIFIED is forbidden: {why}", path,
-                                     ps.current_lines.get("state", 0), 1))
-        return plan
+               "(REOPENED_S3) and re-run S4 -> S5") if compare_digests(task_dir) \
+            else "the task is already QUALIFIED"
+        return Finding("TSK-S005", "error", f"QUALIFIED -> QUALIFIED is forbidden: {why}", path,
+                       line, 1)
     if to not in table["states"][cur]["next"]:
         nxt = ", ".join(table["states"][cur]["next"]) or "none (terminal)"
-        plan.findings.append(Finding("TSK-S002", "error",
-                                     f"{cur} -> {to} is not an allowed transition; from {cur}: {nxt}",
-                                     path, ps.current_lines.get("state", 0), 1))
-        return plan
+        return Finding("TSK-S002", "error", f"{cur} -> {to} is not an allowed transition; from "
+                       f"{cur}: {nxt}", path, line, 1)
+    return None
+
+
+def _count_loops(ps: PipelineState, to: str, cfg: dict[str, Any], plan: Plan) -> None:
+    """Loop counters the edge increments; past a cap the task retires instead."""
+    table = state_table()
     for loop in table.get("loops", []):
-        if loop["to"] == to and cur in loop["from"]:
-            name = loop["counter"]
-            new = ps.iter_value(name) + 1
-            plan.counters[name] = new
-            cap = int({**table["caps"], **cfg["state"].get("caps", {})}[name])
-            if new > cap:
-                plan.to_state = table["retire_state"]
-                plan.note_suffix = f"{name} {new} > cap {cap}: RETIRED instead of {to}"
-                plan.findings.append(Finding("TSK-S004", "warning", plan.note_suffix, path,
-                                             ps.current_lines.get(name, 0), 1))
+        if loop["to"] != to or ps.state not in loop["from"]:
+            continue
+        name = loop["counter"]
+        new = ps.iter_value(name) + 1
+        plan.counters[name] = new
+        cap = int({**table["caps"], **cfg["state"].get("caps", {})}[name])
+        if new > cap:
+            plan.to_state = table["retire_state"]
+            plan.note_suffix = f"{name} {new} > cap {cap}: RETIRED instead of {to}"
+            plan.findings.append(Finding("TSK-S004", "warning", plan.note_suffix, ps.path,
+                                         ps.current_lines.get(name, 0), 1))
+
+
+def _check_guards(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any],
+                  plan: Plan) -> None:
     enabled = set(cfg["state"].get("enable_guards", []))
-    if plan.to_state != to:  # retiring past a cap: the requested state is not entered
-        return plan
-    for guard in table.get("guards", []):
-        if guard["to"] != to or (guard.get("from") and cur not in guard["from"]):
+    for guard in state_table().get("guards", []):
+        if guard["to"] != to or (guard.get("from") and ps.state not in guard["from"]):
             continue
         if guard.get("optional") and guard.get("name") not in enabled:
             continue
         ok, detail = _guard_ok(guard, task_dir, cfg)
         if not ok:
             plan.findings.append(Finding("TSK-S003", "error", f"{guard['why']}: {detail}",
-                                         path, 0, 0))
+                                         ps.path, 0, 0))
+
+
+def plan_from(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any] | None = None) -> Plan:
+    """Decide what a transition to `to` would do, without writing anything."""
+    cfg = cfg or load_config(task_dir)
+    plan = Plan(ps.state, to, to)
+    refused = _refusal(ps, to, task_dir)
+    if refused is not None:
+        plan.findings.append(refused)
+        return plan
+    _count_loops(ps, to, cfg, plan)
+    if plan.to_state == to:  # retiring past a cap: the requested state is not entered
+        _check_guards(ps, to, task_dir, cfg, plan)
     return plan
 
 
