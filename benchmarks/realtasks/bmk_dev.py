@@ -58,12 +58,19 @@ DIST = {"dateutil": "python-dateutil", "pyyaml": "PyYAML", "coveragepy": "covera
 VERIFY = {
     "bandit-securityscan-fullrepro-001": (["sarif-om>=1.0.4", "jschema-to-python>=1.2.3"],
                                           "`bandit -f sarif` needs bandit's `sarif` extra"),
-    "dbt-core-fullrepro-001": (["dbt-duckdb"], "the oracle's profiles use `type: duckdb`"),
+    # the newest dbt-duckdb pulls dbt-core 1.12, whose parser wheel downloads from GitHub at
+    # build time (no network here): the adapter release of the reference's own dbt-core
+    "dbt-core-fullrepro-001": (["dbt-duckdb==1.11.0", "dbt-core==1.11.12"],
+                               "the oracle's profiles use `type: duckdb`"),
     "pelican-sitegen-fullrepro-001": (["markdown"], "Pelican reads .md sources only with Markdown"),
-    "quart-async-web-fullrepro-001": (["pytest-asyncio"], "async tests need an asyncio plugin"),
+    "quart-async-web-fullrepro-001": (["pytest-asyncio"], "async tests need an asyncio plugin "
+                                      "(in auto mode: they carry no asyncio marker)"),
     "requests-cache-fullrepro-001": (["requests-mock"], "the oracle uses the requests_mock fixture"),
     "starlette-asgi-fullrepro-001": (["httpx"], "starlette.testclient needs httpx"),
 }
+
+
+PYTEST_ARGS = {"quart-async-web-fullrepro-001": ["-o", "asyncio_mode=auto"]}
 
 
 def with_requirements(task: Path, lines: list[str], work: Path, spec: str) -> dict:
@@ -75,6 +82,11 @@ def with_requirements(task: Path, lines: list[str], work: Path, spec: str) -> di
     req = src / "oracle" / "requirements.txt"
     old = req.read_text("utf-8") if req.is_file() else ""
     req.write_text(old + ("" if not old or old.endswith("\n") else "\n") + "\n".join(lines) + "\n")
+    if task.name in PYTEST_ARGS:  # task.json oracle.pytest_args, as a maintainer would add it
+        tj = src / "task.json"
+        data = json.loads(tj.read_text("utf-8-sig"))
+        data.setdefault("oracle", {})["pytest_args"] = PYTEST_ARGS[task.name]
+        tj.write_text(json.dumps(data, indent=2), "utf-8")
     (work / "with-req-run").mkdir(exist_ok=True)
     got = run_one(src, spec, work / "with-req-run", [])
     return {"added": lines, "measured": got.get("measured"), "summary": got.get("summary")}
