@@ -15,7 +15,7 @@ from gk_testing import cli_json
 
 
 def _qualified(task: Path) -> None:
-    init_state(task, date="2026-01-01")
+    init_state(task, date="2026-01-01", force=True)
     p = task / "PIPELINE_STATE.md"
     p.write_text(p.read_text().replace("S1_SCREENING", "QUALIFIED", 1))
 
@@ -52,3 +52,17 @@ def test_run_trajectories_beyond_trajectory_jsonl(tmp_path):
         p.write_text("{}\n")
     got = {str(Path(p).relative_to(run)) for p in run_trajectories(task, run)}
     assert got == {"trajectory.jsonl", "run.traj", "logs/agent.jsonl", "trajectories/x.json"}
+
+
+def test_no_state_file_is_no_entry(tmp_path):
+    """Issue 26 item 3: judging needs PIPELINE_STATE.md at S5_JUDGE; nothing is written."""
+    tasks = fleet(tmp_path, 1)
+    t = tasks / "task_good"
+    (t / "PIPELINE_STATE.md").unlink()
+    before = (t / "task.json").read_bytes()
+    from gk_testing import cli
+
+    rc, out, err = cli("task", "judge", str(t), "--run", str(t / "candidate-runs" / "r1"))
+    assert rc != 0 and "no PIPELINE_STATE.md" in out + err and "--adopt" in out + err
+    assert (t / "task.json").read_bytes() == before
+    assert not (t / "judge" / "judge_result.json").exists()

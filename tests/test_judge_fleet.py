@@ -32,6 +32,11 @@ def fleet(root: Path, n: int = 2) -> Path:
         p = first / sub
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
+    from gavelkit.task.pipeline.state import init_state
+
+    init_state(first, date="2026-01-01")  # the judge's entry: PIPELINE_STATE.md at S5_JUDGE
+    sp = first / "PIPELINE_STATE.md"
+    sp.write_text(sp.read_text("utf-8").replace("S1_SCREENING", "S5_JUDGE", 1), "utf-8")
     for i in range(n):
         shutil.copytree(first, tasks / ("task_good" if i == 0 else f"task_good_{i}"))
     return tasks

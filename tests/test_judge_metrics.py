@@ -214,6 +214,16 @@ def test_public_harness_score_files_from_the_corpus(tmp_path: Path) -> None:
     shutil.copytree(src, task)
     score_file = task / "evidence" / "candidate_score.json"
     data = json.loads(score_file.read_text("utf-8-sig"))
+    refused = judge_run(task, score_file, move_state=False)
+    assert str(refused.verdict) == "REFUSED"  # no PIPELINE_STATE.md: no entry (issue 26 item 3)
+    from gavelkit.task.pipeline.state import init_state
+
+    init_state(task, date="2026-12-01", adopt=True)  # the documented way in for a legacy task
+    p = task / "PIPELINE_STATE.md"
+    import re
+
+    p.write_text(re.sub(r"^state:( +)\w+", r"state:\1S5_JUDGE", p.read_text("utf-8"), count=1,
+                        flags=re.M), "utf-8")
     res = judge_run(task, score_file, move_state=False)
     assert res.verdict == "BROKEN"  # the original solution folder is not on this machine
     # no preflight: the judge must not use the score (issue 16), but it parses

@@ -95,8 +95,13 @@ def entry(loaded: Loaded) -> Entry:
 
 
 def entry_refusal(task: Task) -> str | None:
+    """Why the judge may not judge here (seed Entry: read PIPELINE_STATE.md, verify S5_JUDGE);
+    None at an entry state. No state file is no entry: a task.json status is no state."""
     if task.pipeline is None:
-        return None
+        return ("no PIPELINE_STATE.md: the judge's entry is PIPELINE_STATE.md at S5_JUDGE "
+                "(seed State Machine Interface); nothing was judged or written. A task that "
+                "never had a state file: `gavel task init TASK --adopt` enters it where its "
+                "records put it")
     st = task.state
     if st in ENTRY_STATES:
         return None
