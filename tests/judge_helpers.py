@@ -88,3 +88,22 @@ def stand_in_preflight(package: str, candidate: str, passed: bool, reason: str):
            else f"/usr/lib/python3/{package}/__init__.py")
     return PreflightResult(package, candidate, passed, "ok" if passed else "outside", reason,
                            f'python -c "import {package}; print({package}.__file__)"', out, 0)
+
+
+def filled_gate_b(task: Path, run: Path, neutral: str = "yes", qa: str = "no") -> Path:
+    """judge/gate_b.md for the run's failure clusters, every judgement cell answered (the
+    judge's Gate B table: by default each cluster a model failure)."""
+    import json as _json
+
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.judging import gate_b_table
+    from gavelkit.task.judging.metrics import compute
+
+    t = load_task(task)
+    score = _json.loads((run / "score_result.json").read_text("utf-8"))
+    cands = [c for c in compute(t, score).clusters if c.klass == "candidate"]
+    text = gate_b_table.render(cands).replace("| ? | ? |", f"| {neutral} | {qa} |")
+    out = task / gate_b_table.TABLE
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, "utf-8")
+    return out

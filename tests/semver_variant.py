@@ -80,6 +80,24 @@ def fill_spotcheck(task: Path, verdict: str = "derivable") -> Path:
             line = " | ".join(cells) + " |"
         out.append(line)
     p.write_text("\n".join(out) + "\n", "utf-8")
+    fill_gate_b(task)
+    return p
+
+
+def fill_gate_b(task: Path, neutral: str = "yes", qa: str = "no") -> Path | None:
+    """Answer the judge's Gate B table (judge/gate_b.md), when the judge wrote one: by
+    default every cluster a model failure (reimplementation-neutral, output not per spec)."""
+    p = task / "judge" / "gate_b.md"
+    if not p.is_file():
+        return None
+    out = []
+    for line in p.read_text("utf-8").splitlines():
+        if line.startswith("| C"):
+            cells = line.rstrip().rstrip("|").split(" | ")
+            cells[-2], cells[-1] = neutral, qa
+            line = " | ".join(cells) + " |"
+        out.append(line)
+    p.write_text("\n".join(out) + "\n", "utf-8")
     return p
 
 

@@ -19,6 +19,7 @@ from gavelkit.task.judging import verdict as V
 from gavelkit.task.judging.judge import judge_run
 from judge_helpers import stand_in_preflight
 from semver_variant import (
+    fill_gate_b,
     fill_spotcheck,
     restamp,
     scored_example,
@@ -325,6 +326,9 @@ def test_labels_are_recomputed_and_score_replaced(task: Path, provenance) -> Non
     tj["candidate_score"]["model"] = "old-model"
     (task / "task.json").write_text(json.dumps(tj, indent=2))
     set_state(task, "S5_JUDGE")  # a new run to judge (walked back by hand for the test)
+    b = judged(task)
+    assert b.verdict == "PENDING"  # its failures need the judge's Gate B table (issue 26)
+    fill_gate_b(task)
     b = judged(task)
     assert b.verdict == "QUALIFIED"
     tj = task_json(task)

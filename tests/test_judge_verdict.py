@@ -19,6 +19,7 @@ from gavelkit.task.scoring.runner import run_solution
 from judge_helpers import (
     BROKEN,
     REFERENCE,
+    filled_gate_b,
     filled_spotcheck,
     make_task,
     solution,
@@ -64,6 +65,7 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (task / "task.json").write_text(json.dumps(data, indent=2))
     set_state(task, "S4_DONE")
     filled_spotcheck(task)  # Gate A/C: the judge's verified table (issue 16)
+    filled_gate_b(task, task / "candidate-runs" / "bad")  # Gate B: the judge's answers (issue 26)
     return task
 
 

@@ -54,6 +54,10 @@ def write_outputs(res: JudgeResult, move_state: bool) -> Records:
         atomic_write(jdir / "spotcheck.md", spotcheck.render(
             list(sc.prefilled), sc.gate, 0, len(sc.prefilled), allowed))
         written.append(SPOTCHECK)
+    gb = res.scores.gate_b if res.scores else None
+    if gb is not None and gb.prefilled and not (jdir / "gate_b.md").exists():
+        atomic_write(jdir / "gate_b.md", gb.prefilled)  # the judge's Gate B table, to fill
+        written.append("judge/gate_b.md")
     reqs = render_requests(res)
     for name, text in reqs.items():
         atomic_write(jdir / name, text)

@@ -9,13 +9,13 @@ the small-oracle rule.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from gavelkit.task.formats.load import Task
 from gavelkit.task.formats.score import ScoreResult
 from gavelkit.task.judging.step import Notes, StepResult
-from gavelkit.task.judging.verdict import FAIL, PASS, UNVERIFIABLE, Check, scores_usable
+from gavelkit.task.judging.verdict import FAIL, PASS, PENDING, UNVERIFIABLE, Check, scores_usable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,20 +26,23 @@ if TYPE_CHECKING:
 class GateB:
     """Gate B's failure-pattern audit: do the failures cluster around verifier problems?"""
 
-    verdict: Literal["PASS", "FAIL", "NOT RUN"]
+    verdict: Literal["PASS", "FAIL", "PENDING", "NOT RUN"]
     why: str = ""
     failures: int = 0
     verifier: int = 0
     untraced: int = 0
     share: float = 0.0
     threshold: float | None = None
+    judged: int = 0  # clusters the judge's table decided (judge/gate_b.md)
+    pending: tuple[str, ...] = ()  # judgement cells still blank
+    prefilled: str = ""  # the table to write when none exists yet
 
     def to_dict(self) -> dict[str, Any]:
         if self.verdict == "NOT RUN":
             return {"verdict": self.verdict, "why": self.why}
         return {"verdict": self.verdict, "failures": self.failures, "verifier": self.verifier,
                 "untraced": self.untraced, "share": self.share, "threshold": self.threshold,
-                "why": self.why}
+                "why": self.why, "judged_clusters": self.judged, "pending": list(self.pending)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,24 +83,54 @@ def scores(task: Task, score: ScoreResult, reference: ScoreResult | None, soluti
 
 
 def gate_b(metrics: Metrics, task: Task | None = None) -> GateB:
-    """Failure pattern audit: verifier and untraced failures against `gate_b.fail_share`."""
+    """Failure pattern audit against `gate_b.fail_share`. The wording rule (verifier by
+    mechanics) and untraced failures decide alone only when they already fail the gate;
+    otherwise the judge's table (judge/gate_b.md) must say, per candidate cluster, whether
+    it is reimplementation-neutral and whether Q-A holds: until then Gate B is PENDING."""
     from gavelkit.task.judgedata import for_task
 
     cfg = for_task("gate_b", task.dir if task else None)
+    limit = float(cfg["fail_share"])
     total = sum(len(c.tests) for c in metrics.clusters)
     ver = sum(len(c.tests) for c in metrics.clusters if c.klass == "verifier")
     untraced = sum(len(c.tests) for c in metrics.clusters if not c.traced_to_spec
                    and c.klass == "candidate")
-    share = (ver + untraced) / total if total else 0.0
-    verdict: Literal["PASS", "FAIL"] = ("FAIL" if total and share > float(cfg["fail_share"])
-                                        else "PASS")
     rules: dict[str, int] = {}
     for c in metrics.clusters:
         if c.klass == "verifier":
             rules[c.rule or "verifier"] = rules.get(c.rule or "verifier", 0) + len(c.tests)
-    return GateB(verdict, ", ".join(f"{n} {r}" for r, n in sorted(rules.items(),
-                                                                  key=lambda x: -x[1])),
-                 total, ver, untraced, round(share, 4), cfg["fail_share"])
+    why = ", ".join(f"{n} {r}" for r, n in sorted(rules.items(), key=lambda x: -x[1]))
+    share = (ver + untraced) / total if total else 0.0
+    base = GateB("FAIL", why, total, ver, untraced, round(share, 4), limit)
+    if not total or share > limit:  # nothing to judge, or the mechanical rule fails it
+        return base if total else replace(base, verdict="PASS")
+    return _judged(base, [c for c in metrics.clusters if c.klass == "candidate"], task, limit)
+
+
+def _judged(base: GateB, cands: list[Any], task: Task | None, limit: float) -> GateB:
+    """Gate B with the judge's table: PENDING while a judgement cell is blank."""
+    from gavelkit.task.judging import gate_b_table as T
+
+    path = task.dir / T.TABLE if task is not None else None
+    if path is None or not path.is_file():
+        return replace(base, verdict="PENDING", prefilled=T.render(cands),
+                       pending=(f"{T.TABLE} is not written yet",))
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.textio import read_text
+
+    try:
+        a = T.audit(read_text(path), cands)
+    except InputError as exc:
+        return replace(base, verdict="PENDING", pending=(f"{T.TABLE} unreadable: {exc}",))
+    if a.pending:
+        return replace(base, verdict="PENDING", pending=a.pending)
+    ver = base.verifier + a.verifier_tests
+    share = (ver + base.untraced) / base.failures
+    why = ", ".join(x for x in (base.why, f"{a.verifier_tests} judged verifier in "
+                                          f"{', '.join(a.verifier_clusters)}"
+                                if a.verifier_clusters else "") if x)
+    return replace(base, verdict="FAIL" if share > limit else "PASS", why=why, verifier=ver,
+                   share=round(share, 4), judged=a.judged)
 
 
 def _gate_b_check(gb: GateB, notes: Notes) -> None:
@@ -107,9 +140,18 @@ def _gate_b_check(gb: GateB, notes: Notes) -> None:
                "filter_correction_request.md to test-filter")
         notes.add("TSK-J015", "error", f"Gate B FAIL: {msg}")
         notes.check("gate-B", FAIL, msg, "filter")
+    elif gb.verdict == "PENDING":
+        msg = ("Gate B pending: the judge's failure-pattern table is not complete ("
+               + "; ".join(gb.pending[:3]) + (f"; +{len(gb.pending) - 3} more"
+                                              if len(gb.pending) > 3 else "")
+               + "): fill 'reimplementation-neutral?' and 'Q-A' in judge/gate_b.md for every "
+               "cluster, then re-run the judge")
+        notes.add("TSK-J013", "warning", msg)
+        notes.check("gate-B", PENDING, msg)
     else:
         notes.check("gate-B", PASS, f"{gb.verifier} verifier + {gb.untraced} untraced of "
-                    f"{gb.failures} failures")
+                    f"{gb.failures} failures" + (f" ({gb.judged} cluster(s) judged in "
+                                                  "judge/gate_b.md)" if gb.judged else ""))
 
 
 def _small_oracle(task: Task, score: ScoreResult, notes: Notes) -> None:

@@ -43,7 +43,8 @@ from gavelkit.task.pipeline.digests import (
 )
 
 # spot-check tables the judge reads (checks.SPOTCHECK and the legacy names)
-SPOTCHECK_TABLES = ("judge/spotcheck.md", "spotcheck.md", "filter/spotcheck.md")
+SPOTCHECK_TABLES = ("judge/spotcheck.md", "spotcheck.md", "filter/spotcheck.md",
+                    "judge/gate_b.md")  # Gate B's judgement table is made on the old oracle too
 
 
 @dataclass(slots=True)
