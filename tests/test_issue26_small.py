@@ -192,3 +192,11 @@ def test_graduated_packet_ids_resolve_by_function_name(tmp_path):
     # near miss: a function no oracle file defines stays unresolved and is reported
     assert missing_files(t, ["tests/test_swe_generated.py::test_nowhere"]) == {
         "tests/test_swe_generated.py": ["tests/test_swe_generated.py::test_nowhere"]}
+
+
+def test_a_missing_oracle_file_is_never_rematched(tmp_path):
+    from gavelkit.task.formats.scoring_ids import resolve_ids
+
+    t = load_task(copy_good(tmp_path))
+    assert resolve_ids(t, ["oracle/test_gone.py::test_round_trip"]) == [
+        "oracle/test_gone.py::test_round_trip"]
