@@ -34,6 +34,39 @@ def _fk(k: str) -> str:
     return func_key(k).split(".", 1)[-1]
 
 
+def _stats(x: _Ctx) -> list[Finding]:
+    """task.json stats: their sum is oracle.count, each layer the scoring set's count."""
+    tj = x.task.task_json
+    nums = {k: v for k, v in tj.stats.items() if isinstance(v, int) and not isinstance(v, bool)}
+    out = []
+    total = sum(nums.get(k, 0) for k in ("atomic", "integration", "system_e2e"))
+    if tj.oracle_count is not None and total != tj.oracle_count:
+        out.append(_e009(f"stats atomic+integration+system_e2e = {total}, oracle.count = "
+                         f"{tj.oracle_count}", x.tjp))
+    _, nodes, _ = layer_counts(x.task)
+    for layer in ("atomic", "integration", "system_e2e"):
+        if layer in nums and nodes and nums[layer] != nodes.get(layer, 0):
+            out.append(_e009(f"stats.{layer} = {nums[layer]}, but the scoring set has "
+                             f"{nodes.get(layer, 0)} {layer} node ids", x.tjp))
+    return out
+
+
+def _json_vs_kept(x: _Ctx) -> list[Finding]:
+    """task.json oracle.count and taxonomy against kept_nodeids.txt."""
+    tj, out = x.task.task_json, []
+    count = tj.oracle_count
+    if count is not None and count != len(x.kept):
+        out.append(_e009(f"oracle.count = {count}, kept_nodeids.txt has {len(x.kept)} node ids",
+                         x.tjp))
+    a = {leaf(k) for k in tj.taxonomy if "::" in k}
+    b = {leaf(k) for k in x.kept}
+    if a and a != b:
+        out.append(_e009(f"task.json taxonomy and kept_nodeids.txt differ: {len(b - a)} kept "
+                         f"id(s) missing from taxonomy, {len(a - b)} extra"
+                         f" (e.g. {sorted(b - a or a - b)[0]})", x.tjp))
+    return out
+
+
 def _task_json(x: _Ctx) -> list[Finding]:
     tj, out = x.task.task_json, []
     if tj is None:
@@ -42,28 +75,10 @@ def _task_json(x: _Ctx) -> list[Finding]:
     if tj.instance_id and tj.instance_id != folder:
         out.append(_e009(f"task.json instance_id {tj.instance_id!r} does not match the folder "
                          f"name {folder!r}", x.tjp))
-    count = tj.oracle_count
     if tj.stats is not None:
-        nums = {k: v for k, v in tj.stats.items() if isinstance(v, int) and not isinstance(v, bool)}
-        total = sum(nums.get(k, 0) for k in ("atomic", "integration", "system_e2e"))
-        if count is not None and total != count:
-            out.append(_e009(f"stats atomic+integration+system_e2e = {total}, oracle.count = "
-                             f"{count}", x.tjp))
-        _, nodes, _ = layer_counts(x.task)
-        for layer in ("atomic", "integration", "system_e2e"):
-            if layer in nums and nodes and nums[layer] != nodes.get(layer, 0):
-                out.append(_e009(f"stats.{layer} = {nums[layer]}, but the scoring set has "
-                                 f"{nodes.get(layer, 0)} {layer} node ids", x.tjp))
-    if count is not None and x.kept is not None and count != len(x.kept):
-        out.append(_e009(f"oracle.count = {count}, kept_nodeids.txt has {len(x.kept)} node ids",
-                         x.tjp))
-    if tj.taxonomy and x.kept is not None:
-        a = {leaf(k) if "::" in k else None for k in tj.taxonomy} - {None}
-        b = {leaf(k) for k in x.kept}
-        if a and a != b:
-            out.append(_e009(f"task.json taxonomy and kept_nodeids.txt differ: {len(b - a)} kept "
-                             f"id(s) missing from taxonomy, {len(a - b)} extra"
-                             + (f" (e.g. {sorted(b - a or a - b)[0]})" if a ^ b else ""), x.tjp))
+        out += _stats(x)
+    if x.kept is not None:
+        out += _json_vs_kept(x)
     return out
 
 

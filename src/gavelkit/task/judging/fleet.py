@@ -82,12 +82,44 @@ def run_trajectories(task: Path, run: Path) -> list[str]:
     return out
 
 
+def _score_runs(task: Path, opts: FleetOptions) -> list[Path]:
+    """Score the reference and every candidate run that needs it; the scored runs."""
+    from gavelkit.task.scoring.options import RunOptions
+    from gavelkit.task.scoring.runner import run_solution
+
+    ref_out = task / "judge" / "reference_run"
+    ref_sol = task / "reference"
+    if ref_sol.is_dir() and (opts.rescore or not (ref_out / "score_result.json").is_file()):
+        run_solution(task, RunOptions(solution=ref_sol, out=ref_out, role="reference",
+                                      isolation=opts.isolation, offline=opts.offline))
+    runs = candidate_runs(task)
+    for run, sol in runs:
+        if sol is not None and (opts.rescore or not (run / "score_result.json").is_file()):
+            run_solution(task, RunOptions(solution=sol, out=run, role="candidate",
+                                          isolation=opts.isolation, offline=opts.offline))
+    return [r for r, _ in runs if (r / "score_result.json").is_file()]
+
+
+def _judged_row(res: Any, run: Path) -> dict[str, Any]:
+    if str(res.verdict) == "REFUSED":  # e.g. already QUALIFIED: not at the judge's entry
+        return {"run": run.name, "verdict": "NOT JUDGED", "state": res.task.state,
+                "recorded": res.task.task_json.status if res.task.task_json else None,
+                "not_judged": res.reasons[0] if res.reasons else ""}
+    s = res.score.summary if res.score else {}
+    m = res.metrics
+    return {"run": run.name, "verdict": str(res.verdict), "route": res.route,
+            "passed": s.get("passed"), "total": s.get("total"), "skipped": s.get("skipped", 0),
+            "pass_rate": res.score.pass_rate if res.score else None,
+            "reference_rate": res.reference_rate,
+            "rate_gap": m.integration_gap["rate_gap"] if m else None,
+            "root_causes": m.root_failures if m else None, "anti_cheat": res.scan.verdict,
+            "blocking": [c.name for c in res.checks if c.blocks]}
+
+
 def judge_one(task_dir: str, opts: FleetOptions) -> dict[str, Any]:
     """Everything one task needs; never raises (errors become the row's `error`)."""
     from gavelkit.core.errors import InputError, UsageError
     from gavelkit.task.judging.judge import judge_run
-    from gavelkit.task.scoring.options import RunOptions
-    from gavelkit.task.scoring.runner import run_solution
 
     t0 = time.monotonic()
     task = Path(task_dir)
@@ -96,40 +128,13 @@ def judge_one(task_dir: str, opts: FleetOptions) -> dict[str, Any]:
         litter = clear_crash_litter(task)
         if litter:
             row["cleared"] = litter
-        ref_out = task / "judge" / "reference_run"
-        ref_sol = task / "reference"
-        if ref_sol.is_dir() and (opts.rescore or not (ref_out / "score_result.json").is_file()):
-            run_solution(task, RunOptions(solution=ref_sol, out=ref_out, role="reference",
-                                          isolation=opts.isolation, offline=opts.offline))
-        runs = candidate_runs(task)
-        for run, sol in runs:
-            if sol is not None and (opts.rescore or not (run / "score_result.json").is_file()):
-                run_solution(task, RunOptions(solution=sol, out=run, role="candidate",
-                                              isolation=opts.isolation, offline=opts.offline))
-        scored = [r for r, _ in runs if (r / "score_result.json").is_file()]
+        scored = _score_runs(task, opts)
         if not scored:
             row["error"] = "no scored candidate run (candidate-runs/<run>/solution/)"
             return row
         run = scored[-1]
-        res = judge_run(task, run, move_state=opts.move_state,
-                        trajectories=run_trajectories(task, run))
-        if str(res.verdict) == "REFUSED":  # e.g. already QUALIFIED: not at the judge's entry
-            row.update({"run": run.name, "verdict": "NOT JUDGED", "state": res.task.state,
-                        "recorded": res.task.task_json.status if res.task.task_json else None,
-                        "not_judged": res.reasons[0] if res.reasons else ""})
-            row["seconds"] = round(time.monotonic() - t0, 2)
-            return row
-        s = res.score.summary if res.score else {}
-        m = res.metrics
-        row.update({"run": run.name, "verdict": str(res.verdict), "route": res.route,
-                    "passed": s.get("passed"), "total": s.get("total"),
-                    "skipped": s.get("skipped", 0),
-                    "pass_rate": res.score.pass_rate if res.score else None,
-                    "reference_rate": res.reference_rate,
-                    "rate_gap": m.integration_gap["rate_gap"] if m else None,
-                    "root_causes": m.root_failures if m else None,
-                    "anti_cheat": res.scan.verdict,
-                    "blocking": [c.name for c in res.checks if c.blocks]})
+        row.update(_judged_row(judge_run(task, run, move_state=opts.move_state,
+                                         trajectories=run_trajectories(task, run)), run))
     except (InputError, UsageError, OSError) as exc:
         row["error"] = str(exc)
     row["seconds"] = round(time.monotonic() - t0, 2)
@@ -205,36 +210,35 @@ def _dask(tasks: list[str], opts: FleetOptions, progress: Any) -> list[dict[str,
     return [rows[t] for t in tasks]
 
 
+def _pct(x: float | None) -> str:
+    return "" if x is None else f"{100 * x:.1f} %"
+
+
+def _table_row(r: dict[str, Any]) -> str:
+    if r.get("error"):
+        return f"| {r['task']} | ERROR | {r['error'][:60]} | | | | | {r.get('seconds', '')} |"
+    if r.get("verdict") == "NOT JUDGED":
+        return (f"| {r['task']} | NOT JUDGED (state {r.get('state')}) | "
+                f"{str(r.get('not_judged', ''))[:80]} | | | | | {r.get('seconds', '')} |")
+    verdict = r["verdict"] + (f" ({r['route']})" if r.get("route") else "")
+    if r.get("verdict") == "PENDING" and r.get("blocking"):
+        verdict += f" [{', '.join(r['blocking'])}]"
+    sk = f" ({r['skipped']} skipped)" if r.get("skipped") else ""
+    pr = f" {_pct(r.get('pass_rate'))}" if r.get("pass_rate") is not None else ""
+    return (f"| {r['task']} | {verdict} | {r['passed']}/{r['total']}{sk}{pr} | "
+            f"{_pct(r.get('reference_rate'))} | {r.get('rate_gap')} | {r.get('root_causes')} | "
+            f"{r.get('anti_cheat')} | {r.get('seconds')} |")
+
+
 def render_table(rows: list[dict[str, Any]]) -> str:
     head = ["task", "verdict", "score (rate of non-skipped)", "reference", "rate_gap", "roots",
             "anti-cheat", "s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        if r.get("error"):
-            lines.append(f"| {r['task']} | ERROR | {r['error'][:60]} | | | | | "
-                         f"{r.get('seconds', '')} |")
-            continue
-        if r.get("verdict") == "NOT JUDGED":
-            lines.append(f"| {r['task']} | NOT JUDGED (state {r.get('state')}) | "
-                         f"{str(r.get('not_judged', ''))[:80]} | | | | | {r.get('seconds', '')} |")
-            continue
-        pr = r.get("pass_rate")
-        rr = r.get("reference_rate")
-        sk = f" ({r['skipped']} skipped)" if r.get("skipped") else ""
-        lines.append(f"| {r['task']} | {r['verdict']}"
-                     + (f" ({r['route']})" if r.get("route") else "")
-                     + (f" [{', '.join(r['blocking'])}]" if r.get("verdict") == "PENDING"
-                        and r.get("blocking") else "")
-                     + f" | {r['passed']}/{r['total']}{sk}"
-                     + (f" {100 * pr:.1f} %" if pr is not None else "")
-                     + f" | {'' if rr is None else f'{100 * rr:.1f} %'} | {r.get('rate_gap')} | "
-                     f"{r.get('root_causes')} | {r.get('anti_cheat')} | {r.get('seconds')} |")
-    n = len(rows)
-    q = sum(1 for r in rows if r.get("verdict") == "QUALIFIED")
-    lines.append(f"\n{n} task(s): {q} QUALIFIED, "
-                 f"{sum(1 for r in rows if r.get('verdict') == 'PENDING')} PENDING, "
-                 f"{sum(1 for r in rows if r.get('verdict') == 'BROKEN')} BROKEN, "
-                 f"{sum(1 for r in rows if r.get('verdict') == 'CHEAT_DETECTED')} CHEAT_DETECTED, "
-                 f"{sum(1 for r in rows if r.get('verdict') == 'NOT JUDGED')} not judged (not "
-                 f"at S5_JUDGE), {sum(1 for r in rows if r.get('error'))} error(s)")
+    lines += [_table_row(r) for r in rows]
+    count = {v: sum(1 for r in rows if r.get("verdict") == v)
+             for v in ("QUALIFIED", "PENDING", "BROKEN", "CHEAT_DETECTED", "NOT JUDGED")}
+    lines.append(f"\n{len(rows)} task(s): {count['QUALIFIED']} QUALIFIED, {count['PENDING']} "
+                 f"PENDING, {count['BROKEN']} BROKEN, {count['CHEAT_DETECTED']} CHEAT_DETECTED, "
+                 f"{count['NOT JUDGED']} not judged (not at S5_JUDGE), "
+                 f"{sum(1 for r in rows if r.get('error'))} error(s)")
     return "\n".join(lines)
