@@ -72,45 +72,78 @@ def run_gates(task: Any, gates: str = "DEF") -> GateReport:
     return report
 
 
+def _hint(task: Any, why: str) -> str:
+    from gavelkit.task.gates.standard import resembles
+
+    look = resembles(task.spec)
+    if look is None or look.is_current or not why.startswith("no standard recorded"):
+        return ""
+    return (f"its headings resemble standard {look.id} ({look.title}); if it was written to "
+            "that standard, record it as task.json spec_standard")
+
+
+def _structure_part(task: Any, cur: Any, path: str) -> tuple[Any, str]:
+    from gavelkit.task.gates import spec_rules
+
+    structure, _ = spec_rules.check_structure(task.spec, task.config, path, cur)
+    missing = [f.message.split("'")[1] for f in structure if f.code == "TSK-E001"]
+    order = sum(1 for f in structure if f.code == "TSK-E002")
+    if not (missing or order):
+        return None, ""
+    return ({"missing_sections": missing, "order_or_behavior": order},
+            f"structure: {len(missing)} section(s) to add or rename"
+            + (f" ({', '.join(missing)})" if missing else "")
+            + (f", {order} order/behavior-section problem(s)" if order else ""))
+
+
+def _phrasing_part(task: Any, path: str) -> tuple[Any, str]:
+    from gavelkit.task.gates import gate_f
+
+    phr: dict[str, int] = {}
+    for f in gate_f.phrasing_findings(task.spec, task.config, path):
+        if f.severity == "error":
+            phr[f.code] = phr.get(f.code, 0) + 1
+    if not phr:
+        return None, ""
+    by = ", ".join(f"{c} x{n}" for c, n in sorted(phr.items(), key=lambda kv: -kv[1]))
+    return phr, f"phrasing rules: {sum(phr.values())} error(s) ({by})"
+
+
+def _environment_part(task: Any, cur: Any) -> tuple[Any, str]:
+    from gavelkit.task.gates import spec_rules
+
+    env = [f for f in spec_rules.check_environment(task, task.config, cur) if f.severity == "error"]
+    return (len(env), f"Environment section: {len(env)} error(s)") if env else (None, "")
+
+
+def _under_current(task: Any, cur: Any) -> tuple[dict[str, Any], list[str]]:
+    """What the current standard would flag, grouped by cause, and its one-line parts."""
+    path = str(task.paths["spec"])
+    causes: dict[str, Any] = {}
+    parts: list[str] = []
+    for name, (value, text) in (("structure", _structure_part(task, cur, path)),
+                                ("phrasing", _phrasing_part(task, path)),
+                                ("environment", _environment_part(task, cur))):
+        if value is not None:
+            causes[name] = value
+            parts.append(text)
+    return causes, parts
+
+
 def standard_summary(task: Any) -> dict[str, Any]:
     """Which standard the gates applied; for an older one, what the current would flag, by cause."""
-    from gavelkit.task.gates import gate_f, spec_rules
-    from gavelkit.task.gates.standard import current, detect, resembles
+    from gavelkit.task.gates.standard import current, detect
 
     std, why = detect(task.spec, task.config, task)
     cur = current()
     out: dict[str, Any] = {"applied": std.id, "applied_title": std.title, "detected_by": why,
                            "current": cur.id}
     if std.is_current:
-        look = resembles(task.spec)
-        if look is not None and not look.is_current and why.startswith("no standard recorded"):
-            out["hint"] = (f"its headings resemble standard {look.id} ({look.title}); if it was "
-                           "written to that standard, record it as task.json spec_standard")
+        hint = _hint(task, why)
+        if hint:
+            out["hint"] = hint
         return out
-    path = str(task.paths["spec"])
-    causes: dict[str, Any] = {}
-    structure, _ = spec_rules.check_structure(task.spec, task.config, path, cur)
-    missing = [f.message.split("'")[1] for f in structure if f.code == "TSK-E001"]
-    order = sum(1 for f in structure if f.code == "TSK-E002")
-    phr: dict[str, int] = {}
-    for f in gate_f.phrasing_findings(task.spec, task.config, path):
-        if f.severity == "error":
-            phr[f.code] = phr.get(f.code, 0) + 1
-    env = [f for f in spec_rules.check_environment(task, task.config, cur) if f.severity == "error"]
-    parts = []
-    if missing or order:
-        causes["structure"] = {"missing_sections": missing, "order_or_behavior": order}
-        parts.append(f"structure: {len(missing)} section(s) to add or rename"
-                     + (f" ({', '.join(missing)})" if missing else "")
-                     + (f", {order} order/behavior-section problem(s)" if order else ""))
-    if phr:
-        causes["phrasing"] = phr
-        parts.append(f"phrasing rules: {sum(phr.values())} error(s) ("
-                     + ", ".join(f"{c} x{n}" for c, n in sorted(phr.items(), key=lambda kv: -kv[1]))
-                     + ")")
-    if env:
-        causes["environment"] = len(env)
-        parts.append(f"Environment section: {len(env)} error(s)")
+    causes, parts = _under_current(task, cur)
     out["under_current"] = causes
     out["line"] = (f"written to standard {std.id} ({std.title}; {why}); under the current "
                    f"standard {cur.id}: " + ("; ".join(parts) if parts else "no further findings"))
