@@ -298,6 +298,29 @@ def _depended(c: dict[str, Any], deps: dict[str, list[str]], by_func: dict[str, 
     return out, "spec_section overlap"
 
 
+def _gap_candidate(c: dict[str, Any], sig_of: dict[str, str]) -> bool:
+    """A failed integration/e2e candidate case that no missing primitive explains."""
+    if c.get("layer") not in GAP_LAYERS or c.get("counted_as") in ("passed", "skipped"):
+        return False
+    if (c.get("classification") or {}).get("class", "candidate") != "candidate":
+        return False
+    return not CASCADE_ROOTS.match(sig_of.get(c["nodeid"], ""))  # cascade, not composition
+
+
+def _atomic_index(cases: list[dict[str, Any]], secs: dict[str, list[str]]
+                  ) -> tuple[list[str], dict[str, list[str]], dict[str, list[str]]]:
+    """(atomic ids, section -> atomic ids, function -> case ids)."""
+    atomic = [c["nodeid"] for c in cases if c.get("layer") == "atomic"]
+    by_section: dict[str, list[str]] = {}
+    for n in atomic:
+        for s in secs.get(n) or secs.get(func_key(n)) or []:
+            by_section.setdefault(s, []).append(n)
+    by_func: dict[str, list[str]] = {}
+    for c in cases:
+        by_func.setdefault(func_key(c["nodeid"]), []).append(c["nodeid"])
+    return atomic, by_section, by_func
+
+
 def true_gap_events(task: Any, cases: list[dict[str, Any]], passed: set[str],
                     secs: dict[str, list[str]], clusters: list[Cluster],
                     public: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
@@ -305,26 +328,13 @@ def true_gap_events(task: Any, cases: list[dict[str, Any]], passed: set[str],
     from gavelkit.task.judging.rootcause import test_calls
 
     deps = _depends(task)
-    atomic_by_section: dict[str, list[str]] = {}
-    by_func: dict[str, list[str]] = {}
-    atomic = [c["nodeid"] for c in cases if c.get("layer") == "atomic"]
-    for c in cases:
-        by_func.setdefault(func_key(c["nodeid"]), []).append(c["nodeid"])
-    for n in atomic:
-        for s in secs.get(n) or secs.get(func_key(n)) or []:
-            atomic_by_section.setdefault(s, []).append(n)
+    atomic, by_section, by_func = _atomic_index(cases, secs)
     calls = test_calls(task, [c["nodeid"] for c in cases], public)
     dim_of = {t: cl.dimension for cl in clusters for t in cl.tests}
     sig_of = {t: cl.signature for cl in clusters for t in cl.tests}
     out = []
-    for c in cases:
-        if c.get("layer") not in GAP_LAYERS or c.get("counted_as") in ("passed", "skipped"):
-            continue
-        if (c.get("classification") or {}).get("class", "candidate") != "candidate":
-            continue
-        if CASCADE_ROOTS.match(sig_of.get(c["nodeid"], "")):
-            continue  # a missing primitive explains it: cascade, not composition
-        depended, basis = _depended(c, deps, by_func, calls, atomic, atomic_by_section,
+    for c in (c for c in cases if _gap_candidate(c, sig_of)):
+        depended, basis = _depended(c, deps, by_func, calls, atomic, by_section,
                                     secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or [])
         if depended and all(n in passed for n in depended):
             out.append({"failed_test": c["nodeid"], "layer": c["layer"],
