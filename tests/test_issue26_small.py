@@ -200,3 +200,16 @@ def test_a_missing_oracle_file_is_never_rematched(tmp_path):
     t = load_task(copy_good(tmp_path))
     assert resolve_ids(t, ["oracle/test_gone.py::test_round_trip"]) == [
         "oracle/test_gone.py::test_round_trip"]
+
+
+def test_a_test_file_that_only_the_compiler_rejects_fails_gate_e(tmp_path):
+    """nbformat (upload branch): `from __future__` after other imports; ast.parse accepts it."""
+    d = copy_good(tmp_path)
+    f = d / "oracle" / "test_atomic.py"
+    f.write_text("import pytest\nfrom __future__ import annotations\n" + f.read_text(), "utf-8")
+    e007 = [x for x in run_gates(load_task(d), "E").findings if x.code == "TSK-E007"]
+    assert e007 and "does not compile" in e007[0].message and e007[0].line == 2
+    # near miss: the same import at the top compiles
+    f.write_text(f.read_text().replace("import pytest\nfrom __future__ import annotations\n",
+                                       "from __future__ import annotations\nimport pytest\n", 1))
+    clean(run_gates(load_task(d), "E").findings, "TSK-E007")

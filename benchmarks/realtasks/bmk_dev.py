@@ -70,6 +70,19 @@ VERIFY = {
 }
 
 
+# causes checked by hand where no added dependency helps (the evidence line gavel printed,
+# then the oracle file or the release read)
+CAUSES = {
+    "nbformat-notebook-fullrepro-001": "oracle defect: oracle/test_atomic.py does not compile "
+    "(`from __future__ imports must occur at the beginning of the file`: the graduated file "
+    "concatenates modules), so every id of it is a collection error",
+    "pycparser-fullrepro-001": "reference version: the oracle imports `Token` from "
+    "`pycparser.c_lexer`, which release 3.0 (the newest before the task) lacks; task.json's "
+    "repo_commit 89c9f3d is later than any release: score a checkout of that commit",
+    "tox-envrunner-fullrepro-001": "9 tests expect command/posargs rendering tox 4.56.4 does "
+    "not produce; task.json records no repo_commit, so the tox the oracle was made from cannot "
+    "be determined (release or oracle: not decidable from the folder)",
+}
 PYTEST_ARGS = {"quart-async-web-fullrepro-001": ["-o", "asyncio_mode=auto"]}
 
 
@@ -129,7 +142,12 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--label", default="bmk-dev")
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--md-only", action="store_true", help="rewrite the .md from the .json")
     a = ap.parse_args()
+    if a.md_only:
+        write_md(json.loads((HERE / f"results-{a.label}.json").read_text()),
+                 HERE / f"results-{a.label}.md")
+        return 0
     if not TASKS.is_dir():
         print(f"{TASKS} absent: run benchmarks/gates/extract_bmk_dev.py first")
         return 0
@@ -189,6 +207,8 @@ def write_md(rows: list[dict], path: Path) -> None:
             wm = wr.get("measured")
             cause = (f"the task declares no {', '.join(wr['added'])} ({wr['why']}); with it "
                      f"added: {'n/a' if wm is None else f'{100 * wm:.1f}'} % {wr.get('summary') or ''}")
+        elif m is not None and m < 0.95 and r["task"] in CAUSES:
+            cause = CAUSES[r["task"]]
         elif m is not None and m < 0.95 and not cause:
             cause = (r.get("cause") or "; ".join(str(x) for x in (r.get("diagnosis") or [])[:2]))[:300]
         lines.append(f"| {r['branch'].split('/')[0]} | {r['task']} | {r.get('release') or ''} | "
@@ -196,7 +216,12 @@ def write_md(rows: list[dict], path: Path) -> None:
                      f"{cause.replace('|', '/')} |")
     run = [r for r in rows if r.get("measured") is not None]
     ok = [r for r in run if r["measured"] >= 0.95]
-    lines += ["", f"{len(rows)} tasks; {len(run)} scored; {len(ok)} at >= 95 %."]
+    fixed = [r for r in run if r["measured"] < 0.95
+             and ((r.get("with_requirements") or {}).get("measured") or 0) >= 0.95]
+    lines += ["", f"{len(rows)} task folders; {len(run)} scored (the rest: oracle files missing); "
+              f"{len(ok)} at >= 95 %; {len(fixed)} more at >= 95 % once the test dependency the "
+              f"task does not declare is added; {len(run) - len(ok) - len(fixed)} below with the "
+              "cause named."]
     path.write_text("\n".join(lines) + "\n")
 
 

@@ -223,6 +223,21 @@ def _fixture_refs(tree: ast.AST, suffixes: tuple[str, ...]) -> list[tuple[str, i
     return dedup
 
 
+def _compile_error(tree: ast.Module, path: str) -> list[Finding]:
+    """What only the compiler rejects (a `from __future__` import after other code, as in
+    nbformat's graduated oracle): pytest's collection fails on it just the same. Compiling
+    runs nothing."""
+    try:
+        compile(tree, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return [Finding("TSK-E007", "error",
+                        f"test file does not compile: {exc.msg} (collection would fail and zero "
+                        "the whole layer)", path, exc.lineno or 0, exc.offset or 0)]
+    except (ValueError, RecursionError):  # pathological trees: the parse already said enough
+        return []
+    return []
+
+
 def parse_module(text: str, path: str, suffixes: tuple[str, ...] = (".json", ".toml")) -> tuple[TestModule | None, list[Finding]]:
     try:
         tree = ast.parse(text, filename=path)
@@ -230,6 +245,7 @@ def parse_module(text: str, path: str, suffixes: tuple[str, ...] = (".json", ".t
         return None, [Finding("TSK-E007", "error",
                               f"test file does not parse: {exc.msg} (collection would fail and "
                               "zero the whole layer)", path, exc.lineno or 0, exc.offset or 0)]
+    compiled = _compile_error(tree, path)
     mod = TestModule(path)
 
     def add(fn: ast.FunctionDef | ast.AsyncFunctionDef, cls: str | None) -> None:
@@ -270,7 +286,7 @@ def parse_module(text: str, path: str, suffixes: tuple[str, ...] = (".json", ".t
     for tf in mod.tests.values():
         tf.kind = kind_of(tf, ())
     mod.fixture_refs = _fixture_refs(tree, suffixes)
-    return mod, []
+    return mod, compiled
 
 
 def read_module(path: str | Path, suffixes: tuple[str, ...] = (".json", ".toml")) -> tuple[TestModule | None, list[Finding]]:
