@@ -79,6 +79,17 @@ DISAGREEMENTS = {
     "reference": "Seed, Solvability: run the reference 'in a library-specific dependency environment'. "
                  "beta holds no oracle test files, so the reference is scored on the upload branch's "
                  "copy of the task; where that copy's ids name files it lacks, nothing can be run.",
+    "gate_d": "Seed, Gate D: 'For each H2/H3 section ... check whether spec_test_map.md contains at "
+              "least one covered row'; PARTIAL is 1-2 uncovered secondary sections, GAP an "
+              "uncovered core invariant section. gavel counts the Behavior and Contract sections "
+              "(SPEC_STANDARD.md:350, :405: Context, Orientation and Reference sections are listed, "
+              "not counted), so copier's recorded GAP (Phase/VcsRef, Settings Reference: Reference "
+              "sections) and tox's PARTIAL are FULL here; neither judge found an uncovered core "
+              "section.",
+    "reference_rate": "tox's 37/46 on the upload branch: 9 tests expect rendering tox 4.56.4 does "
+                      "not produce and the task records no repo_commit (results-bmk-dev.md); "
+                      "alembic is not on the upload branch and beta holds no oracle files, so its "
+                      "reference could not be run.",
     "roots": "Seed, Step 3: 'Count root failures, not cascaded failures'. gavel keys a root by the "
              "public entry point first reached and the exception type; the recorded judge grouped "
              "by subsystem (tox: config, schema and list in one 'projection' family; mkdocs: "
