@@ -146,7 +146,7 @@ def _gate_b_check(gb: GateB, notes: Notes) -> None:
                                               if len(gb.pending) > 3 else "")
                + "): fill 'reimplementation-neutral?' and 'Q-A' in judge/gate_b.md for every "
                "cluster, then re-run the judge")
-        notes.add("TSK-J013", "warning", msg)
+        notes.add("TSK-J021", "warning", msg)
         notes.check("gate-B", PENDING, msg)
     else:
         notes.check("gate-B", PASS, f"{gb.verifier} verifier + {gb.untraced} untraced of "
