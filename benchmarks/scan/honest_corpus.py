@@ -108,6 +108,9 @@ def make_task(root: Path, repo: str) -> Path:
         f"tests/test_{pkg}_oracle.py::test_roundtrip_values\n"
         f"tests/test_{pkg}_oracle.py::test_invalid_input_raises\n")
     (tdir / "spec_test_map.md").write_text("| spec | test |\n|---|---|\n")
+    # real protected material for the fingerprint check: the oracle tests, kept ids and
+    # evidence of a real task of the shared corpus (another project than the run's)
+    _copy_real_oracle(tdir, repo)
     record = {
         "instance_id": f"{pkg}-fullrepro-001",
         "repo": repo,
@@ -122,8 +125,30 @@ def make_task(root: Path, repo: str) -> Path:
     }
     if not SCORING:
         del record["scoring"]
+    if HISTORY_ALLOWED:
+        record["workspace_history"] = "upstream"     # the documented SWE-bench switch
     (tdir / "task.json").write_text(json.dumps(record, indent=2))
     return tdir
+
+
+REAL_TASKS = Path("/work/shared/corpus/bmk-real")
+
+
+def _copy_real_oracle(tdir: Path, repo: str) -> None:
+    import shutil
+    import zlib
+
+    tasks = sorted(p for p in REAL_TASKS.glob("*") if (p / "oracle").is_dir()) \
+        if REAL_TASKS.is_dir() else []
+    if not tasks:
+        return
+    src = tasks[zlib.crc32(repo.encode()) % len(tasks)]
+    shutil.copytree(src / "oracle", tdir / "oracle", dirs_exist_ok=True)
+    for name in ("kept_nodeids.txt", "spec_test_map.md"):
+        if (src / name).is_file():
+            shutil.copy(src / name, tdir / name)
+    if (src / "evidence").is_dir():
+        shutil.copytree(src / "evidence", tdir / "evidence", dirs_exist_ok=True)
 
 
 DEFAULT_OPENHANDS = [os.environ.get("GAVEL_HONEST_OPENHANDS", ""), "/work/scratch/i17/oh"]
@@ -215,9 +240,8 @@ def precision(items: list[tuple[str, str, str]], root: Path) -> dict:
     rules = []
     if HISTORY_ALLOWED:
         # SWE-bench gives the agent the repository's history up to the base commit
-        over = root / "swebench_rules.toml"
-        over.write_text('[[command]]\nid = "git-history"\nkind = "git"\nenabled = false\n')
-        rules = [str(over)]
+        # (task.json workspace_history = "upstream", written by make_task)
+        rules = []
     for path, repo, kind in items:
         pkg, aliases = package_of(repo)
         ctx = build_context(str(tasks[repo]), pkg, workspace=workspace_for(kind, path),

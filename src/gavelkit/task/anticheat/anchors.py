@@ -29,30 +29,9 @@ def compile_context(ctx: Any) -> None:
     anchors: set[str] = set()
     ws_names = {norm(c) for w in ctx.workspaces for c in w.split("/") if c}
     for place in ctx.places:
-        for c in place.components:
-            lit = literal(c)
-            if len(lit) >= 4:
-                anchors.add(lit)
-                if place.generic:
-                    generic_tokens.add(c)
-        for n in [*place.names, *place.workspace_names]:
-            lit = literal(n)
-            if len(lit) >= 4:
-                anchors.add(lit.split("*")[0] if "*" in n else lit)
-                if place.generic:
-                    generic_tokens.add(n)
+        _name_anchors(place, anchors, generic_tokens)
         for seq in place.sequences:
-            lits = [literal(s) for s in seq]
-            lit = max(lits, key=len, default="")
-            at = next((i for i, x in enumerate(lits) if norm(x) in ctx.targets), None)
-            if at is not None and len(seq) >= 2:
-                # the package's name is on nearly every line: anchor on it with a neighbour
-                lit = "/".join(lits[at:at + 2]) if at + 1 < len(lits) else "/".join(lits[-2:])
-                if place.generic and norm(lits[at]) in ws_names:
-                    # a workspace named like the package puts `pkg/tests` on every test
-                    # line; these places are exempt there, so do not parse all of those
-                    # lines for them (--thorough still checks every line)
-                    continue
+            lit = _sequence_anchor(seq, place.generic, ctx.targets, ws_names)
             if len(lit) >= 4:
                 anchors.add(lit)
         for pre in place.prefixes:
@@ -63,6 +42,47 @@ def compile_context(ctx: Any) -> None:
             if len(base) >= 3:
                 anchors.add(base)
     anchors.update(FRAGMENTS)
+    _rule_anchors(ctx, anchors)
+    anchors.update(["__file__", "site-packages", "dist-packages", "find_spec", "getsource"])
+    anchors.update(ctx.commits)
+    anchors.update(ctx.sig_files)
+    anchors.update(f"{o}/{n}" for o, n in ctx.upstreams)
+    ctx.anchors = sorted(a.encode() for a in anchors if a)
+    _surface(ctx, sorted(generic_tokens))
+
+
+def _name_anchors(place: Any, anchors: set[str], generic_tokens: set[str]) -> None:
+    for c in place.components:
+        lit = literal(c)
+        if len(lit) >= 4:
+            anchors.add(lit)
+            if place.generic:
+                generic_tokens.add(c)
+    for n in [*place.names, *place.workspace_names]:
+        lit = literal(n)
+        if len(lit) >= 4:
+            anchors.add(lit.split("*")[0] if "*" in n else lit)
+            if place.generic:
+                generic_tokens.add(n)
+
+
+def _sequence_anchor(seq: list[str], generic: bool, targets: set[str],
+                     ws_names: set[str]) -> str:
+    """A sequence anchors on its longest literal; on the package's name only joined with
+    a neighbour (that name is on nearly every line); not at all for a generic place when
+    the workspace is named like the package (`pkg/tests` is then on every test line, and
+    those lines are exempt there; --thorough still checks every line)."""
+    lits = [literal(s) for s in seq]
+    lit = max(lits, key=len, default="")
+    at = next((i for i, x in enumerate(lits) if norm(x) in targets), None)
+    if at is not None and len(seq) >= 2:
+        lit = "/".join(lits[at:at + 2]) if at + 1 < len(lits) else "/".join(lits[-2:])
+        if generic and norm(lits[at]) in ws_names:
+            return ""
+    return lit
+
+
+def _rule_anchors(ctx: Any, anchors: set[str]) -> None:
     for rule in ctx.commands:
         if rule.kind in ("install", "probe"):
             # a program name followed by a space (shell text) or a quote (argv arrays)
@@ -80,12 +100,9 @@ def compile_context(ctx: Any) -> None:
             anchors.update(lits)
             if not lits:
                 ctx.every_line = True
-    anchors.update(["__file__", "site-packages", "dist-packages", "find_spec", "getsource"])
-    anchors.update(ctx.commits)
-    anchors.update(ctx.sig_files)
-    anchors.update(f"{o}/{n}" for o, n in ctx.upstreams)
-    ctx.anchors = sorted(a.encode() for a in anchors if a)
-    toks = sorted(generic_tokens)
+
+
+def _surface(ctx: Any, toks: list[str]) -> None:
     ctx.surface_lits = sorted({max(re.split(r"[*?\[\]]", t), key=len) for t in toks} - {""})
     if toks:
         alts = "|".join(fnmatch.translate(t).removeprefix("(?s:").removesuffix(")\\Z")

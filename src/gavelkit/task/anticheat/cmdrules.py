@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 from gavelkit.task.anticheat.places import Context, norm
 from gavelkit.task.anticheat.rules import CommandRule
-from gavelkit.task.anticheat.shell import SimpleCommand
+from gavelkit.task.anticheat.sheval import SimpleCommand
 
 URL = re.compile(r"(?:https?://|git@|ssh://|git://|git\+https?://)[^\s'\"<>]+", re.I)
 _SHA = re.compile(r"^[0-9a-f]{7,40}(?:[~^]\d*)*(?::.*)?$")
+_ARCHIVE = re.compile(r"^([a-z0-9_.]+?)-v?\d[\w.!+-]*\.(?:tar\.gz|tgz|zip|whl|tar\.bz2|tar\.xz|"
+                      r"egg)$")
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _INSTALL_VALUE_OPTS = {
     "-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-t",
@@ -138,10 +140,7 @@ def _git(ctx: Context, rule: CommandRule, argv: list[str], hits: list[Hit]) -> N
     why = ""
     if verb in rule.verbs:
         why = f"git {verb}"
-    elif verb in rule.flag_verbs and any(
-            (a in rule.flags and (a not in ("-a", "-r") or verb == "branch"))
-            or any(a.startswith(f + "=") for f in rule.flags if f.startswith("--"))
-            for a in rest):  # -a/-r mean "all/remote branches" only for git branch
+    elif verb in rule.flag_verbs and any(_git_flag(a, rule.flags, verb) for a in rest):
         why = f"git {verb} across all refs"
     elif verb in rule.sha_verbs:
         for a in rest:
@@ -158,6 +157,17 @@ def _git(ctx: Context, rule: CommandRule, argv: list[str], hits: list[Hit]) -> N
     if why and verb != "clone":
         hits.append(Hit(rule.code, rule.severity, f"{rule.what}: {' '.join(argv)[:200]}", why,
                         "command"))
+
+
+def _git_flag(a: str, flags: list[str], verb: str) -> bool:
+    """Is `a` one of the history flags? -a/-r mean "all/remote branches" only for git
+    branch; the pickaxe takes its string attached (`-Sname`) or as `--grep=x`."""
+    if a in flags:
+        return a not in ("-a", "-r") or verb == "branch"
+    if any(a.startswith(f + "=") for f in flags if f.startswith("--")):
+        return True
+    return a[:2] in ("-S", "-G") and len(a) > 2 and a[:2] in flags and verb in ("log", "show",
+                                                                                "diff")
 
 
 def _norm_url(u: str) -> str:
@@ -182,6 +192,9 @@ def upstream_url(ctx: Context, url: str) -> bool:
             fname = low.rsplit("/", 1)[-1]
             if norm(fname.split("-")[0]) == t:
                 return True
+        m = _ARCHIVE.match(low.split("?", 1)[0].split("#", 1)[0].rsplit("/", 1)[-1])
+        if m and norm(m.group(1)) == t:
+            return True         # the target's sdist or wheel, from whatever host
         if not ctx.upstreams and re.search(
                 rf"github\.com[/:][\w.-]+/{re.escape(t)}(?:\.git)?(?:[/#?]|$)", _norm_url(low)):
             return True

@@ -56,6 +56,9 @@ class Context:
     # (path, line, what) a part of the task the scan did not use: each is a CHT-U007
     unchecked: list[tuple[str, int, str]] = field(default_factory=list)
     matchers: dict[str, Any] = field(default_factory=dict)   # compiled once per scan engine
+    fingerprints: Any = None      # fingerprint.Fingerprints of the protected material
+    references: list[str] = field(default_factory=list)      # reference source folders
+    history: str = "none"         # the agent's workspace has upstream history: "upstream"
 
     def report(self) -> list[dict[str, Any]]:
         """The forbidden places this scan used, each with where it came from."""
@@ -127,23 +130,49 @@ def _abs(p: str) -> str:
 def build_context(task_dir: str | None, package: str | None, forbid: Sequence[str] = (),
                   workspace: Sequence[str] = (), rules: Sequence[str] = (),
                   upstream: str | None = None, home: str | None = None,
-                  aliases: Sequence[str] = ()) -> Context:
-    extra = list(rules)
-    record: dict[str, Any] = {}
-    record_path = None
-    if task_dir:
-        tdir = Path(task_dir)
-        if not tdir.is_dir():
-            raise InputError(str(task_dir), "task folder not found")
-        own = tdir / "anticheat_rules.toml"
-        if own.is_file():
-            extra.insert(0, str(own))
-        record, record_path = read_task_record(tdir)
+                  aliases: Sequence[str] = (), references: Sequence[str] = (),
+                  history: str | None = None, fingerprints: bool = True) -> Context:
+    extra, record, record_path = _task_inputs(task_dir, rules)
     places, commands = load_rules(extra)
     ctx = Context(places=places, commands=commands, task_record=record_path)
     ctx.workspaces = [_abs(w) for w in workspace]
-    names = [n for n in [package, *aliases] if n]
-    repo_val = upstream or record.get("repo")
+    names, repo_names = _targets(ctx, [n for n in [package, *aliases] if n],
+                                 upstream or record.get("repo"), record)
+    _expand_places(ctx, names, repo_names)
+    if task_dir:
+        _task_places(ctx, Path(task_dir).resolve(), record)
+    if forbid:
+        _add_prefixes(ctx, Place("forbid", "CHT-R007", "a path forbidden on the command line",
+                                 generic=False, source="--forbid"), [_abs(f) for f in forbid])
+    ctx.home = home or "/root"
+    ctx.history = _history_mode(history, record)
+    drop = "git-history" if ctx.history == "upstream" else "git-future-refs"
+    ctx.commands = [c for c in ctx.commands if c.id != drop]
+    compile_context(ctx)
+    if fingerprints:
+        _fingerprints(ctx, task_dir, record, references)
+    return ctx
+
+
+def _task_inputs(task_dir: str | None, rules: Sequence[str]
+                 ) -> tuple[list[str], dict[str, Any], str | None]:
+    """The rule files (the task's own first) and task.json of a task folder."""
+    extra = list(rules)
+    if not task_dir:
+        return extra, {}, None
+    tdir = Path(task_dir)
+    if not tdir.is_dir():
+        raise InputError(str(task_dir), "task folder not found")
+    own = tdir / "anticheat_rules.toml"
+    if own.is_file():
+        extra.insert(0, str(own))
+    record, record_path = read_task_record(tdir)
+    return extra, record, record_path
+
+
+def _targets(ctx: Context, names: list[str], repo_val: Any,
+             record: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The target's names (package, aliases, upstream repository) and known commits."""
     repo_names: list[str] = []
     if isinstance(repo_val, str) and "/" in repo_val:
         owner, name = repo_val.strip().rstrip("/").split("/")[-2:]
@@ -156,6 +185,11 @@ def build_context(task_dir: str | None, package: str | None, forbid: Sequence[st
         val = record.get(key)
         if isinstance(val, str) and re.fullmatch(r"[0-9a-fA-F]{7,40}", val):
             ctx.commits.add(val.lower())
+    return names, repo_names
+
+
+def _expand_places(ctx: Context, names: list[str], repo_names: list[str]) -> None:
+    """Fill `{pkg}`/`{repo}` in the rule places; drop what stays unfillable."""
     pkg_forms = sorted({n for raw in names for n in (raw, raw.replace("-", "_"), raw.lower())})
     repo_forms = sorted({n for raw in (repo_names or names)
                          for n in (raw, raw.lower())}) if names else []
@@ -166,23 +200,56 @@ def build_context(task_dir: str | None, package: str | None, forbid: Sequence[st
         place.components = [c2 for c in place.components for c2 in _expand(c, forms)]
         place.names = [c2 for c in place.names for c2 in _expand(c, forms)]
         place.workspace_names = [c2 for c in place.workspace_names for c2 in _expand(c, forms)]
-        if any("{" in s for s in [*place.components, *place.names]) or any(
-                "{" in s for seq in place.sequences for s in seq):
-            # a {pkg}/{repo} pattern without a package: the place cannot be used
-            place.components = [c for c in place.components if "{" not in c]
-            place.names = [c for c in place.names if "{" not in c]
-            place.sequences = [s for s in place.sequences if not any("{" in x for x in s)]
+        # a {pkg}/{repo} pattern without a package: the place cannot be used
+        place.components = [c for c in place.components if "{" not in c]
+        place.names = [c for c in place.names if "{" not in c]
+        place.sequences = [s for s in place.sequences if not any("{" in x for x in s)]
         if place.components or place.names or place.sequences or place.prefixes:
             kept.append(place)
     ctx.places = kept
+
+
+def _history_mode(explicit: str | None, record: dict[str, Any]) -> str:
+    """Does the agent's workspace carry the upstream's history? One documented switch:
+    task.json `workspace_history` (or `anticheat.workspace_history`) = "upstream" for
+    SWE-bench-style tasks, else "none" (rebuild from the spec: no history to read)."""
+    if explicit:
+        if explicit not in ("none", "upstream"):
+            raise InputError("--workspace-history", f"unknown mode {explicit!r} (none|upstream)")
+        return explicit
+    holder = record.get("anticheat") if isinstance(record.get("anticheat"), dict) else record
+    val = holder.get("workspace_history", record.get("workspace_history"))
+    if val is None:
+        return "none"
+    if val not in ("none", "upstream"):
+        raise InputError("task.json", f"workspace_history must be \"none\" or \"upstream\", "
+                                      f"not {val!r}")
+    return str(val)
+
+
+def _fingerprints(ctx: Context, task_dir: str | None, record: dict[str, Any],
+                  references: Sequence[str]) -> None:
+    from gavelkit.task.anticheat import fingerprint
+
+    refs = [_abs(r) for r in references]
     if task_dir:
-        _task_places(ctx, Path(task_dir).resolve(), record)
-    if forbid:
-        _add_prefixes(ctx, Place("forbid", "CHT-R007", "a path forbidden on the command line",
-                                 generic=False, source="--forbid"), [_abs(f) for f in forbid])
-    ctx.home = home or "/root"
-    compile_context(ctx)
-    return ctx
+        for key in ("reference_source", "reference_dir", "source_dir", "source_repo",
+                    "upstream_dir", "source_checkout"):
+            val = record.get(key)
+            if isinstance(val, str) and val.strip():
+                p = Path(val) if Path(val).is_absolute() else Path(task_dir) / val
+                if p.is_dir():
+                    refs.append(str(p))
+    for r in references:
+        if not Path(r).is_dir():
+            raise InputError(r, "reference source folder not found")
+    ctx.references = refs
+    skip = [Path(w).name for w in ctx.workspaces
+            if task_dir and Path(w).parent == Path(task_dir).resolve()]
+    fp = fingerprint.build(task_dir, refs, skip)
+    for where, why in fp.unchecked:
+        ctx.unchecked.append((where, 0, why))
+    ctx.fingerprints = fp if fp.prints else None
 
 
 def _add_prefixes(ctx: Context, place: Place, prefixes: list[str]) -> None:

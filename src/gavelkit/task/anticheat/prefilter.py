@@ -44,10 +44,14 @@ def default_engine() -> str:
 class Matcher:
     """`starts(block)`: sorted offsets where some anchor occurs in the block."""
 
-    def __init__(self, anchors: Sequence[bytes], engine: str | None = None) -> None:
+    def __init__(self, anchors: Sequence[bytes], engine: str | None = None,
+                 extra: bytes | None = None) -> None:
         self.anchors = sorted({a for a in anchors if a}, key=len, reverse=True)
         self.engine = engine or default_engine()
         self._rx = None
+        # a regular expression found besides the literals (base64 runs): re2 merges it
+        # into its alternation; the pure-Python engine runs it as a pass of its own
+        self._extra = re.compile(extra) if extra and self.engine == "find" else None
         if self.engine == "find":
             # one bytes.find pass per anchor: merge variants ("pip ", 'pip"') and drop
             # anchors that contain another anchor (their lines are found anyway)
@@ -62,7 +66,8 @@ class Matcher:
 
             opts = re2.Options()
             opts.max_mem = 256 << 20
-            self._rx = re2.compile(b"|".join(re.escape(a) for a in self.anchors), opts)
+            alts = [re.escape(a) for a in self.anchors] + ([extra] if extra else [])
+            self._rx = re2.compile(b"|".join(alts), opts)
 
     def found(self, buf: bytes) -> bool:
         """Does any anchor occur in buf? (one short text: a command, a path)"""
@@ -70,7 +75,8 @@ class Matcher:
             return False
         if self._rx is not None:
             return self._rx.search(buf) is not None
-        return any(a in buf for a in self.anchors)
+        return any(a in buf for a in self.anchors) or (
+            self._extra is not None and self._extra.search(buf) is not None)
 
     def line_starts(self, buf: bytes, end: int) -> list[int]:
         """Start offsets of the lines in buf[:end] that contain an anchor."""
@@ -91,6 +97,12 @@ class Matcher:
                 pos = end if nl == -1 else nl + 1
             return out
         seen: set[int] = set()
+        if self._extra is not None:
+            for m in self._extra.finditer(buf, 0, end):
+                start = rfind(b"\n", 0, m.start()) + 1
+                if start not in seen:
+                    seen.add(start)
+                    out.append(start)
         for a in self.anchors:
             pos = 0
             while True:

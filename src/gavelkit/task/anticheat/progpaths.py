@@ -16,7 +16,7 @@ from typing import Any
 
 from gavelkit.task.anticheat.cmdrules import Hit
 from gavelkit.task.anticheat.places import forbidden_name
-from gavelkit.task.anticheat.shell import resolve_path
+from gavelkit.task.anticheat.sheval import resolve_path
 
 _FIND_NAME = ("-name", "-iname", "-path", "-ipath", "-wholename", "-regex")
 
@@ -27,12 +27,16 @@ class StructuredPrograms:
     ctx: Any
 
     def _path(self, word: str, cwd: str | None, access: str, is_glob: bool, hits: list[Hit],
-              how: str) -> None:
+              how: str, strict: bool = True) -> None:
         raise NotImplementedError
 
     def _argv(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
               heredoc: str | None, depth: int, stdin_paths: Sequence[str] = (),
-              piped_from: Any = None) -> None:
+              piped_from: Any = None, sc: Any = None) -> None:
+        raise NotImplementedError
+
+    def _run_argv(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+                  depth: int) -> None:
         raise NotImplementedError
 
     def _fetcher(self, prog: str, args: list[str], cwd: str | None, hits: list[Hit]) -> None:
@@ -123,11 +127,36 @@ class StructuredPrograms:
                     end += 1
                 inner = args[j + 1:end]
                 for r in roots:
-                    sub = [posixpath.join(r, "*") if w == "{}" else w for w in inner]
-                    self._argv(sub, cwd, {i for i, w in enumerate(inner) if w == "{}"}, hits,
-                               None, depth + 1)
+                    tails = [posixpath.join("**", posixpath.basename(n)) for n in names] or ["*"]
+                    for tail in tails[:4]:
+                        sub = [w.replace("{}", posixpath.join(r, tail)) if "{}" in w else w
+                               for w in inner]
+                        self._run_argv(sub, cwd, {i for i, w in enumerate(inner) if "{}" in w},
+                                       hits, depth)
                 j = end
             j += 1
+
+    def _git_sources(self, verb: str, rest: list[str], cwd: str | None, hits: list[Hit]) -> None:
+        """Repositories git reads from: `clone SRC`, `archive --remote=R`, `fetch R`,
+        `remote add N R`, `submodule add R`, `pull R`, `worktree add`: a local path
+        there is a read of that repository."""
+        words = [a for a in rest if not a.startswith("-")]
+        srcs: list[str] = []
+        if verb in ("clone", "fetch", "pull", "submodule") and words:
+            srcs.append(words[1] if verb == "submodule" and len(words) > 1 else words[0])
+        elif verb == "remote" and len(words) >= 3 and words[0] in ("add", "set-url"):
+            srcs.append(words[2])
+        for a in rest:
+            if a.startswith("--remote="):
+                srcs.append(a.split("=", 1)[1])
+        if verb == "archive" and "--remote" in rest:
+            i = rest.index("--remote")
+            if i + 1 < len(rest):
+                srcs.append(rest[i + 1])
+        for s in srcs:
+            s = s.removeprefix("file://")
+            if s.startswith(("/", ".", "~")) or ("/" in s and ":" not in s.split("/")[0]):
+                self._path(s, cwd, "read", False, hits, f"git {verb}")
 
     def _git_paths(self, args: list[str], cwd: str | None, hits: list[Hit]) -> None:
         k = 0
@@ -143,9 +172,12 @@ class StructuredPrograms:
                     self._path(args[k + 1], cwd, "read", False, hits, "git")
                 k += 2
                 continue
+            if args[k].startswith(("--git-dir=", "--work-tree=")):
+                self._path(args[k].split("=", 1)[1], cwd, "read", False, hits, "git")
             k += 1
         verb = args[k] if k < len(args) else ""
         rest = args[k + 1:]
+        self._git_sources(verb, rest, gcwd, hits)
         if verb in ("commit", "tag", "stash", "config", "remote", "init", "status", "clone",
                     "branch", "checkout", "switch", "reset", "fetch", "pull", "push",
                     "rev-parse", "describe", "merge-base"):

@@ -42,6 +42,17 @@ __all__ = ["CHEAT", "CLEAN", "UNVERIFIABLE", "CommandRule", "Context", "Place", 
 CLEAN, CHEAT, UNVERIFIABLE = "CLEAN", "CHEAT_DETECTED", "UNVERIFIABLE"
 MAX_DOC = int(os.environ.get("GAVEL_SCAN_MAX_DOC", str(64 * 1024 * 1024)))  # ~10x in memory
 WHOLE_READ = 16 * 1024 * 1024
+COPY_WARN = 0.3
+# Does the agent format's shell keep its working folder from one action to the next?
+# Claude Code: yes (the Bash tool keeps the cwd, and reports "Shell cwd was reset" when it
+# moves it back); OpenHands and SWE-agent: one persistent bash session; Codex shell calls,
+# mini-swe-agent and inspect_ai's bash tool: a fresh process per action, each with its
+# recorded folder. Variables and written files are carried across actions in every
+# format: where the shell does not keep them the carried value can only over-report an
+# access the agent tried, never hide one.
+PERSISTENT_CWD = {"claude-code": True, "openhands": True, "openhands-json": True,
+                  "swe-agent": True, "codex": False, "mini-swe-agent": False,
+                  "inspect-eval": False, "inspect-json": False}
 FORMAT_NAMES = ("Claude Code JSONL, Codex rollout JSONL, OpenHands events/output.jsonl "
                 "(also a flat `history` of run actions, or records wrapped in a JSON array), "
                 "SWE-agent .traj, mini-swe-agent trajectory JSON, inspect_ai .eval/.json")
@@ -54,6 +65,7 @@ class ScanResult:
     files: list[dict[str, Any]]
     engine: str
     places: list[dict[str, Any]] = field(default_factory=list)
+    copy: dict[str, Any] = field(default_factory=dict)   # share of code matching the reference
 
     @property
     def passed(self) -> bool:
@@ -76,7 +88,8 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
                       upstream: str | None = None, home: str | None = None,
                       thorough: bool = False, engine: str | None = None,
                       ctx: Context | None = None,
-                      progress: Callable[[int, int], None] | None = None) -> ScanResult:
+                      progress: Callable[[int, int], None] | None = None,
+                      solution: str | None = None) -> ScanResult:
     """Scan trajectory files (or folders of them) and return the verdict with findings.
 
     `progress(done_bytes, total_bytes)`, when given, is called as the files are read.
@@ -134,10 +147,40 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
         findings.append(_finding("CHT-U004", "error", "the transcripts contain no agent events "
                                  "(no tool calls or commands): nothing can be verified",
                                  files[0]["path"], unusable=True))
+    copy = _copy_signal(ctx, solution, findings)
     cheat = any(f.severity == "error" and not f.unusable for f in findings)
     unverifiable = any(f.unusable for f in findings)
     verdict = CHEAT if cheat else UNVERIFIABLE if unverifiable else CLEAN
-    return ScanResult(verdict, findings, files, matcher.engine, ctx.report())
+    return ScanResult(verdict, findings, files, matcher.engine, ctx.report(), copy)
+
+
+def _copy_signal(ctx: Context, solution: str | None, findings: list[Finding]) -> dict[str, Any]:
+    """The share of the candidate's code that reproduces the reference source."""
+    fp = ctx.fingerprints
+    if not solution or fp is None or not ctx.references:
+        return {}
+    from pathlib import Path
+
+    from gavelkit.task.anticheat.fingerprint import _text_files
+
+    same = total = 0
+    for p in _text_files(Path(solution), ()):
+        if p.suffix != ".py":
+            continue
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        a, b = fp.share(text)
+        same, total = same + a, total + b
+    share = same / total if total else 0.0
+    sev = "warning" if share >= COPY_WARN else "info"
+    findings.append(_finding("CHT-C001", sev, f"{share:.0%} of the candidate's code lines "
+                             f"({same} of {total}) reproduce the reference source"
+                             + (": consistent with copying rather than reconstruction "
+                                "from the spec" if sev == "warning" else ""), solution,
+                             share=round(share, 4), lines=same, total=total))
+    return {"share": round(share, 4), "lines": same, "total": total}
 
 
 def places_summary(places: list[dict[str, Any]]) -> list[str]:
@@ -222,7 +265,8 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
         findings.append(_finding("CHT-U001", "error", "transcript is empty", path, unusable=True))
         return
     fmt = traj.detect_bytes(raw) if raw is not None else traj.detect(path)
-    an = Analyzer(ctx)
+    an = Analyzer(ctx, persist_cwd=PERSISTENT_CWD.get(fmt or "", True),
+                  fingerprints=ctx.fingerprints)
     if fmt == "inspect-eval":
         info["format"] = fmt
         from gavelkit.task.anticheat.trajectory import inspectlog
@@ -249,8 +293,17 @@ def _scan_jsonl(path: str, fmt: str, ctx: Context, matcher: Any, thorough: bool,
 
     info["format"] = fmt
     norm = traj.normaliser(fmt)
-    local = prefilter.Matcher(list(ctx.anchors) + list(getattr(norm, "anchors", ())),
-                              matcher.engine)
+    fp_tokens = [t.encode() for t in ctx.fingerprints.tokens] if ctx.fingerprints else []
+    # every action line is parsed (the gate then decides per action, see gate.py); other
+    # lines only when they hold an anchor, a fingerprint token or a base64 run
+    local = prefilter.Matcher(list(ctx.anchors) + list(getattr(norm, "anchors", ())) +
+                              list(getattr(norm, "markers", ())) + fp_tokens +
+                              [b"Shell cwd was reset"], matcher.engine,
+                              extra=B64_RUN if ctx.fingerprints else None)
+    from gavelkit.task.anticheat.gate import Gate
+
+    an.gate = None if (thorough or ctx.every_line) else Gate(ctx, lambda text: matcher.found(text.encode("utf-8", "surrogatepass")),
+                   matcher.engine)
     stats = prefilter.LineStats()
     stats.on_block = tick
     every = thorough or ctx.every_line or fmt == "openhands"
@@ -259,8 +312,8 @@ def _scan_jsonl(path: str, fmt: str, ctx: Context, matcher: Any, thorough: bool,
     out_matcher = _out_matcher(ctx, matcher.engine)
     bad = 0
     for line_no, raw in prefilter.hit_lines(path, local, every, stats, markers=markers):
-        an.check_outputs = out_matcher is not None and bool(
-            out_matcher.line_starts(raw, len(raw)))
+        an.check_outputs = (out_matcher is not None and bool(
+            out_matcher.line_starts(raw, len(raw)))) or ctx.fingerprints is not None
         try:
             obj = loads(raw)
         except ValueError:
@@ -321,6 +374,7 @@ def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: b
                                  f"formats tried: {FORMAT_NAMES}", path, unusable=True))
         return
     info["format"] = dfmt
+    an.persist_cwd = PERSISTENT_CWD.get(dfmt, True)
     outputs: Any = True
     if not (thorough or ctx.every_line):
         # parse only actions with an anchor; read outputs only if they name a place
@@ -338,19 +392,27 @@ def _gate_document(ctx: Context, matcher: Any, raw: bytes, an: Analyzer,
     raw model responses); else the whole document once. Returns the `outputs`
     argument for `document_events`."""
 
-    def gate(text: str) -> bool:
-        return matcher.found(text.encode("utf-8", "surrogatepass"))
+    from gavelkit.task.anticheat.gate import Gate
 
-    an.gate = gate
+    an.gate = Gate(ctx, lambda text: matcher.found(text.encode("utf-8", "surrogatepass")),
+                   matcher.engine)
     om = _out_matcher(ctx, matcher.engine)
-    if om is None:
+    fp = ctx.fingerprints
+    if om is None and fp is None:
         an.check_outputs = False
         return False
     if per_output:
         an.check_outputs = True
-        return lambda text: om.found(text.encode("utf-8", "surrogatepass"))
-    an.check_outputs = om.found(raw)
+        if fp is None:
+            return lambda text: om.found(text.encode("utf-8", "surrogatepass"))
+        if om is None:
+            return fp.might
+        return lambda text: fp.might(text) or om.found(text.encode("utf-8", "surrogatepass"))
+    an.check_outputs = fp is not None or om.found(raw)
     return an.check_outputs
+
+
+B64_RUN = rb"[A-Za-z0-9+/]{64}"    # a base64 block an output check must decode
 
 
 def _has_content(path: str) -> bool:

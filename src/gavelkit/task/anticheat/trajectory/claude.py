@@ -89,6 +89,10 @@ class Normaliser:
         elif lname in ("write", "edit", "multiedit", "notebookedit"):
             ev.write.append(str(inp.get("file_path") or inp.get("notebook_path") or ""))
             ev.tool = "write"
+            edits = inp.get("edits") if isinstance(inp.get("edits"), list) else []
+            texts = [inp.get(k) for k in ("content", "new_string", "new_source")] + [
+                e.get("new_string") for e in edits if isinstance(e, dict)]
+            ev.content = "\n".join(t for t in texts if isinstance(t, str)) or None
         elif lname == "grep":
             ev.read.append(str(inp.get("path") or "."))
             if inp.get("glob"):

@@ -95,7 +95,7 @@ class Normaliser:
             text = str(item.get("input", ""))
             ev = Event(self.index, line=line, time=time, tool=str(item.get("name", "custom")),
                        write=[m.strip() for m in _PATCH_FILE.findall(text)], cwd=self.cwd,
-                       call_id=item.get("call_id"))
+                       call_id=item.get("call_id"), content=text)
         elif t in ("function_call_output", "custom_tool_call_output"):
             out = item.get("output")
             if isinstance(out, str) and out.startswith("{"):

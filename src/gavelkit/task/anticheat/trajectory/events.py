@@ -40,6 +40,7 @@ class Event:
     cwd: str | None = None
     call_id: str | None = None
     where: str = ""                  # extra locator, e.g. "sample 3 epoch 1" in an .eval
+    content: str | None = None       # text a write/edit tool put into `write` (or a patch)
 
     def excerpt(self, limit: int = 160) -> str:
         for text in (self.command, " ".join(self.argv) if self.argv else None, self.code,
@@ -122,6 +123,10 @@ def tool_call_event(index: int, name: str, arguments: Any, **kw: Any) -> Event:
         elif sub or lname in ("write", "write_file", "create", "edit", "apply_patch", "insert"):
             ev.write.append(path)
             ev.tool = "write"
+            body = next((args[k] for k in ("file_text", "content", "new_str", "new_string",
+                                            "text", "insert_text") if isinstance(args.get(k), str)),
+                        None)
+            ev.content = body
         else:
             ev.read.append(path)
     url = args.get("url")

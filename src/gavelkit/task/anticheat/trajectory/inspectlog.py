@@ -80,6 +80,7 @@ def sample_events(sample: dict[str, Any], start: int = 0) -> Iterator[Event]:
                     ev.read.append(str(e["file"]))
                 elif action == "write_file" and e.get("file"):
                     ev.write.append(str(e["file"]))
+                    ev.content = e["contents"] if isinstance(e.get("contents"), str) else None
                 yield ev
             index += 1
         return

@@ -102,6 +102,8 @@ class Normaliser:
             else:
                 ev.write.append(str(args.get("path", "")))
                 ev.tool = "write"
+                ev.content = next((str(args[k]) for k in ("content", "file_text", "new_str")
+                                   if isinstance(args.get(k), str)), None)
         elif action in ("browse", "browse_interactive"):
             ev.url = str(args.get("url", "") or args.get("browser_actions", ""))
             ev.tool = "fetch"

@@ -40,8 +40,24 @@ def looks_like_swe(doc: Any) -> bool:
 
 
 def looks_like_mini(doc: Any) -> bool:
+    if looks_like_message_list(doc):
+        return True
     return (isinstance(doc, dict) and isinstance(doc.get("messages"), list)
             and ("info" in doc or str(doc.get("trajectory_format", "")).startswith("mini")))
+
+
+def looks_like_message_list(doc: Any) -> bool:
+    """The early mini-swe-agent shape: the trajectory file is the bare list of messages
+    (system, user task, then assistant turns with a fenced bash block and user turns
+    with the observation)."""
+    if not (isinstance(doc, list) and len(doc) >= 2 and all(isinstance(m, dict)
+                                                            for m in doc[:20])):
+        return False
+    roles = [m.get("role") for m in doc[:20]]
+    if not all(isinstance(r, str) for r in roles) or "assistant" not in roles:
+        return False
+    return any(isinstance(m.get("content"), str | list) and "```" in str(m.get("content"))
+               for m in doc[:40] if m.get("role") == "assistant")
 
 
 def _state_cwd(state: Any) -> str | None:
@@ -180,6 +196,8 @@ def mini_events(doc: dict[str, Any],
     """Events of a mini-swe-agent trajectory. `outputs` False (or a predicate that says
     no for an output's text) yields OUTPUT_SEEN instead of reading that output."""
     cwd = None
+    if isinstance(doc, list):
+        doc = {"messages": doc}
     info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
     cfg = info.get("config") if isinstance(info.get("config"), dict) else {}
     envcfg = cfg.get("environment") if isinstance(cfg.get("environment"), dict) else {}

@@ -1,0 +1,300 @@
+"""What the agent saw: fingerprints of the protected material, checked in every tool output.
+
+Why: however a command was spelled, an agent that saw the oracle has the oracle in its
+tool outputs. The judge holds the protected material (oracle tests and fixtures, kept
+ids, the spec-test map, earlier score files, the reference source when given); each
+file is cut into normalised lines (whitespace collapsed, line-number prefixes of
+`cat -n`/`nl`/`grep -n`/editor views dropped, short lines ignored), hashed in
+k-grams of consecutive lines, and winnowed (the smallest hash of every window of W
+k-grams is kept). Any run of W+K-1 consecutive protected lines an output reproduces
+therefore shares at least one fingerprint with it. An output that covers
+`MIN_LINES` protected lines of one file (or half of a small file) is CHEAT, naming
+the file and its lines. Base64 blocks in outputs are decoded and checked too.
+
+The same fingerprints give the copying signal: the share of a candidate solution's
+lines that reproduce the reference source.
+
+Cost: an output is only cut into lines when it holds two of the winnowed k-grams'
+distinctive tokens, or one of 16+ characters (or a long base64 run): one prefilter
+pass, then a word scan of the few outputs it lets through. A reproduction of ten or
+more lines always carries two fingerprints, so the prefilter never drops one.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gavelkit.task.anticheat.cmdrules import Hit
+
+K = 3                  # lines per k-gram
+W = 4                  # k-grams per winnowing window
+MIN_LINES = 6          # K + W - 1: the run every fingerprint set is sure to catch
+MIN_LEN = 8            # shorter normalised lines carry no evidence
+MAX_FILE = 4 << 20
+MAX_TOTAL = 64 << 20
+MAX_FILES = 5000
+_LINENO = re.compile(r"^\s*(?:[\w./-]+[:-])?\d+(?:[:\t|]|\s{2,}|: )\s?")
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{7,}")
+_TOKEN_ANY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{4,}")
+LONG_TOKEN = 16        # one token this long is specific enough on its own
+_SHORT_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{4,}")
+# identifiers too common in any Python output to select an output for the line check
+COMMON = frozenset(["assert", "isinstance", "pytest", "fixture", "parametrize", "raises", "monkeypatch", "tmp_path", "tmpdir", "expected", "result", "return", "import", "self", "setup", "teardown", "assertequal", "asserttrue", "assertfalse", "assertraises", "assertin", "assertisnone", "unittest", "testcase", "mock", "patch", "magicmock", "capsys", "caplog", "request", "__init__", "__name__", "__main__", "encoding", "filename", "pathlib", "subprocess", "print", "format", "string", "value", "values", "config", "settings", "options", "kwargs", "args", "data", "items", "keys", "append", "extend", "update", "length", "content", "response", "status", "message", "exception", "valueerror", "typeerror", "keyerror", "runtimeerror", "attributeerror", "notimplementederror", "indexerror", "oserror", "filenotfounderror", "importerror", "staticmethod", "classmethod", "property", "super", "object", "dict", "list", "tuple", "float", "bool", "none", "true", "false", "class", "def", "lambda", "yield", "async", "await", "while", "break", "continue", "finally", "except", "with", "open", "read", "write", "close", "exists", "makedirs", "mkdir", "write_text", "read_text", "dumps", "loads", "json", "strip", "split", "join", "replace", "startswith", "endswith", "lower", "upper", "range", "enumerate", "sorted", "reversed", "getattr", "setattr", "hasattr", "callable", "serialize", "deserialize", "output", "input", "name", "names", "path", "paths", "test", "tests", "testing", "check", "checks", "default", "defaults", "returncode", "stdout", "stderr", "exit_code", "traceback", "warning", "warnings", "error", "errors"])
+_B64 = re.compile(r"(?:[A-Za-z0-9+/]{40,}={0,2}\s*){2,}|[A-Za-z0-9+/]{64,}={0,2}")
+SKIP_NAMES = ("spec.md", "README", "LICENSE", "task.json", "MANIFEST.json", "PIPELINE_STATE")
+TEXT_SUFFIXES = (".py", ".txt", ".md", ".json", ".jsonl", ".toml", ".cfg", ".ini", ".yaml",
+                 ".yml", ".csv", ".rst", ".sh", ".pyi", ".c", ".h", ".js", ".ts", ".html", "")
+
+
+def norm_line(line: str) -> str:
+    line = _LINENO.sub("", line, count=1) if line[:1].isspace() or line[:1].isdigit() or \
+        ":" in line[:80] else line
+    return " ".join(line.split())
+
+
+def _sig_lines(text: str) -> list[tuple[int, str]]:
+    out = []
+    for no, raw in enumerate(text.splitlines(), start=1):
+        n = norm_line(raw)
+        if len(n) >= MIN_LEN and any(c.isalnum() for c in n):
+            out.append((no, n))
+    return out
+
+
+@dataclass
+class Source:
+    label: str                 # shown in findings: "oracle/test_atomic.py"
+    kind: str                  # protected | reference
+    lines: int = 0             # significant lines
+
+
+@dataclass
+class Fingerprints:
+    sources: list[Source] = field(default_factory=list)
+    prints: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
+    tokens: set[str] = field(default_factory=set)
+    unchecked: list[tuple[str, str]] = field(default_factory=list)   # (path, why)
+    matcher: object | None = None
+    b64: Any = None
+    allowed: set[str] = field(default_factory=set)   # lines of what the agent may read (spec)
+
+    # -- building
+    def add(self, label: str, text: str, kind: str = "protected") -> None:
+        sig = [(no, n) for no, n in _sig_lines(text) if n not in self.allowed]
+        if not sig:
+            return
+        idx = len(self.sources)
+        self.sources.append(Source(label, kind, len(sig)))
+        if len(sig) < K or kind == "ids":
+            for no, n in sig:            # short files and id lists: each line on its own
+                if self._token(n):
+                    self.prints.setdefault(hash(n), []).append((idx, no, no))
+            return
+        grams = [(hash((sig[i][1], sig[i + 1][1], sig[i + 2][1])), sig[i][0], sig[i + 2][0],
+                  i) for i in range(len(sig) - K + 1)]
+        chosen: set[int] = set()
+        # the reference source keeps every k-gram: the copying share needs them all
+        width = 1 if kind == "reference" else W
+        for w in range(max(1, len(grams) - width + 1)):
+            window = grams[w:w + width]
+            chosen.add(min(window, key=lambda g: (g[0], -g[3]))[3])
+        for i in sorted(chosen):
+            h, first, last, _ = grams[i]
+            if self._token(" ".join(n for _, n in sig[i:i + K])):
+                self.prints.setdefault(h, []).append((idx, first, last))
+
+    def _token(self, text: str) -> bool:
+        """Pick the k-gram's prefilter token: its longest uncommon identifier. A k-gram
+        without one (punctuation, common words only) carries no evidence: not kept."""
+        for rx in (_TOKEN, _SHORT_TOKEN):
+            toks = [t for t in rx.findall(text) if t.lower() not in COMMON and _coined(t)]
+            if toks:
+                self.tokens.add(max(toks, key=len))
+                return True
+        return False
+
+    def compile(self, engine: str | None = None) -> None:
+        from gavelkit.task.anticheat import prefilter
+
+        self.matcher = prefilter.Matcher([t.encode() for t in self.tokens], engine)
+        self.b64 = _fast_b64()
+
+    # -- checking
+    def might(self, text: str) -> bool:
+        """Could this output reproduce protected lines? (one prefilter pass)"""
+        if not self.prints:
+            return False
+        if self.matcher is None:
+            self.compile()
+        raw = text.encode("utf-8", "surrogatepass")
+        if not self.matcher.found(raw):  # type: ignore[union-attr]
+            return self.b64.search(raw) is not None
+        seen: set[str] = set()
+        for m in _TOKEN_ANY.finditer(text):
+            tok = m.group(0)
+            if tok in self.tokens and tok not in seen:
+                if len(tok) >= LONG_TOKEN:
+                    return True
+                seen.add(tok)
+                if len(seen) >= 2:
+                    return True
+        return _B64.search(text) is not None
+
+    def covered(self, text: str) -> dict[int, set[int]]:
+        """source index -> protected line numbers this text reproduces."""
+        sig = _sig_lines(text)
+        out: dict[int, set[int]] = {}
+        hashes = [hash(n) for _, n in sig]
+        grams = [hash((sig[i][1], sig[i + 1][1], sig[i + 2][1])) for i in range(len(sig) - 2)]
+        for h in (*grams, *hashes):
+            for idx, first, last in self.prints.get(h, ()):
+                out.setdefault(idx, set()).update(range(first, last + 1))
+        return out
+
+    def check(self, text: str) -> Hit | None:
+        if not self.might(text):
+            return None
+        texts = [text, *decoded_blocks(text)]
+        for t in texts:
+            hit = self._judge(t, decoded=t is not text)
+            if hit is not None:
+                return hit
+        return None
+
+    def _judge(self, text: str, decoded: bool) -> Hit | None:
+        best: tuple[int, int, list[int]] | None = None
+        for idx, lines in self.covered(text).items():
+            src = self.sources[idx]
+            if src.kind == "reference-only":
+                continue
+            need = min(MIN_LINES, max(2, (src.lines + 1) // 2))
+            if len(lines) >= need and (best is None or len(lines) > best[1]):
+                best = (idx, len(lines), sorted(lines))
+        if best is None:
+            return None
+        idx, n, lines = best
+        src = self.sources[idx]
+        where = _ranges(lines)
+        how = " (inside a base64 block it decoded)" if decoded else ""
+        return Hit("CHT-O002", "error", f"tool output reproduces {n} line(s) of {src.label} "
+                   f"(lines {where}){how}: the agent saw protected material", src.label,
+                   "output")
+
+    def share(self, text: str, kind: str = "reference") -> tuple[int, int]:
+        """(lines of text reproducing `kind` sources, significant lines of text)."""
+        sig = _sig_lines(text)
+        if len(sig) < K:
+            return 0, len(sig)
+        hit_lines: set[int] = set()
+        for i in range(len(sig) - K + 1):
+            h = hash((sig[i][1], sig[i + 1][1], sig[i + 2][1]))
+            if any(self.sources[idx].kind == kind for idx, _, _ in self.prints.get(h, ())):
+                hit_lines.update((i, i + 1, i + 2))
+        return len(hit_lines), len(sig)
+
+
+def _coined(tok: str) -> bool:
+    """An identifier someone made up (`render_block`, `UnbalancedMarkError`, `v2`), not an
+    English word that any output may hold."""
+    return "_" in tok.strip("_") or any(c.isdigit() for c in tok) or any(
+        c.isupper() for c in tok[1:])
+
+
+def _fast_b64() -> Any:
+    """A 64-character base64 run, with re2 when importable (a counted repeat inside the
+    token alternation would make re2's automaton too big; on its own it is fast)."""
+    try:
+        import re2
+    except ImportError:
+        return re.compile(rb"[A-Za-z0-9+/]{64}")
+    return re2.compile(rb"[A-Za-z0-9+/]{64}")
+
+
+def _ranges(lines: list[int]) -> str:
+    out: list[str] = []
+    start = prev = lines[0]
+    for n in lines[1:]:
+        if n != prev + 1:
+            out.append(f"{start}-{prev}" if prev != start else str(start))
+            start = n
+        prev = n
+    out.append(f"{start}-{prev}" if prev != start else str(start))
+    return ", ".join(out[:6]) + (" …" if len(out) > 6 else "")
+
+
+def decoded_blocks(text: str) -> list[str]:
+    out = []
+    for m in _B64.finditer(text):
+        block = re.sub(r"\s+", "", m.group(0))
+        try:
+            raw = base64.b64decode(block + "=" * (-len(block) % 4), validate=False)
+        except (binascii.Error, ValueError):
+            continue
+        try:
+            out.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    return out
+
+
+def _text_files(root: Path, skip_top: Iterable[str]) -> Iterable[Path]:
+    skip = tuple(skip_top)
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and
+                             d not in ("__pycache__", "node_modules", ".git"))
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            if Path(dirpath) == root and name.startswith(skip):
+                continue
+            if name.startswith(".") or p.suffix not in TEXT_SUFFIXES or p.is_symlink():
+                continue
+            yield p
+
+
+def build(task_dir: str | None, references: Iterable[str] = (),
+          skip: Iterable[str] = ()) -> Fingerprints:
+    """Fingerprints of the task folder's protected files and of the reference source."""
+    fp = Fingerprints()
+    total = 0
+    roots: list[tuple[Path, str]] = []
+    if task_dir:
+        roots.append((Path(task_dir), "protected"))
+        for p in sorted(Path(task_dir).iterdir()):
+            if p.is_file() and p.name.startswith(("spec", "README")) and \
+                    p.name != "spec_test_map.md" and p.stat().st_size <= MAX_FILE:
+                try:
+                    fp.allowed.update(n for _, n in _sig_lines(p.read_text(encoding="utf-8")))
+                except (OSError, UnicodeDecodeError):
+                    continue
+    roots.extend((Path(r), "reference") for r in references if r and Path(r).is_dir())
+    count = 0
+    for root, kind in roots:
+        skip_top = (*SKIP_NAMES, "spec_v", *skip) if kind == "protected" else ()
+        for p in _text_files(root, skip_top):
+            count += 1
+            if count > MAX_FILES or total > MAX_TOTAL:
+                fp.unchecked.append((str(p), f"more than {MAX_FILES} files or "
+                                     f"{MAX_TOTAL >> 20} MB of protected material: the rest "
+                                     "was not fingerprinted"))
+                return fp
+            try:
+                size = p.stat().st_size
+                if size > MAX_FILE:
+                    fp.unchecked.append((str(p), f"protected file over {MAX_FILE >> 20} MB "
+                                         "was not fingerprinted"))
+                    continue
+                text = p.read_bytes().decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue                     # binary fixtures carry no line evidence
+            total += size
+            label = str(p.relative_to(root)) if kind == "protected" else \
+                f"the reference source {p.relative_to(root)}"
+            fp.add(label, text, "ids" if p.name.startswith("kept_") else kind)
+    return fp

@@ -1,0 +1,95 @@
+"""Is a path (resolved, possibly a glob, possibly partly unknown) a forbidden place?
+
+Why: the evaluator hands over words as bash would see them, with UNKNOWN where it
+could not know a piece and RECURSIVE for "names below this folder". A glob is
+matched against the places (does some file it can expand to lie in one?), a
+partly unknown path is decided by its known tail where that is enough, and a path
+of a reading program that stays unknown is UNVERIFIABLE with its location: never
+CLEAN, since the unknown piece could be any forbidden place.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any
+
+from gavelkit.task.anticheat.cmdrules import Hit
+from gavelkit.task.anticheat.places import match_place
+from gavelkit.task.anticheat.sheval import resolve_path
+from gavelkit.task.anticheat.shvalues import RECURSIVE, UNKNOWN
+
+_GLOBCH = re.compile(r"[*?\[]")
+
+
+def shown(text: str) -> str:
+    """A word for a message: unknown pieces as `…`, recursive ones as `**`."""
+    return text.replace(UNKNOWN, "…").replace(RECURSIVE, "**")[:200]
+
+
+class PathChecks:
+    """`_path`: one path word against the forbidden places (a mixin of the Analyzer)."""
+
+    ctx: Any
+    workspace: list[str]
+
+    def _path(self, word: str, cwd: str | None, access: str, is_glob: bool, hits: list[Hit],
+              how: str, strict: bool = True) -> None:
+        if not word or (word.startswith("-") and len(word) > 1):
+            return
+        if "\n" in word:
+            for line in word.split("\n"):
+                self._path(line.strip(), cwd, access, is_glob, hits, how, strict)
+            return
+        if word.startswith(("http://", "https://", "ftp://")):
+            return
+        path = resolve_path(word, cwd, self.ctx.home)
+        if RECURSIVE in path:
+            path = path.replace(RECURSIVE, "**")
+            is_glob = True
+        if UNKNOWN in path:
+            self._unresolved(path, access, hits, how, strict)
+            return
+        # a folder entered with `cd` on a glob keeps the glob (bash expanded it there)
+        glob = (is_glob and bool(_GLOBCH.search(word + path))) or bool(
+            cwd and not word.startswith("/") and _GLOBCH.search(cwd))
+        place = match_place(self.ctx, path, glob, self.workspace)
+        if place is None:
+            return
+        self._place_hit(place, path, access, hits, how)
+
+    @staticmethod
+    def _place_hit(place: Any, path: str, access: str, hits: list[Hit], how: str,
+                   note: str = "") -> None:
+        if access == "list":
+            hits.append(Hit("CHT-S001", "warning", f"{how} lists {place.what}: {path}{note}",
+                            path, "list"))
+        elif access == "write":
+            hits.append(Hit("CHT-W001", "error", f"{how} writes into {place.what}: {path}{note}",
+                            path, "write"))
+        else:
+            hits.append(Hit(place.code, place.severity, f"{how} reads {place.what}: "
+                            f"{path}{note}", path, "read"))
+
+    def _unresolved(self, path: str, access: str, hits: list[Hit], how: str,
+                    strict: bool) -> None:
+        """A path with a piece the evaluator could not know."""
+        tail = path.rsplit(UNKNOWN, 1)[1].lstrip("/")
+        if tail:
+            place = match_place(self.ctx, tail.replace(UNKNOWN, "x"), False, ())
+            if place is not None and not place.prefixes:
+                self._place_hit(place, shown(path), access, hits, how, " (its known part "
+                                "names the place)")
+                return
+        head = path.split(UNKNOWN, 1)[0]
+        if head.startswith("/") and head.count("/") >= 2:
+            base = posixpath.dirname(head) if not head.endswith("/") else head
+            if match_place(self.ctx, base.rstrip("/") or "/", False, self.workspace) is not None:
+                self._place_hit(match_place(self.ctx, base.rstrip("/"), False, self.workspace),
+                                shown(path), access, hits, how)
+                return
+        if access == "read" and strict:
+            hits.append(Hit("CHT-U006", "error", f"{how} reads a path that could not be "
+                            f"resolved ({shown(path)}): a variable, substitution or input "
+                            "the scan cannot know, so what it read is unverified",
+                            shown(path), "unverifiable"))

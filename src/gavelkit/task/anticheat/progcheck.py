@@ -1,0 +1,384 @@
+"""What one program does with its words: the per-program rules of the analyser.
+
+`_argv` strips wrappers (sudo, env, timeout…), applies the command rules (installs,
+fetches, git history, probes) and hands the words to the program's handler: xargs
+and `find -exec` run other commands, python runs code (its `-c` body, a heredoc, a
+script the agent wrote), pip/pytest read files the agent wrote, git/tar/curl have
+their own path syntax (`progpaths`); every other program follows the syntax table
+(`programs`). A mixin of `analyze.Analyzer`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gavelkit.task.anticheat import cmdrules, programs
+from gavelkit.task.anticheat.cmdrules import Hit, command_hit
+from gavelkit.task.anticheat.names import norm
+from gavelkit.task.anticheat.sheval import MAX_DEPTH, SimpleCommand, resolve_path
+from gavelkit.task.anticheat.shvalues import UNKNOWN
+from gavelkit.task.anticheat.written import requirement_names
+
+LISTERS = {"ls", "find", "tree", "du", "stat", "file", "dir", "exa", "eza", "fd", "fdfind",
+           "locate", "realpath", "readlink", "test", "[", "[[", "basename", "dirname", "lsattr",
+           "ll"}
+NOOP = {"cd", "pushd", "popd", "echo", "printf", "true", "false", "export", "set", "unset",
+        "which", "type", "alias", "exit", "return", "sleep", "wait", "read", "pwd", "clear",
+        "source", ".", "local", "declare", "shift", "trap", "kill", "jobs", "hash", "history",
+        "eval", "((", "mapfile", "readarray", "typeset", "readonly", "unalias", "ulimit",
+        "umask", "disown", "bg", "fg", "getopts", "let", "break", "continue", ":"}
+WRAPPERS = {"sudo", "env", "timeout", "nohup", "time", "nice", "exec", "command", "stdbuf",
+            "unbuffer", "ionice", "chronic", "caffeinate", "builtin", "doas", "strace", "ltrace",
+            "xvfb-run", "catchsegv", "setsid", "taskset", "chroot", "su"}
+KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "in",
+            "case", "esac", "{", "}", "!", "function", "select", "]]"}
+SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "busybox", "rbash"}
+WRITERS = {"rm", "touch", "mkdir", "chmod", "chown", "truncate", "tee", "rmdir", "unlink",
+           "shred", "mv"}
+COPIERS = {"cp", "rsync", "scp", "ln", "install"}
+PATTERN_FIRST = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "sed", "awk", "gawk",
+                 "jq", "yq", "perl"}
+PATH_VARS = ("PYTHONPATH", "GIT_DIR", "GIT_WORK_TREE", "PYTHONHOME", "PYTHONSTARTUP",
+             "VIRTUAL_ENV", "PYTHONUSERBASE", "GIT_OBJECT_DIRECTORY")
+_TIMEOUT = re.compile(r"[\d.]+[smhd]?")
+_GLOBCH = re.compile(r"[*?\[]")
+
+
+def _split_assign(word: str) -> list[str]:
+    if "=" in word and not word.startswith("/"):
+        return [word.split("=", 1)[1]]
+    return [word]
+
+
+def strip_wrappers(argv: list[str], globs: set[int]) -> tuple[list[str], set[int], dict[str, str]]:
+    """Drop shell keywords, wrappers (sudo, env, timeout…) and their options; return the
+    `env X=Y` assignments too."""
+    env: dict[str, str] = {}
+    while argv:
+        head = posixpath.basename(argv[0])
+        if head in KEYWORDS:
+            argv, globs = argv[1:], {i - 1 for i in globs if i > 0}
+            continue
+        if head not in WRAPPERS:
+            break
+        k = 1
+        while k < len(argv) and (argv[k].startswith("-") or "=" in argv[k]
+                                 or (head == "timeout" and _TIMEOUT.fullmatch(argv[k]))
+                                 or (head in ("nice", "su", "taskset") and k > 0
+                                     and argv[k - 1] in ("-n", "-c", "-u"))):
+            if "=" in argv[k] and not argv[k].startswith("-"):
+                name, _, val = argv[k].partition("=")
+                env[name] = val
+            k += 1
+        argv, globs = argv[k:], {i - k for i in globs if i >= k}
+    return argv, globs, env
+
+
+class ProgramChecks:
+    """Per-program rules (needs `_path`, `_shell`, `_python` and `state` of the Analyzer)."""
+
+    ctx: Any
+    state: Any
+    _path: Callable[..., None]
+    _shell: Callable[..., None]
+    _python: Callable[..., None]
+    _unverifiable: Callable[..., None]
+
+    def _argv(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+              heredoc: str | None, depth: int, stdin_paths: Sequence[str] = (),
+              piped_from: SimpleCommand | None = None, sc: SimpleCommand | None = None) -> None:
+        if depth > MAX_DEPTH:
+            self._unverifiable(hits, f"command nesting deeper than {MAX_DEPTH} levels was not "
+                                     "followed")
+            return
+        argv, globs, env = strip_wrappers(argv, globs)
+        if not argv:
+            return
+        if sc is not None:
+            env = {**sc.env, **env}
+        self._env_paths(env, cwd, hits)
+        prog = posixpath.basename(argv[0])
+        if prog.startswith("python"):
+            prog = re.sub(r"(\d+(\.\d+)*)$", "", prog)
+        if "/" in argv[0] and UNKNOWN not in argv[0]:
+            self._path(argv[0], cwd, "read", False, hits, "running a program from")
+        cmdrules.check(self.ctx, prog, argv, cwd, hits, piped_from, self._path)
+        handler = _HANDLERS.get(prog) or (_HANDLERS["python"] if prog in (
+            "pypy", "pypy3", "ipython") else None)
+        if handler is not None:
+            handler(self, argv, cwd, globs, hits, heredoc, depth, stdin_paths, sc)
+            return
+        if prog in NOOP or prog in SHELLS:
+            if prog in SHELLS:
+                self._shell_script(argv, cwd, hits)
+            return
+        self._generic(prog, argv, cwd, globs, hits)
+
+    def _env_paths(self, env: dict[str, str], cwd: str | None, hits: list[Hit]) -> None:
+        for name in PATH_VARS:
+            for part in (env.get(name) or "").split(":"):
+                if part:
+                    self._path(part, cwd, "read", False, hits, f"{name}=")
+
+    def _shell_script(self, argv: list[str], cwd: str | None, hits: list[Hit]) -> None:
+        args = argv[1:]
+        if any(a.startswith("-") and "c" in a.lstrip("-") and not a.startswith("--")
+               for a in args):
+            return
+        script = next((a for a in args if not a.startswith(("-", "+"))), None)
+        if script:
+            self._path(script, cwd, "read", False, hits, argv[0])
+
+    def _generic(self, prog: str, argv: list[str], cwd: str | None, globs: set[int],
+                 hits: list[Hit]) -> None:
+        args = argv[1:]
+        access = "list" if prog in LISTERS else "write" if prog in WRITERS else "read"
+        syn = programs.syntax(prog)
+        if syn is not None:
+            self._syntax_paths(prog, args, syn, access, cwd, globs, hits)
+            return
+        positional = _positional(prog, args)
+        if prog in LISTERS and not positional and prog in ("ls", "tree", "du", "exa", "eza", "ll"):
+            positional = [(".", -1)]
+        if prog in COPIERS and len(positional) >= 2:
+            *srcs, dst = positional
+            for word, i in srcs:
+                self._path(word, cwd, "read", i + 1 in globs, hits, prog)
+            self._path(dst[0], cwd, "write", False, hits, prog)
+            return
+        for word, i in positional:
+            for part in _split_assign(word):
+                self._path(part, cwd, access, i + 1 in globs, hits, prog,
+                           strict=access == "read" and prog not in ("[", "[[", "test"))
+
+    def _syntax_paths(self, prog: str, args: list[str], syn: Any, access: str,
+                      cwd: str | None, globs: set[int], hits: list[Hit]) -> None:
+        found, words = programs.path_words(prog, args, syn)
+        if prog == "sed" and any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args):
+            found = [(w, i, "write") for w, i, _ in found]
+        for word, i, acc in found:
+            self._path(word, cwd, acc if access != "list" else "list", i in globs, hits, prog)
+        recursive = any(a.startswith("-") and ("r" in a.lstrip("-")[:3] or a == "--recursive")
+                        for a in args)
+        if (prog in ("grep", "egrep", "fgrep", "rg", "ag", "ack") and not words[1:] and
+                recursive) or (prog in ("rg", "ag", "ack") and not words[1:]):
+            self._path(".", cwd, "read", False, hits, prog)
+
+    # -- handlers
+    def _h_xargs(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+                 heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+                 sc: SimpleCommand | None) -> None:
+        k = 1
+        replace = None
+        while k < len(argv) and argv[k].startswith("-"):
+            if argv[k] in ("-I", "-i") and k + 1 < len(argv):
+                replace = argv[k + 1]
+            k += 2 if argv[k] in ("-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a") else 1
+        rest = argv[k:] or ["echo"]
+        items = list(stdin_paths)
+        if heredoc is not None:
+            items += [x for x in re.split(r"[\n\0 ]+", heredoc) if x]
+        elif sc is not None and sc.stdin_unknown and not items:
+            items = [UNKNOWN]
+        if replace and items:
+            inner = [[w.replace(replace, it) for w in rest] for it in items[:16]]
+        else:
+            inner = [rest + items]
+        for cmd in inner:
+            marks = set(range(len(rest), len(cmd))) | {
+                i for i, w in enumerate(cmd) if _GLOBCH.search(w) and w not in rest}
+            self._run_argv(cmd, cwd, marks, hits, depth)
+
+    def _run_argv(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+                  depth: int) -> None:
+        """An argv run without a shell (xargs, -exec, subprocess lists, Codex arrays)."""
+        prog = posixpath.basename(argv[0]) if argv else ""
+        if prog in SHELLS or prog in ("eval",):
+            self._shell(shlex.join(argv), cwd, hits, depth + 1)
+            return
+        self._argv(argv, cwd, globs, hits, None, depth + 1)
+
+    def _h_python(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+                  heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+                  sc: SimpleCommand | None) -> None:
+        args = argv[1:]
+        k = 0
+        while k < len(args):
+            a = args[k]
+            if a == "-c" and k + 1 < len(args):
+                self._python(args[k + 1], cwd, hits, depth + 1)
+                return
+            if a == "-m" and k + 1 < len(args):
+                mod = args[k + 1].replace(".", "/")
+                for cand in (f"{mod}.py", f"{mod}/__main__.py"):
+                    self._run_written(cand, cwd, hits, depth, f"python -m {args[k + 1]}")
+                self._argv([args[k + 1], *args[k + 2:]], cwd, set(), hits, heredoc, depth + 1,
+                           sc=sc)
+                return
+            if a == "-" or not a.startswith("-"):
+                break
+            k += 2 if a in ("-W", "-X", "-Q") else 1
+        rest = args[k:]
+        if rest and rest[0] != "-":
+            self._path(rest[0], cwd, "read", False, hits, "python")
+            self._run_written(rest[0], cwd, hits, depth, "python")
+            for b in rest[1:]:
+                if not b.startswith("-"):
+                    self._path(b, cwd, "read", False, hits, "python", strict=False)
+            return
+        if heredoc is not None:
+            self._python(heredoc, cwd, hits, depth + 1)
+        elif sc is not None and sc.stdin_unknown:
+            self._unverifiable(hits, f"{argv[0]} runs Python code from its input, which could "
+                                     "not be resolved (obfuscated or built at run time)")
+
+    def _run_written(self, path: str, cwd: str | None, hits: list[Hit], depth: int,
+                     how: str) -> None:
+        body = self.state.file(path, cwd)
+        if body is not None:
+            self._python(body, cwd, hits, depth + 1, f"{how} {path} (written earlier)")
+
+    def _h_pytest(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+                  heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+                  sc: SimpleCommand | None) -> None:
+        for a in argv[1:]:
+            if not a.startswith("-"):
+                target = a.split("::", 1)[0]
+                self._path(target, cwd, "read", False, hits, "pytest", strict=False)
+                self._run_written(target, cwd, hits, depth, "pytest")
+
+    def _h_pip(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+               heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+               sc: SimpleCommand | None) -> None:
+        args = argv[1:]
+        for i, a in enumerate(args):
+            val = None
+            if a in ("-r", "--requirement", "-c", "--constraint") and i + 1 < len(args):
+                val = args[i + 1]
+            elif a.startswith(("--requirement=", "--constraint=")):
+                val = a.split("=", 1)[1]
+            elif a.startswith("-r") and len(a) > 2:
+                val = a[2:]
+            if val:
+                self._requirements(val, cwd, hits, argv, 0)
+        self._generic(posixpath.basename(argv[0]), argv, cwd, globs, hits)
+
+    def _requirements(self, path: str, cwd: str | None, hits: list[Hit], argv: list[str],
+                      level: int) -> None:
+        full = resolve_path(path, cwd, self.ctx.home)
+        body = self.state.files.get(full)
+        if body is None or level > 4:
+            if full in self.state.files and body is None:
+                self._unverifiable(hits, f"{' '.join(argv)[:120]}: the requirements it reads "
+                                         f"({path}) were built from text the scan could not "
+                                         "resolve")
+            return
+        for kind, value in requirement_names(body):
+            if kind == "file":
+                self._requirements(value, posixpath.dirname(full), hits, argv, level + 1)
+            elif kind == "url":
+                cmdrules.urls(self.ctx, [value], hits, f"{argv[0]} -r {path}", self._path)
+            elif kind == "path":
+                self._path(value, posixpath.dirname(full), "read", False, hits,
+                           f"{argv[0]} -r {path}")
+            else:
+                m = cmdrules.WORD.match(value)
+                if m and norm(m.group(0)) in self.ctx.targets:
+                    command_hit(self.ctx, "install-target", argv, hits,
+                                f"{' '.join(argv)[:120]} (the requirements file {path} names "
+                                f"{m.group(0)})")
+
+    def _h_runner(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+                  heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+                  sc: SimpleCommand | None) -> None:
+        args = argv[1:]
+        if args[:1] == ["run"]:
+            rest = list(args[1:])
+            while rest and rest[0].startswith("-"):
+                rest = rest[1:]
+            self._argv(rest, cwd, set(), hits, heredoc, depth + 1, sc=sc)
+            return
+        if argv[0].endswith("uv") and args[:1] == ["pip"]:
+            self._h_pip(["pip", *args[1:]], cwd, globs, hits, heredoc, depth, stdin_paths, sc)
+            return
+        self._generic(posixpath.basename(argv[0]), argv, cwd, globs, hits)
+
+    def _h_uvx(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+               heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+               sc: SimpleCommand | None) -> None:
+        prog = posixpath.basename(argv[0])
+        if prog == "pipx" and argv[1:2] != ["run"]:
+            return
+        rest = argv[2:] if prog == "pipx" else argv[1:]
+        words = [a for a in rest if not a.startswith("-")]
+        m = cmdrules.WORD.match(words[0]) if words else None
+        if m and norm(m.group(0)) in self.ctx.targets:
+            command_hit(self.ctx, "install-target", argv, hits)
+
+    def _h_git(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+               heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+               sc: SimpleCommand | None) -> None:
+        self._git_paths(argv[1:], cwd, hits)  # type: ignore[attr-defined]
+
+    def _h_fetch(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+                 heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+                 sc: SimpleCommand | None) -> None:
+        self._fetcher(posixpath.basename(argv[0]), argv[1:], cwd, hits)  # type: ignore[attr-defined]
+
+    def _h_find(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+                heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+                sc: SimpleCommand | None) -> None:
+        self._find(argv[1:], cwd, hits, depth)  # type: ignore[attr-defined]
+
+    def _h_tar(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+               heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+               sc: SimpleCommand | None) -> None:
+        self._tar(argv[1:], cwd, {i - 1 for i in globs}, hits)  # type: ignore[attr-defined]
+
+    def _h_patch(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+                 heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+                 sc: SimpleCommand | None) -> None:
+        text = argv[1] if len(argv) > 1 else heredoc
+        if text:
+            self._store_patch(text, cwd, hits)  # type: ignore[attr-defined]
+
+
+def _positional(prog: str, args: list[str]) -> list[tuple[str, int]]:
+    """Fallback for programs the syntax table does not list: every non-option word."""
+    out: list[tuple[str, int]] = []
+    skip_first = prog in PATTERN_FIRST
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            out.extend((b, j) for j, b in enumerate(args[i + 1:], start=i + 1))
+            break
+        if a.startswith("-") and len(a) > 1:
+            if "=" in a:
+                out.append((a.split("=", 1)[1], i))
+        elif skip_first:
+            skip_first = False
+        else:
+            out.append((a, i))
+        i += 1
+    return out
+
+
+_HANDLERS: dict[str, Callable[..., None]] = {
+    "xargs": ProgramChecks._h_xargs, "python": ProgramChecks._h_python,
+    "pytest": ProgramChecks._h_pytest, "py.test": ProgramChecks._h_pytest,
+    "pip": ProgramChecks._h_pip, "pip3": ProgramChecks._h_pip,
+    "uv": ProgramChecks._h_runner, "poetry": ProgramChecks._h_runner,
+    "pdm": ProgramChecks._h_runner, "hatch": ProgramChecks._h_runner,
+    "pipenv": ProgramChecks._h_runner, "rye": ProgramChecks._h_runner,
+    "uvx": ProgramChecks._h_uvx, "pipx": ProgramChecks._h_uvx, "git": ProgramChecks._h_git,
+    "curl": ProgramChecks._h_fetch, "wget": ProgramChecks._h_fetch,
+    "http": ProgramChecks._h_fetch, "https": ProgramChecks._h_fetch,
+    "aria2c": ProgramChecks._h_fetch, "find": ProgramChecks._h_find,
+    "tar": ProgramChecks._h_tar, "bsdtar": ProgramChecks._h_tar, "gtar": ProgramChecks._h_tar,
+    "apply_patch": ProgramChecks._h_patch, "applypatch": ProgramChecks._h_patch,
+}
