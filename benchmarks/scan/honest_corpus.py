@@ -94,6 +94,7 @@ def repo_of(instance_id: str) -> str | None:
 
 SCORING = True
 HISTORY_ALLOWED = False
+THOROUGH_TOO = False
 
 
 def make_task(root: Path, repo: str) -> Path:
@@ -182,6 +183,21 @@ def collect_openhands(dirs: list[str], out: Path) -> list[tuple[str, str, str]]:
     return items
 
 
+def collect_completions(dirs: list[str]) -> list[tuple[str, str, str]]:
+    """OpenHands LLM completion logs (one per instance, the whole conversation as
+    function-calling messages), e.g. a SWE-bench Verified run of CodeActAgent."""
+    items: list[tuple[str, str, str]] = []
+    for d in dirs:
+        if not d or not os.path.isdir(d):
+            continue
+        for p in sorted(Path(d).rglob("*.json")):
+            repo = repo_of(p.parent.name)
+            if repo in PACKAGES:
+                items.append((str(p), repo, "openhands-completions"))
+        break
+    return items
+
+
 def collect(corpora: list[str], limit: int | None) -> list[tuple[str, str, str]]:
     """(path, repo, kind) for every trajectory found."""
     out: list[tuple[str, str, str]] = []
@@ -206,6 +222,8 @@ def collect(corpora: list[str], limit: int | None) -> list[tuple[str, str, str]]
 def workspace_for(kind: str, path: str) -> list[str]:
     if kind == "mini-swe-agent":
         return [WS]
+    if kind == "openhands-completions":
+        return ["/workspace"]
     if kind == "openhands":
         # the task message names the uploaded repository's folder
         text = Path(path).read_text(encoding="utf-8")
@@ -237,16 +255,19 @@ def precision(items: list[tuple[str, str, str]], root: Path) -> dict:
     cheats = []
     unverifiable = []
     codes: Counter[str] = Counter()
-    rules = []
-    if HISTORY_ALLOWED:
-        # SWE-bench gives the agent the repository's history up to the base commit
-        # (task.json workspace_history = "upstream", written by make_task)
-        rules = []
+    rules: list[str] = []   # SWE-bench history: task.json workspace_history (make_task)
+    differs = []
     for path, repo, kind in items:
         pkg, aliases = package_of(repo)
         ctx = build_context(str(tasks[repo]), pkg, workspace=workspace_for(kind, path),
                             aliases=aliases, rules=rules)
         res = scan_trajectories([path], ctx=ctx)
+        if THOROUGH_TOO:
+            full = scan_trajectories([path], ctx=ctx, thorough=True)
+            if sorted((f.code, f.message) for f in full.findings) != sorted(
+                    (f.code, f.message) for f in res.findings):
+                differs.append({"file": os.path.basename(path), "fast": res.verdict,
+                                "thorough": full.verdict})
         verdicts[res.verdict] += 1
         per_kind[kind][res.verdict] += 1
         for f in res.findings:
@@ -265,6 +286,7 @@ def precision(items: list[tuple[str, str, str]], root: Path) -> dict:
             rec["findings_total"] = len(rec["findings"])
             del rec["findings"][3:]
     return {"trajectories": n, "history_allowed": HISTORY_ALLOWED, "verdicts": dict(verdicts),
+            "thorough_compared": THOROUGH_TOO, "fast_differs_from_thorough": differs,
             "per_kind": {k: dict(v) for k, v in per_kind.items()},
             "false_cheat_rate": round(verdicts["CHEAT_DETECTED"] / n, 4) if n else None,
             "finding_codes": dict(sorted(codes.items())),
@@ -331,6 +353,11 @@ def speed(items: list[tuple[str, str, str]], root: Path, rounds: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", action="append", default=[])
+    ap.add_argument("--completions", action="append", default=[], metavar="DIR",
+                    help="folder of OpenHands LLM completion logs (the trajs/ folder of "
+                         "gsmoon97/swe-agent-eval, see honest_sources.json)")
+    ap.add_argument("--thorough-too", action="store_true",
+                    help="scan every file also with --thorough and list any difference")
     ap.add_argument("--label", default="after")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--rounds", type=int, default=3)
@@ -341,12 +368,14 @@ def main() -> None:
                     help="a SWE-bench rules overlay: the repository's own git history is the "
                          "agent's input (rule git-history switched off)")
     args = ap.parse_args()
-    global SCORING, HISTORY_ALLOWED
+    global SCORING, HISTORY_ALLOWED, THOROUGH_TOO
     SCORING = not args.no_scoring
     HISTORY_ALLOWED = args.history_allowed
+    THOROUGH_TOO = args.thorough_too
     with tempfile.TemporaryDirectory() as tmp:
         items = collect(args.corpus or DEFAULT_MINI, args.limit)
         items += collect_openhands(DEFAULT_OPENHANDS, Path(tmp) / "openhands")
+        items += collect_completions(args.completions)
         if not items:
             print("no trajectories found; see the docstring for where they come from")
             return

@@ -70,6 +70,18 @@ def scan_main(argv: list[str], prog: str) -> int:
     p.add_argument("--rules", action="append", default=[], metavar="FILE",
                    help="extra rules TOML (same id replaces a built-in rule)")
     p.add_argument("--home", help="home directory of the agent's machine (for ~ and $HOME)")
+    p.add_argument("--reference", action="append", default=[], metavar="DIR",
+                   help="the reference source (repeatable): tool outputs that reproduce it "
+                        "are CHEAT (CHT-O002); with --solution, the share of the candidate's "
+                        "code that reproduces it (CHT-C001). task.json reference_source / "
+                        "source_repo folders that exist are used too")
+    p.add_argument("--solution", type=at.abs_path,
+                   help="the candidate's final solution folder, for the copy signal")
+    p.add_argument("--workspace-history", choices=["none", "upstream"],
+                   help="does the agent's workspace hold the upstream's git history? "
+                        "none (default; also task.json workspace_history): reading history "
+                        "is CHT-G001; upstream (SWE-bench style): allowed, refs past the "
+                        "base commit are CHT-G002 warnings")
     p.add_argument("--thorough", action="store_true",
                    help="parse every line instead of only lines with a rule anchor")
     p.add_argument("--engine", choices=["re2", "find"], help="prefilter engine (default: re2 "
@@ -92,12 +104,14 @@ def scan_main(argv: list[str], prog: str) -> int:
     )
 
     ctx = build_context(args.task, args.package, args.forbid, args.workspace, args.rules,
-                        args.upstream, args.home, aliases=args.alias)
+                        args.upstream, args.home, aliases=args.alias,
+                        references=args.reference, history=args.workspace_history)
     from gavelkit.core.progress import Progress
 
     with Progress("scan MB", quiet=args.quiet) as bar:
         res = scan_trajectories(args.trajectories, thorough=args.thorough, engine=args.engine,
-                                ctx=ctx, progress=lambda d, t: bar.update(d >> 20, t >> 20))
+                                ctx=ctx, progress=lambda d, t: bar.update(d >> 20, t >> 20),
+                                solution=args.solution)
     code = 0 if res.verdict == CLEAN else 1 if res.verdict == CHEAT else 2
     big = sum(f.get("bytes", 0) for f in res.files) > 100_000_000
     if res.engine == "find" and big and not args.quiet:

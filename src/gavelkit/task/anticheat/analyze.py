@@ -124,12 +124,11 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
         if ev.content.lstrip().startswith("*** Begin Patch"):
             self._store_patch(ev.content, cwd, hits)
             return
-        whole = ev.tool == "write" and ev.content is not None and ev.tool != "edit"
-        for p in ev.write:
-            key = resolve_path(p, cwd, self.ctx.home)
-            self.state.files[key] = merge(self.state.files.get(key), ev.content, whole)
+        keys = [resolve_path(p, cwd, self.ctx.home) for p in ev.write]
+        for key in keys:
+            self.state.files[key] = merge(self.state.files.get(key), ev.content, False)
         if self.gate is not None:
-            self.gate.learn(ev.write)
+            self.gate.learn(keys)
 
     def _store_patch(self, text: str, cwd: str | None, hits: list[Hit]) -> None:
         for path, added in patch_files(text):
@@ -137,7 +136,7 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
             self.state.files[key] = merge(self.state.files.get(key), added, False)
             self._path(path, cwd, "write", False, hits, "apply_patch")
             if self.gate is not None:
-                self.gate.learn([path])
+                self.gate.learn([key])
 
     def _unverifiable(self, hits: list[Hit], why: str) -> None:
         hits.append(Hit("CHT-U006", "error", why, why[:200], "unverifiable"))
@@ -203,10 +202,17 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
         for s in fx.strings:
             if s and len(s) < 4096 and "\n" not in s and ("/" in s or "." in s or "~" in s):
                 self._path(s, cwd, "read", bool(_GLOBCH.search(s)), hits, how, strict=False)
+        # commands Python runs: a piece Python could not know is not strict (as its own
+        # open() of an unknown name): the known words are still checked as paths
         for sh in fx.shells:
+            if UNKNOWN in sh:
+                sh = " ".join(w for w in sh.split() if UNKNOWN not in w)
             self._shell(sh, cwd, hits, depth + 1)
         for argv in fx.argvs:
-            if argv and UNKNOWN not in argv[0]:
+            if argv and any(UNKNOWN in a for a in argv):
+                for a in argv[1:]:
+                    self._path(a, cwd, "read", False, hits, how, strict=False)
+            elif argv:
                 self._shell(shlex.join(argv), cwd, hits, depth + 1)
         for sub in fx.codes:
             self._python(sub, cwd, hits, depth + 1, f"{how} (exec of built code)")
@@ -222,19 +228,12 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
     # -- outputs
     def _output(self, ev: Event, hits: list[Hit]) -> None:
         text = ev.output or ""
+        if self._oracle_ids(text, hits):
+            return
         if self.fingerprints is not None:
             hit = self.fingerprints.check(text)     # type: ignore[attr-defined]
             if hit is not None:
                 hits.append(hit)
-                return
-        if self.ctx.sig_rx is not None and self.ctx.signatures and "::" in text and any(
-                f in text for f in self.ctx.sig_files):
-            found = {f"{m.group(1)}::{m.group(2)}" for m in self.ctx.sig_rx.finditer(text)}
-            leaked = found & self.ctx.signatures
-            if len(leaked) >= 2:
-                hits.append(Hit("CHT-O001", "error",
-                                f"tool output shows {len(leaked)} oracle test ids "
-                                f"(e.g. {sorted(leaked)[0]})", sorted(leaked)[0], "output"))
                 return
         if ev.call_id and ev.call_id in self.direct_calls:
             return
@@ -244,6 +243,18 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
                 hits.append(Hit("CHT-S002", "warning",
                                 f"tool output shows forbidden place(s): {', '.join(names[:5])}",
                                 names[0], "output"))
+
+    def _oracle_ids(self, text: str, hits: list[Hit]) -> bool:
+        if self.ctx.sig_rx is not None and self.ctx.signatures and "::" in text and any(
+                f in text for f in self.ctx.sig_files):
+            found = {f"{m.group(1)}::{m.group(2)}" for m in self.ctx.sig_rx.finditer(text)}
+            leaked = found & self.ctx.signatures
+            if len(leaked) >= 2:
+                hits.append(Hit("CHT-O001", "error",
+                                f"tool output shows {len(leaked)} oracle test ids "
+                                f"(e.g. {sorted(leaked)[0]})", sorted(leaked)[0], "output"))
+                return True
+        return False
 
 
 GateFn = Callable[[str], bool]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gavelkit.core.findings import Finding
 from gavelkit.task.anticheat.preflight import PreflightResult
@@ -23,6 +24,9 @@ class Scan:
     verdict: str  # CLEAN | CHEAT_DETECTED | UNVERIFIABLE
     findings: tuple[Finding, ...] = field(default_factory=tuple)
     reason: str = ""
+    # share of the candidate's code reproducing the reference source (CHT-C001), when a
+    # solution and a reference were given: {"share", "lines", "total"}; feeds saturation
+    copy: dict[str, Any] = field(default_factory=dict)
 
 
 def preflight(package: str, candidate: str, python: str | None = None,
@@ -41,12 +45,19 @@ def not_run(package: str | None, why: str) -> PreflightResult:
 
 
 def scan(paths: Sequence[str], task_dir: str, package: str | None,
-         forbid: Sequence[str] = ()) -> Scan:
+         forbid: Sequence[str] = (), solution: str | None = None,
+         references: Sequence[str] = ()) -> Scan:
     if not paths:
         return Scan("UNVERIFIABLE", (), "no trajectory was given: the agent's access "
                     "cannot be checked (absence of a transcript is not a pass)")
     from gavelkit.task.anticheat.scan import scan_trajectories
 
-    res = scan_trajectories(list(paths), task_dir, package, forbid=list(forbid))
+    extra: dict[str, Any] = {}
+    if solution:        # optional arguments only when used (the judge's tests stub the scan)
+        extra["solution"] = solution
+    if references:
+        extra["references"] = list(references)
+    res = scan_trajectories(list(paths), task_dir, package, forbid=list(forbid), **extra)
     return Scan(str(res.verdict), tuple(res.findings),
-                f"{len(res.findings)} finding(s) in {len(paths)} trajectory file(s)")
+                f"{len(res.findings)} finding(s) in {len(paths)} trajectory file(s)",
+                dict(getattr(res, "copy", None) or {}))

@@ -26,6 +26,7 @@ import base64
 import binascii
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -255,6 +256,11 @@ def _text_files(root: Path, skip_top: Iterable[str]) -> Iterable[Path]:
                 continue
             if name.startswith(".") or p.suffix not in TEXT_SUFFIXES or p.is_symlink():
                 continue
+            try:
+                if not stat.S_ISREG(p.stat().st_mode):
+                    continue     # a FIFO or device must not hang the scan (or be "read")
+            except OSError:
+                continue
             yield p
 
 
@@ -267,7 +273,7 @@ def build(task_dir: str | None, references: Iterable[str] = (),
     if task_dir:
         roots.append((Path(task_dir), "protected"))
         for p in sorted(Path(task_dir).iterdir()):
-            if p.is_file() and p.name.startswith(("spec", "README")) and \
+            if p.is_file() and not p.is_symlink() and p.name.startswith(("spec", "README")) and \
                     p.name != "spec_test_map.md" and p.stat().st_size <= MAX_FILE:
                 try:
                     fp.allowed.update(n for _, n in _sig_lines(p.read_text(encoding="utf-8")))

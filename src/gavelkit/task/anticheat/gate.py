@@ -60,6 +60,11 @@ PY_DYNAMIC_SRC = (
     r"marshal|pickle|zlib|distribution\(|metadata")
 PY_DYNAMIC = re.compile(PY_DYNAMIC_SRC)
 _ENV_USE = re.compile(r"environ|getenv")
+URL_ANCHORS = frozenset({b"http", b"git@", b"ssh://"})
+# a file runs only through one of these (or as a command word given with a folder)
+RUNNER = re.compile(r"\b(?:python\d*(?:\.\d+)?|pypy\d*|ipython|pytest|py\.test|bash|sh|zsh|dash|"
+                    r"ksh|source|exec|pip\d*|uv|uvx|make|tox|nox|perl|ruby|node|xargs|find|"
+                    r"env|nohup|timeout|sudo)\b|(?:^|[\s;&|(])\.{0,2}/|(?:^|[;&|]\s*)\.\s")
 _MODULE = re.compile(r"-m\s+([A-Za-z_][\w.]*)")
 _LITERAL = re.compile(r"""(?:[rRbBuUfF]{0,2})(?:'''(.*?)'''|\"\"\"(.*?)\"\"\"|'((?:\\.|[^'\\\n])*)'|"((?:\\.|[^"\\\n])*)")""", re.S)
 SQUEEZE = str.maketrans("", "", "'\"\\ \t\n,+()[]")
@@ -99,12 +104,18 @@ class Gate:
         self.found = found
         # squeezing deletes characters, so an anchor in the text is a squeezed anchor in
         # the squeezed text: one search covers both; anchors too short once squeezed are
-        # looked for in the raw text
-        squeezed = {a.decode("utf-8", "replace").translate(SQUEEZE) for a in ctx.anchors}
-        self._short = [a.decode("utf-8", "replace") for a in ctx.anchors
-                       if len(a.decode("utf-8", "replace").translate(SQUEEZE)) < 4]
-        self._squeezed = prefilter.Matcher([s.encode() for s in squeezed if len(s) >= 4],
-                                           engine)
+        # looked for in the raw text. Compiled once per scan context.
+        key = f"gate:{engine}"
+        if key not in ctx.matchers:
+            # URLs are judged by what they point at (below), not by "http" being there
+            texts = [a.decode("utf-8", "replace") for a in ctx.anchors
+                     if a not in URL_ANCHORS]
+            squeezed = {t.translate(SQUEEZE) for t in texts}
+            ctx.matchers[key] = (
+                [t for t in texts if len(t.translate(SQUEEZE)) < 4],
+                prefilter.Matcher([s.encode() for s in squeezed if len(s) >= 4], engine))
+        self._short, self._squeezed = ctx.matchers[key]
+        self._names: dict[str, set[str]] = {}     # written file name -> its paths
         self._cwd: dict[str, bool] = {}
         self.written: set[str] = set()
         self._scripts: dict[tuple[str, bool], bool] = {}
@@ -117,15 +128,17 @@ class Gate:
             name = p.rsplit("/", 1)[-1] if p else ""
             if len(name) >= 2 and UNKNOWN not in name:
                 self.written.add(name)
+                self._names.setdefault(name, set()).add(p)
 
     def _written_matters(self, name: str, state: Any, as_python: bool) -> bool:
         """A written file named in the action: does any text written under that name
         hold something the evaluator could act on? (unknown text always does)"""
         if state is None:
             return True
-        for key, body in state.files.items():
-            if key.rsplit("/", 1)[-1] != name:
-                continue
+        keys = [k for k in self._names.get(name, ()) if k in state.files] or [
+            k for k in state.files if k.rsplit("/", 1)[-1] == name]
+        for key in keys:
+            body = state.files[key]
             if body is None:
                 return True
             hit = self._scripts.get((body, as_python))
@@ -150,7 +163,14 @@ class Gate:
     def anchored(self, text: str) -> bool:
         if self._squeezed.found(text.translate(SQUEEZE).encode("utf-8", "surrogatepass")):
             return True
-        return any(a in text for a in self._short)
+        if any(a in text for a in self._short):
+            return True
+        if "://" in text or "git@" in text:
+            from gavelkit.task.anticheat.cmdrules import URL, upstream_url
+
+            return any(upstream_url(self.ctx, u) or u.startswith("file:")
+                       for u in URL.findall(text))
+        return False
 
     def python_matters(self, code: str, state: Any = None) -> bool:
         if self._py.search(code) is not None or self.anchored(code) or self.anchored(
@@ -161,17 +181,21 @@ class Gate:
             UNKNOWN in v or self.anchored(v) for v in state.env.values())
 
     def text_matters(self, text: str, state: Any = None) -> bool:
-        if len(text) > MAX_LEN or self.anchored(text):
+        if len(text) > MAX_LEN or ("<<" not in text and self.anchored(text)):
             return True
         shell = text
         if "<<" in text:
             shell = self._strip_heredoc_writes(text, state)
+            if shell is not text and self.anchored(shell):
+                return True
         as_python = bool(PY_WORD.search(shell))
-        named = shell + "".join(f" {m.group(1).rsplit('.', 1)[-1]}.py {m.group(1)}/__main__.py"
-                                for m in _MODULE.finditer(shell)) if as_python else shell
-        if self.written and any(n in named and self._written_matters(n, state, as_python)
-                                for n in self.written):
-            return True
+        if self.written and RUNNER.search(shell):
+            named = shell + "".join(
+                f" {m.group(1).rsplit('.', 1)[-1]}.py {m.group(1)}/__main__.py"
+                for m in _MODULE.finditer(shell)) if as_python else shell
+            if any(n in named and self._written_matters(n, state, as_python)
+                   for n in self.written):
+                return True
         shell = unquoted(shell)
         if self._sh.search(shell) is not None or "<<" in shell:
             return True

@@ -53,7 +53,11 @@ class PathChecks:
         # a folder entered with `cd` on a glob keeps the glob (bash expanded it there)
         glob = (is_glob and bool(_GLOBCH.search(word + path))) or bool(
             cwd and not word.startswith("/") and _GLOBCH.search(cwd))
-        place = match_place(self.ctx, path, glob, self.workspace)
+        # a relative path where no folder is known is taken to be in the agent's own
+        # folder: the generic patterns (`pkg/tests`) do not apply there, the task's own
+        # places and --forbid still do
+        inferred = self.workspace if path.startswith("/") else [*self.workspace, "/"]
+        place = match_place(self.ctx, path, glob, inferred)
         if place is None:
             return
         self._place_hit(place, path, access, hits, how)

@@ -122,7 +122,7 @@ class ProgramChecks:
         for name in PATH_VARS:
             for part in (env.get(name) or "").split(":"):
                 if part:
-                    self._path(part, cwd, "read", False, hits, f"{name}=")
+                    self._path(part, cwd, "read", False, hits, f"{name}=", strict=False)
 
     def _shell_script(self, argv: list[str], cwd: str | None, hits: list[Hit]) -> None:
         args = argv[1:]
@@ -150,10 +150,11 @@ class ProgramChecks:
                 self._path(word, cwd, "read", i + 1 in globs, hits, prog)
             self._path(dst[0], cwd, "write", False, hits, prog)
             return
+        # a program the syntax table does not know may not read its words at all: an
+        # unknown word there is not a path of a reading program
         for word, i in positional:
             for part in _split_assign(word):
-                self._path(part, cwd, access, i + 1 in globs, hits, prog,
-                           strict=access == "read" and prog not in ("[", "[[", "test"))
+                self._path(part, cwd, access, i + 1 in globs, hits, prog, strict=False)
 
     def _syntax_paths(self, prog: str, args: list[str], syn: Any, access: str,
                       cwd: str | None, globs: set[int], hits: list[Hit]) -> None:

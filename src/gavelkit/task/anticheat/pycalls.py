@@ -200,7 +200,7 @@ def _import(w: Any, qual: str, recv: Any, args: list[Any], kw: dict[str, Any],
     mod = args[0] if args else None
     if isinstance(mod, str) and UNKNOWN not in mod:
         w.fx.imports.add(mod.split(".")[0])
-    else:
+    elif isinstance(mod, str):    # a name built at run time (decoded, joined)
         w.fx.notes.append(f"{qual}() imports a module whose name could not be resolved")
     return None
 

@@ -51,9 +51,11 @@ COPY_WARN = 0.3
 # format: where the shell does not keep them the carried value can only over-report an
 # access the agent tried, never hide one.
 PERSISTENT_CWD = {"claude-code": True, "openhands": True, "openhands-json": True,
+                  "openhands-completions": True,
                   "swe-agent": True, "codex": False, "mini-swe-agent": False,
                   "inspect-eval": False, "inspect-json": False}
 FORMAT_NAMES = ("Claude Code JSONL, Codex rollout JSONL, OpenHands events/output.jsonl "
+                "(and LLM completion logs), "
                 "(also a flat `history` of run actions, or records wrapped in a JSON array), "
                 "SWE-agent .traj, mini-swe-agent trajectory JSON, inspect_ai .eval/.json")
 
@@ -72,8 +74,11 @@ class ScanResult:
         return self.verdict == CLEAN
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "engine": self.engine, "files": self.files,
-                "places": self.places}
+        out = {"verdict": self.verdict, "engine": self.engine, "files": self.files,
+               "places": self.places}
+        if self.copy:
+            out["copy"] = self.copy
+        return out
 
 
 def _finding(code: str, severity: str, message: str, path: str, line: int = 0,
@@ -89,7 +94,8 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
                       thorough: bool = False, engine: str | None = None,
                       ctx: Context | None = None,
                       progress: Callable[[int, int], None] | None = None,
-                      solution: str | None = None) -> ScanResult:
+                      solution: str | None = None, references: Sequence[str] = (),
+                      history: str | None = None) -> ScanResult:
     """Scan trajectory files (or folders of them) and return the verdict with findings.
 
     `progress(done_bytes, total_bytes)`, when given, is called as the files are read.
@@ -97,7 +103,8 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
     from gavelkit.task.anticheat import prefilter
     from gavelkit.task.anticheat import trajectory as traj
 
-    ctx = ctx or build_context(task_dir, package, forbid, workspace, rules, upstream, home)
+    ctx = ctx or build_context(task_dir, package, forbid, workspace, rules, upstream, home,
+                               references=references, history=history)
     matcher = prefilter.Matcher(ctx.anchors, engine)
     findings: list[Finding] = []
     for key, val in ctx.unknown_keys:
@@ -378,7 +385,8 @@ def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: b
     outputs: Any = True
     if not (thorough or ctx.every_line):
         # parse only actions with an anchor; read outputs only if they name a place
-        outputs = _gate_document(ctx, matcher, raw, an, per_output=dfmt == "mini-swe-agent")
+        outputs = _gate_document(ctx, matcher, raw, an,
+                                 per_output=dfmt in ("mini-swe-agent", "openhands-completions"))
     del raw
     for ev in traj.document_events(dfmt, doc, outputs=outputs):
         _emit(ev, an, path, findings, info)

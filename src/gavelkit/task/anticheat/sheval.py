@@ -106,7 +106,8 @@ class Shell:
     # -- entry points
     def run(self, src: str) -> None:
         if self.depth > MAX_DEPTH:
-            self.note(f"shell nesting deeper than {MAX_DEPTH} levels was not followed")
+            self.note(f"shell text nested deeper than {MAX_DEPTH} levels (command "
+                      "substitutions, eval, bash -c) was not followed")
             return
         if len(src) > MAX_LEN:
             self.note(f"a shell command of {len(src):,} characters is over the "

@@ -224,11 +224,25 @@ def _grep(args: list[str], stdin: str | None, cwd: str | None) -> str | None:
     opts = [a for a in args if a.startswith("-") and not a.startswith("--")]
     longs = [a for a in args if a.startswith("--")]
     if not (any(("l" in o or "L" in o) for o in opts) or "--files-with-matches" in longs):
-        return None
+        words = [a for a in args if not a.startswith("-")]
+        return _grep_filter(args, stdin) if len(words) <= 1 else None
     words = [a for a in args if not a.startswith("-")]
     files = words[1:] if not any(o in ("-e", "-f") for o in opts) else words
     if not files:
         return None if stdin is None else (cwd or ".") + "/" + RECURSIVE + "\n"
+    return _grep_files(files, opts, longs)
+
+
+def _grep_filter(args: list[str], stdin: str | None) -> str | None:
+    """grep over its input prints some of the input's lines: a subset, which is what a
+    path check needs (every candidate is still looked at)."""
+    if stdin is None or any(("o" in a or "c" in a) for a in args if a.startswith("-")
+                            and not a.startswith("--")):
+        return None
+    return stdin
+
+
+def _grep_files(files: list[str], opts: list[str], longs: list[str]) -> str:
     recursive = any("r" in o or "R" in o for o in opts) or "--recursive" in longs
     out = [f.rstrip("/") + "/" + RECURSIVE if recursive else f for f in files]
     return "\n".join(out) + "\n"

@@ -22,7 +22,8 @@ from gavelkit.task.anticheat.trajectory import claude, codex, openhands, swe
 from gavelkit.task.anticheat.trajectory.events import Event, loads
 
 JSONL_FORMATS = ("claude-code", "codex", "openhands")
-DOC_FORMATS = ("swe-agent", "mini-swe-agent", "inspect-json", "openhands-json")
+DOC_FORMATS = ("swe-agent", "mini-swe-agent", "inspect-json", "openhands-json",
+               "openhands-completions")
 ALL_FORMATS = (*JSONL_FORMATS, *DOC_FORMATS, "inspect-eval")
 SUFFIXES = (".jsonl", ".json", ".traj", ".eval", ".ndjson", ".log")
 PEEK = 1 << 20
@@ -55,6 +56,9 @@ def _doc_format(doc: Any) -> str | None:
 
     if swe.looks_like_swe(doc):
         return "swe-agent"
+    if isinstance(doc, dict) and isinstance(doc.get("fncall_messages"), list) and \
+            isinstance(doc.get("messages"), list):
+        return "openhands-completions"      # an OpenHands LLM completion log
     if swe.looks_like_mini(doc):
         return "mini-swe-agent"
     if inspectlog.looks_like_log(doc):
@@ -127,6 +131,10 @@ def document_events(fmt: str, doc: Any,
         yield from inspectlog.log_events(doc)
     elif fmt == "openhands-json":
         yield from openhands.events_from_document(doc)
+    elif fmt == "openhands-completions":
+        # the whole conversation as OpenAI function-calling messages: tool calls, then
+        # tool results (role "tool")
+        yield from swe.mini_events({"messages": doc["fncall_messages"]}, outputs)
 
 
 def document_format(doc: Any) -> str | None:
