@@ -231,9 +231,9 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
         if self._oracle_ids(text, hits):
             return
         if self.fingerprints is not None:
-            hit = self.fingerprints.check(text)     # type: ignore[attr-defined]
-            if hit is not None:
-                hits.append(hit)
+            leak = self.fingerprints.check(text)     # type: ignore[attr-defined]
+            if leak is not None:
+                hits.append(Hit("CHT-O002", "error", leak.message, leak.label, "output"))
                 return
         if ev.call_id and ev.call_id in self.direct_calls:
             return

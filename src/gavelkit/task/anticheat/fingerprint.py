@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gavelkit.task.anticheat.cmdrules import Hit
-
 K = 3                  # lines per k-gram
 W = 4                  # k-grams per winnowing window
 MIN_LINES = 6          # K + W - 1: the run every fingerprint set is sure to catch
@@ -67,6 +65,14 @@ def _sig_lines(text: str) -> list[tuple[int, str]]:
         if len(n) >= MIN_LEN and any(c.isalnum() for c in n):
             out.append((no, n))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Leak:
+    """An output that reproduced protected material: the finding's message and file."""
+
+    message: str
+    label: str
 
 
 @dataclass
@@ -159,7 +165,7 @@ class Fingerprints:
                 out.setdefault(idx, set()).update(range(first, last + 1))
         return out
 
-    def check(self, text: str) -> Hit | None:
+    def check(self, text: str) -> Leak | None:
         if not self.might(text):
             return None
         texts = [text, *decoded_blocks(text)]
@@ -169,7 +175,7 @@ class Fingerprints:
                 return hit
         return None
 
-    def _judge(self, text: str, decoded: bool) -> Hit | None:
+    def _judge(self, text: str, decoded: bool) -> Leak | None:
         best: tuple[int, int, list[int]] | None = None
         for idx, lines in self.covered(text).items():
             src = self.sources[idx]
@@ -184,9 +190,8 @@ class Fingerprints:
         src = self.sources[idx]
         where = _ranges(lines)
         how = " (inside a base64 block it decoded)" if decoded else ""
-        return Hit("CHT-O002", "error", f"tool output reproduces {n} line(s) of {src.label} "
-                   f"(lines {where}){how}: the agent saw protected material", src.label,
-                   "output")
+        return Leak(f"tool output reproduces {n} line(s) of {src.label} (lines {where}){how}: "
+                    "the agent saw protected material", src.label)
 
     def share(self, text: str, kind: str = "reference") -> tuple[int, int]:
         """(lines of text reproducing `kind` sources, significant lines of text)."""

@@ -8,12 +8,44 @@ walker so each rule is one small function.
 from __future__ import annotations
 
 import ast
+import base64
+import binascii
+import codecs
 import posixpath
 from collections.abc import Callable
 from typing import Any
 
-from gavelkit.task.anticheat.pyeval import _COPY, _LIST, _READ, _RUN, _decode
 from gavelkit.task.anticheat.shvalues import RECURSIVE, UNKNOWN
+
+_READ = {"open", "read_text", "read_bytes", "load", "loadtxt", "read_csv", "read_json",
+         "FileIO", "fdopen", "run_path", "getsize", "copyfileobj"}
+_LIST = {"listdir", "scandir", "walk", "iterdir", "glob", "iglob", "rglob", "fwalk"}
+_RUN = {"system", "popen", "getoutput", "getstatusoutput", "run", "call", "check_call",
+        "check_output", "Popen", "spawnl", "spawnlp", "spawnv", "spawnvp", "execl", "execlp",
+        "execv", "execvp", "execve", "execvpe", "create_subprocess_exec",
+        "create_subprocess_shell"}
+_COPY = {"copy", "copy2", "copyfile", "copytree", "move", "copyfileobj"}
+
+
+
+def _decode(kind: str, data: Any) -> str | None:
+    if not isinstance(data, str) or UNKNOWN in data:
+        return None
+    try:
+        if kind == "b64":
+            clean = data.strip()
+            return base64.b64decode(clean + "=" * (-len(clean) % 4)).decode("utf-8", "replace")
+        if kind == "b32":
+            return base64.b32decode(data.strip()).decode("utf-8", "replace")
+        if kind == "hex":
+            return binascii.unhexlify(data.strip()).decode("utf-8", "replace")
+        if kind == "rot13":
+            return codecs.decode(data, "rot13")
+        if kind == "b85":
+            return base64.b85decode(data.strip()).decode("utf-8", "replace")
+    except (binascii.Error, ValueError):
+        return None
+    return None
 
 Fn = Callable[[Any, str, Any, list[Any], dict[str, Any], ast.Call], Any]
 

@@ -14,27 +14,15 @@ carries UNKNOWN.
 from __future__ import annotations
 
 import ast
-import base64
-import binascii
-import codecs
 import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
+from gavelkit.task.anticheat.pycalls import apply
 from gavelkit.task.anticheat.shvalues import RECURSIVE, UNKNOWN
 
 MAX_STMTS = 50_000
 MAX_LOOP = 8
-_READ = {"open", "read_text", "read_bytes", "load", "loadtxt", "read_csv", "read_json",
-         "FileIO", "fdopen", "run_path", "getsize", "copyfileobj"}
-_LIST = {"listdir", "scandir", "walk", "iterdir", "glob", "iglob", "rglob", "fwalk"}
-_RUN = {"system", "popen", "getoutput", "getstatusoutput", "run", "call", "check_call",
-        "check_output", "Popen", "spawnl", "spawnlp", "spawnv", "spawnvp", "execl", "execlp",
-        "execv", "execvp", "execve", "execvpe", "create_subprocess_exec",
-        "create_subprocess_shell"}
-_COPY = {"copy", "copy2", "copyfile", "copytree", "move", "copyfileobj"}
-
-
 @dataclass
 class Effects:
     reads: list[str] = field(default_factory=list)
@@ -60,26 +48,6 @@ def _fname(fn: ast.expr) -> tuple[str, str]:
         base = _fname(fn.value)[0] if isinstance(fn.value, ast.Name | ast.Attribute) else ""
         return f"{base}.{fn.attr}" if base else fn.attr, fn.attr
     return "", ""
-
-
-def _decode(kind: str, data: Any) -> str | None:
-    if not isinstance(data, str) or UNKNOWN in data:
-        return None
-    try:
-        if kind == "b64":
-            clean = data.strip()
-            return base64.b64decode(clean + "=" * (-len(clean) % 4)).decode("utf-8", "replace")
-        if kind == "b32":
-            return base64.b32decode(data.strip()).decode("utf-8", "replace")
-        if kind == "hex":
-            return binascii.unhexlify(data.strip()).decode("utf-8", "replace")
-        if kind == "rot13":
-            return codecs.decode(data, "rot13")
-        if kind == "b85":
-            return base64.b85decode(data.strip()).decode("utf-8", "replace")
-    except (binascii.Error, ValueError):
-        return None
-    return None
 
 
 class _Walker:
@@ -199,8 +167,6 @@ class _Walker:
         recv = self.val(node.func.value) if isinstance(node.func, ast.Attribute) else None
         args = [self.val(a) for a in node.args]
         kw = {k.arg: self.val(k.value) for k in node.keywords if k.arg}
-        from gavelkit.task.anticheat.pycalls import apply
-
         return apply(self, qual, name, recv, args, kw, node)
 
 
@@ -348,4 +314,4 @@ def effects(code: str, cwd: str | None = None, home: str = "/root",
     return w.fx
 
 
-__all__ = ["Effects", "_decode", "effects"]
+__all__ = ["Effects", "effects"]

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
 
 from gavelkit.task.anticheat import shparse as sp
+from gavelkit.task.anticheat.shbuiltins import BUILTINS, arith, var_op
+from gavelkit.task.anticheat.shstate import ShState, SimpleCommand, resolve_path
 from gavelkit.task.anticheat.shvalues import MAX_VALUE, RECURSIVE, UNKNOWN, stdout
 from gavelkit.task.anticheat.shwords import MAX_BRACE, Part, braces, heredoc_parts, parts
 
@@ -30,65 +31,6 @@ _GLOB = re.compile(r"[*?\[]")
 _SPECIAL_ZERO = {"?", "$", "!", "#", "-", "LINENO", "RANDOM", "SECONDS"}
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "busybox", "rbash"})
 _DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
-
-
-@dataclass(slots=True)
-class SimpleCommand:
-    argv: list[str]
-    cwd: str | None
-    reads: list[str] = field(default_factory=list)      # `< file`
-    writes: list[str] = field(default_factory=list)     # `> file`, `>> file`
-    heredoc: str | None = None          # stdin text when known (heredoc, here-string, pipe)
-    glob_args: set[int] = field(default_factory=set)     # argv indexes that were unquoted globs
-    piped_from: SimpleCommand | None = None              # previous stage of a pipeline
-    stdin_unknown: bool = False          # stdin comes from something the evaluator cannot know
-    env: dict[str, str] = field(default_factory=dict)    # `VAR=value cmd` assignments
-    via: str = ""                        # how it was reached: eval, bash -c, $(…), a function
-
-
-@dataclass
-class ShState:
-    """A shell session: variables, working folder, folder stack, functions, written files."""
-
-    home: str = "/root"
-    cwd: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    oldpwd: str | None = None
-    dirstack: list[str | None] = field(default_factory=list)
-    funcs: dict[str, object] = field(default_factory=dict)
-    files: dict[str, str | None] = field(default_factory=dict)   # shared by subshells
-    positional: list[str] = field(default_factory=list)
-    fds: int = 62
-
-    def file(self, path: str, cwd: str | None) -> str | None:
-        """The text the session wrote at `path` (None: not known). With no known working
-        folder a relative path is the one written file whose path ends with it."""
-        key = resolve_path(path, cwd, self.home)
-        if key in self.files or key.startswith("/"):
-            return self.files.get(key)
-        tail = "/" + key.lstrip("./")
-        found = [v for k, v in self.files.items() if k.endswith(tail)]
-        return found[0] if len(found) == 1 else None
-
-    def child(self) -> ShState:
-        return ShState(self.home, self.cwd, dict(self.env), self.oldpwd, list(self.dirstack),
-                       dict(self.funcs), self.files, list(self.positional), self.fds)
-
-
-def resolve_path(word: str, cwd: str | None, home: str = "/root") -> str:
-    """Normalise a path word against a working directory (`~`, `..`, Windows drives)."""
-    p = word
-    if re.match(r"^[A-Za-z]:[\\/]", p) or ("\\" in p and "/" not in p):
-        p = p.replace("\\", "/")
-    if p == "~" or p.startswith("~/"):
-        p = home + p[1:]
-    if not p.startswith("/") and not re.match(r"^[A-Za-z]:/", p):
-        if not cwd:
-            return posixpath.normpath(p) if p else p
-        base = cwd.replace("\\", "/") if re.match(r"^[A-Za-z]:[\\/]", cwd) else cwd
-        p = posixpath.join(base, p)
-    p = posixpath.normpath(p)
-    return "/" + p.lstrip("/") if p.startswith("//") else p
 
 
 class Shell:
@@ -267,7 +209,7 @@ class Shell:
         self.out.append(sc)
         if argv[0] in self.st.funcs:
             return self.call_function(argv)
-        handler = _BUILTINS.get(prog)
+        handler = BUILTINS.get(prog)
         if handler is not None:
             return handler(self, sc)
         if prog in SHELLS:
@@ -399,7 +341,7 @@ class Shell:
         if p.kind == "cmd":
             return self.substitute(p.text)
         if p.kind == "arith":
-            return _arith(p.text, self.st.env)
+            return arith(p.text, self.st.env)
         if p.kind == "proc":
             return self.procsub(p)
         return self.variable(p)
@@ -423,7 +365,7 @@ class Shell:
             return self.lookup(val) if UNKNOWN not in val else UNKNOWN
         if not op:
             return val
-        return _var_op(self, val, name, op)
+        return var_op(self, val, name, op)
 
     def lookup(self, name: str) -> str:
         env = self.st.env
@@ -444,173 +386,6 @@ class Shell:
         if name in _SPECIAL_ZERO:
             return "0"
         return UNKNOWN
-
-
-def _var_op(sh: Shell, val: str, name: str, op: str) -> str:
-    unset = val == UNKNOWN or val == ""
-    m = re.match(r"^(:?)([-=+?])(.*)$", op, re.S)
-    if m:
-        colon, kind, word = m.groups()
-        empty = unset if colon else val == UNKNOWN
-        if kind in "-=":
-            if not empty:
-                return val
-            alt = sh.scalar(word)
-            if kind == "=":
-                sh.st.env[name] = alt
-            return alt
-        if kind == "+":
-            return "" if empty else sh.scalar(word)
-        return val
-    if UNKNOWN in val:
-        return val
-    return _trim_or_replace(sh, val, op)
-
-
-def _trim_or_replace(sh: Shell, val: str, op: str) -> str:
-    import fnmatch
-
-    m = re.match(r"^(##|#|%%|%)(.*)$", op, re.S)
-    if m:
-        kind, pat = m.group(1), sh.scalar(m.group(2))
-        rx = fnmatch.translate(pat).removesuffix("\\Z").removeprefix("(?s:").removesuffix(")")
-        try:
-            if kind.startswith("#"):
-                mm = re.match(f"(?s)({rx})" if kind == "##" else f"(?s)({_lazy(rx)})", val)
-                return val[mm.end():] if mm else val
-            for cut in (range(len(val) + 1) if kind == "%%" else range(len(val), -1, -1)):
-                if re.fullmatch(f"(?s){rx}", val[cut:]):
-                    return val[:cut]
-        except re.error:
-            return UNKNOWN
-        return val
-    m = re.match(r"^(//?)([^/]*)/?(.*)$", op, re.S)
-    if m:
-        old, new = sh.scalar(m.group(2)), sh.scalar(m.group(3))
-        return val.replace(old, new) if m.group(1) == "//" else val.replace(old, new, 1)
-    m = re.match(r"^:(-?\d+)(?::(-?\d+))?$", op.replace(" ", ""))
-    if m:
-        start = int(m.group(1))
-        end = None if m.group(2) is None else (start + int(m.group(2)) if int(m.group(2)) >= 0
-                                               else int(m.group(2)))
-        return val[start:end]
-    if op in ("^^", ",,", "^", ","):
-        return val.upper() if op.startswith("^") else val.lower()
-    return UNKNOWN
-
-
-def _lazy(rx: str) -> str:
-    return rx.replace(".*", ".*?")
-
-
-def _arith(expr: str, env: dict[str, str]) -> str:
-    text = re.sub(r"\$?\{?([A-Za-z_]\w*)\}?", lambda m: env.get(m.group(1), "0")
-                  if env.get(m.group(1), "0").lstrip("-").isdigit() else "0", expr)
-    if not re.fullmatch(r"[\d\s+\-*/%()<>=!&|^~]*", text) or len(text) > 200:
-        return UNKNOWN
-    try:
-        return str(int(eval(text.replace("/", "//"), {"__builtins__": {}}, {})))
-    except Exception:
-        return UNKNOWN
-
-
-# -- builtins: each returns what the command prints (None: unknown)
-
-
-def _cd(sh: Shell, sc: SimpleCommand) -> str | None:
-    args = [a for a in sc.argv[1:] if not a.startswith("-") or a == "-"]
-    st = sh.st
-    target = args[0] if args else st.home
-    old = st.cwd
-    st.cwd = st.oldpwd if target == "-" else resolve_path(target, st.cwd, st.home)
-    st.oldpwd = old
-    return ""
-
-
-def _pushd(sh: Shell, sc: SimpleCommand) -> str | None:
-    sh.st.dirstack.append(sh.st.cwd)
-    return _cd(sh, sc)
-
-
-def _popd(sh: Shell, sc: SimpleCommand) -> str | None:
-    if sh.st.dirstack:
-        sh.st.oldpwd, sh.st.cwd = sh.st.cwd, sh.st.dirstack.pop()
-    return ""
-
-
-def _declare(sh: Shell, sc: SimpleCommand) -> str | None:
-    for a in sc.argv[1:]:
-        if a.startswith("-") or "=" not in a:
-            continue
-        name, _, val = a.partition("=")
-        if re.fullmatch(r"[A-Za-z_]\w*", name):
-            sh.st.env[name] = val
-    return ""
-
-
-def _unset(sh: Shell, sc: SimpleCommand) -> str | None:
-    for a in sc.argv[1:]:
-        sh.st.env.pop(a, None)
-    return ""
-
-
-def _read(sh: Shell, sc: SimpleCommand) -> str | None:
-    names = [a for a in sc.argv[1:] if re.fullmatch(r"[A-Za-z_]\w*", a)]
-    known = sc.heredoc.split("\n", 1)[0] if sc.heredoc is not None else None
-    for n in names or ["REPLY"]:
-        sh.st.env[n] = known if known is not None and len(names) <= 1 else UNKNOWN
-    return ""
-
-
-def _eval(sh: Shell, sc: SimpleCommand) -> str | None:
-    text = " ".join(sc.argv[1:])
-    sh.script(text, "eval", list(sh.st.positional))
-    return None
-
-
-def _source(sh: Shell, sc: SimpleCommand) -> str | None:
-    if len(sc.argv) < 2:
-        return ""
-    body = sh.st.file(sc.argv[1], sc.cwd)
-    if body is not None:
-        sub = Shell(sh.st, sh.out, sh.notes, sh.depth + 1, f"source {sc.argv[1]}")
-        sub.run(body.replace(UNKNOWN, "UNRESOLVED"))
-    return ""
-
-
-def _set(sh: Shell, sc: SimpleCommand) -> str | None:
-    args = sc.argv[1:]
-    if "--" in args:
-        sh.st.positional = args[args.index("--") + 1:]
-    return ""
-
-
-def _shift(sh: Shell, sc: SimpleCommand) -> str | None:
-    n = int(sc.argv[1]) if len(sc.argv) > 1 and sc.argv[1].isdigit() else 1
-    sh.st.positional = sh.st.positional[n:]
-    return ""
-
-
-def _printf_v(sh: Shell, sc: SimpleCommand) -> str | None:
-    if len(sc.argv) > 2 and sc.argv[1] == "-v":
-        val = stdout("printf", sc.argv[3:], None, sc.cwd)
-        sh.st.env[sc.argv[2]] = val if val is not None else UNKNOWN
-        return ""
-    return stdout("printf", sc.argv[1:], sc.heredoc, sc.cwd)
-
-
-def _mapfile(sh: Shell, sc: SimpleCommand) -> str | None:
-    names = [a for a in sc.argv[1:] if re.fullmatch(r"[A-Za-z_]\w*", a)]
-    sh.st.env[names[-1] if names else "MAPFILE"] = (
-        sc.heredoc.replace("\n", " ") if sc.heredoc is not None else UNKNOWN)
-    return ""
-
-
-_BUILTINS = {"cd": _cd, "pushd": _pushd, "popd": _popd, "export": _declare,
-             "declare": _declare, "typeset": _declare, "local": _declare,
-             "readonly": _declare, "unset": _unset, "read": _read, "eval": _eval,
-             "source": _source, ".": _source, "set": _set, "shift": _shift,
-             "printf": _printf_v, "mapfile": _mapfile, "readarray": _mapfile}
 
 
 def run(src: str, state: ShState, notes: list[str]) -> list[SimpleCommand]:
