@@ -24,6 +24,8 @@ from gavelkit.task.anticheat.scan import (
 )
 from gavelkit.task.anticheat.shvalues import UNKNOWN
 
+from gk_testing import clean, fires
+
 T = f"{TASKS}/{TASK}"
 ORACLE_TEXT = "\n".join(f"def test_widget_case_{i}():\n    assert widget_value({i}) == {i * 7}"
                         for i in range(12)) + "\n"
@@ -248,10 +250,11 @@ def test_decoded_harmless_command_is_clean(tmp_path: Path, task: Path) -> None:
 
 def test_output_reproducing_the_oracle_is_cheat(tmp_path: Path, task: Path) -> None:
     res = run(tmp_path, task, ["perl -e 'print <STDIN>' < /dev/stdin"], out=ORACLE_TEXT)
-    hit = [f for f in res.findings if f.code == "CHT-O002"]
-    assert hit and "oracle/test_atomic.py" in hit[0].message
+    assert "oracle/test_atomic.py" in fires(res.findings, "CHT-O002").message
     near = "\n".join(ORACLE_TEXT.splitlines()[:4])              # four lines: not substantial
-    assert run(tmp_path, task, ["perl -e 1"], out=near).verdict == CLEAN
+    res = run(tmp_path, task, ["perl -e 1"], out=near)
+    clean(res.findings, "CHT-O002")
+    assert res.verdict == CLEAN
 
 
 def test_base64_output_is_decoded_before_the_check(tmp_path: Path, task: Path) -> None:
@@ -277,12 +280,12 @@ def test_copy_signal_against_the_reference(tmp_path: Path, task: Path) -> None:
     p = write_traj(tmp_path / "traj", "claude-code", [("bash", "ls", "")])
     ctx = build_context(str(task), PKG, workspace=[WS], references=[str(ref)])
     res = scan_trajectories([str(p)], ctx=ctx, solution=str(sol))
-    c = [f for f in res.findings if f.code == "CHT-C001"]
-    assert c and c[0].severity == "warning" and res.copy["share"] > 0.9
+    assert fires(res.findings, "CHT-C001").severity == "warning" and res.copy["share"] > 0.9
     (sol / "core.py").write_text("def build():\n    return [i * 3 for i in range(9)]\n" * 3)
     res = scan_trajectories([str(p)], ctx=ctx, solution=str(sol))
-    c = [f for f in res.findings if f.code == "CHT-C001"]
-    assert c and c[0].severity == "info" and res.copy["share"] == 0
+    assert fires(res.findings, "CHT-C001").severity == "info" and res.copy["share"] == 0
+    res = scan_trajectories([str(p)], ctx=ctx)                 # no solution: no signal
+    clean(res.findings, "CHT-C001")
 
 
 # --------------------------------------------------------------------------- git history
@@ -300,7 +303,9 @@ def test_swe_bench_switch(tmp_path: Path, task: Path) -> None:
     res = run(tmp_path, task, ["git show 9f8e7d6:core.py"], history="upstream")
     assert res.verdict == CLEAN
     res = run(tmp_path, task, ["git log --all --oneline"], history="upstream")
-    assert "CHT-G002" in codes(res) and res.verdict == CLEAN
+    fires(res.findings, "CHT-G002")
+    assert res.verdict == CLEAN
+    clean(run(tmp_path, task, ["git log --oneline -3"], history="upstream").findings, "CHT-G002")
     record = json.loads((task / "task.json").read_text(encoding="utf-8-sig"))
     record["workspace_history"] = "upstream"
     (task / "task.json").write_text(json.dumps(record), encoding="utf-8")

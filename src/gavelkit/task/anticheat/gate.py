@@ -111,8 +111,10 @@ class Gate:
             texts = [a.decode("utf-8", "replace") for a in ctx.anchors
                      if a not in URL_ANCHORS]
             squeezed = {t.translate(SQUEEZE) for t in texts}
+            short = [t for t in texts if len(t.translate(SQUEEZE)) < 4]
             ctx.matchers[key] = (
-                [t for t in texts if len(t.translate(SQUEEZE)) < 4],
+                re.compile("|".join(re.escape(t) for t in sorted(short, key=len, reverse=True)))
+                if short else None,
                 prefilter.Matcher([s.encode() for s in squeezed if len(s) >= 4], engine))
         self._short, self._squeezed = ctx.matchers[key]
         self._names: dict[str, set[str]] = {}     # written file name -> its paths
@@ -163,7 +165,7 @@ class Gate:
     def anchored(self, text: str) -> bool:
         if self._squeezed.found(text.translate(SQUEEZE).encode("utf-8", "surrogatepass")):
             return True
-        if any(a in text for a in self._short):
+        if self._short is not None and self._short.search(text) is not None:
             return True
         if "://" in text or "git@" in text:
             from gavelkit.task.anticheat.cmdrules import URL, upstream_url

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from gavelkit.task.anticheat.shwords import skip_group, word_end
 
-_OPS = ("&&", "||", ";;&", ";;", ";&", "|&", "&>>", "&>", ";", "|", "&", "(", ")")
+_OPS = re.compile(r"&&|\|\||;;&|;;|;&|\|&|&>>|&>|[;|&()]")
 _REDIR = re.compile(r"(\d{0,2})(>>|>\||>&|<&|<<<|<<-|<<|<>|>|<)")
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?(\+?=)", re.S)
 RESERVED = frozenset({"if", "then", "elif", "else", "fi", "for", "in", "do", "done", "while",
@@ -141,7 +141,8 @@ class _Lexer:
             self.toks.append(Tok("word", "))", pos=i))
             self.i = j
             return
-        op = next((o for o in _OPS if s.startswith(o, i)), None)
+        mo = _OPS.match(s, i)
+        op = mo.group(0) if mo else None
         if op in ("&>", "&>>"):
             self.i = i + len(op)
             self._redir(">>" if op == "&>>" else ">", "&")
@@ -175,15 +176,14 @@ class _Lexer:
 
     def _heredocs(self) -> None:
         for tok, delim, strip in self.pending:
-            lines: list[str] = []
-            while self.i < len(self.s):
-                end = self.s.find("\n", self.i)
-                line = self.s[self.i:] if end < 0 else self.s[self.i:end]
-                self.i = len(self.s) if end < 0 else end + 1
-                if (line.lstrip("\t") if strip else line).rstrip("\r") == delim:
-                    break
-                lines.append(line.lstrip("\t") if strip else line)
-            tok.body = "\n".join(lines) + ("\n" if lines else "")
+            lead = "\t*" if strip else ""
+            rx = re.compile("^" + lead + re.escape(delim) + "\r?$", re.M)
+            m = rx.search(self.s, self.i)
+            body = self.s[self.i:m.start()] if m else self.s[self.i:]
+            self.i = len(self.s) if m is None else min(len(self.s), m.end() + 1)
+            if strip:
+                body = "\n".join(ln.lstrip("\t") for ln in body.split("\n"))
+            tok.body = body if not body or body.endswith("\n") else body + "\n"
         self.pending = []
 
 

@@ -216,8 +216,10 @@ class _PartReader:
             elif c in "$`":
                 self.expansion(False)
             else:
-                self.lit(c, False)
-                self.i += 1
+                m = _PLAIN.match(s, self.i)
+                j = m.end() if m else self.i + 1
+                self.lit(s[self.i:j], False)
+                self.i = j
         self.flush()
         return self.out
 
@@ -238,8 +240,10 @@ class _PartReader:
             elif c in "$`":
                 self.expansion(True)
             else:
-                self.lit(c, True)
-                self.i += 1
+                m = _DQ_PLAIN.match(s, self.i)
+                j = m.end() if m else self.i + 1
+                self.lit(s[self.i:j], True)
+                self.i = j
 
     def expansion(self, quoted: bool) -> None:
         s, i = self.s, self.i
@@ -295,7 +299,14 @@ class _PartReader:
         self.add(Part("var", name, quoted, rest))
 
 
+_SPECIAL = re.compile(r"[\\'\"$`<>~]")
+_PLAIN = re.compile(r"[^\\'\"$`<>]+")
+_DQ_PLAIN = re.compile(r'[^"\\$`]+')
+
+
 def parts(raw: str) -> list[Part]:
+    if _SPECIAL.search(raw) is None:     # most words: nothing to remove or expand
+        return [Part("lit", raw, False)]
     return _PartReader(raw).run()
 
 
