@@ -114,7 +114,9 @@ class Fingerprints:
             chosen.add(min(window, key=lambda g: (g[0], -g[3]))[3])
         for i in sorted(chosen):
             h, first, last, _ = grams[i]
-            if self._token(" ".join(n for _, n in sig[i:i + K])):
+            # a k-gram without a coined identifier is no evidence in an output, but the
+            # copying share of the reference counts every line
+            if self._token(" ".join(n for _, n in sig[i:i + K])) or kind == "reference":
                 self.prints.setdefault(h, []).append((idx, first, last))
 
     def _token(self, text: str) -> bool:
