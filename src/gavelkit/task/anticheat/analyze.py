@@ -32,6 +32,7 @@ _GLOBCH = re.compile(r"[*?\[]")
 _PROBE_PY = re.compile(r"__file__|__path__|getsourcefile|getsource|getfile|find_spec|"
                        r"spec_from|importlib\.metadata|importlib_metadata|distribution\(|"
                        r"pkg_resources|site\.getsitepackages|sysconfig\.get_path")
+PY_CACHE = 4096
 _CWD_RESET = re.compile(r"Shell cwd was reset to (/[^\s]*)")
 
 
@@ -64,7 +65,7 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
         self.check_outputs = True     # the caller may know a line holds no forbidden name
         self.gate: Gate | None = None
         self.fingerprints = fingerprints
-        self._py_cache: dict[tuple[str, str | None, str], list[Hit]] = {}
+        self._py_cache: dict[tuple[int, int, str | None, str], list[Hit]] = {}
 
     @property
     def cwd(self) -> str | None:
@@ -126,7 +127,7 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
             return
         keys = [resolve_path(p, cwd, self.ctx.home) for p in ev.write]
         for key in keys:
-            self.state.files[key] = merge(self.state.files.get(key), ev.content, False)
+            self.state.files[key] = merge(self.state.files.get(key), ev.content, ev.whole)
         if self.gate is not None:
             self.gate.learn(keys)
 
@@ -179,12 +180,14 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
             return
         if self.gate is not None and not self.gate.python_matters(code, self.state):
             return                  # nothing in it can build a name or reach the system
-        key = (code, cwd, how)
+        key = (hash(code), len(code), cwd, how)
         if key in self._py_cache:
             hits.extend(self._py_cache[key])
             return
         mark = len(hits)
         self._python_effects(code, cwd, hits, depth, how)
+        if len(self._py_cache) >= PY_CACHE:
+            self._py_cache.clear()          # bounded: a long session re-evaluates
         self._py_cache[key] = hits[mark:]
 
     def _python_effects(self, code: str, cwd: str | None, hits: list[Hit], depth: int,

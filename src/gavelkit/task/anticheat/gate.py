@@ -66,8 +66,9 @@ RUNNER = re.compile(r"\b(?:python\d*(?:\.\d+)?|pypy\d*|ipython|pytest|py\.test|b
                     r"ksh|source|exec|pip\d*|uv|uvx|make|tox|nox|perl|ruby|node|xargs|find|"
                     r"env|nohup|timeout|sudo)\b|(?:^|[\s;&|(])\.{0,2}/|(?:^|[;&|]\s*)\.\s")
 _MODULE = re.compile(r"-m\s+([A-Za-z_][\w.]*)")
-_LITERAL = re.compile(r"""(?:[rRbBuUfF]{0,2})(?:'''(.*?)'''|\"\"\"(.*?)\"\"\"|'((?:\\.|[^'\\\n])*)'|"((?:\\.|[^"\\\n])*)")""", re.S)
+_LITERAL = re.compile(r"""(['"])((?:\\.|(?!\1)[^\\\n])*)\1""")
 SQUEEZE = str.maketrans("", "", "'\"\\ \t\n,+()[]")
+SQUEEZE_BYTES = b"'\"\\ \t\n,+()[]"     # bytes.translate deletes at C speed
 _GLOB = re.compile(r"[*?\[]")
 _HEREDOC_WRITE = re.compile(
     r"(?:^|[;&|]\s*|\n)\s*(?:cat|tee)\s+(?:(?:-a\s+)?>?>?\s*(?P<p1>[^\s<>;&|'\"$`]+)\s*<<-?\s*"
@@ -90,7 +91,7 @@ def unquoted(text: str) -> str:
 
 def literals_joined(code: str) -> str:
     """Every string literal of `code`, in order and in reverse, run together."""
-    lits = ["".join(g for g in m.groups() if g) for m in _LITERAL.finditer(code)]
+    lits = [body for _q, body in _LITERAL.findall(code)]
     return "".join(lits) + "\n" + "/".join(lits) + "\n" + "".join(reversed(lits))
 
 
@@ -120,7 +121,7 @@ class Gate:
         self._names: dict[str, set[str]] = {}     # written file name -> its paths
         self._cwd: dict[str, bool] = {}
         self.written: set[str] = set()
-        self._scripts: dict[tuple[str, bool], bool] = {}
+        self._scripts: dict[tuple[int, int, bool], bool] = {}
         self._py = _fast(PY_DYNAMIC_SRC)
         self._sh = _fast(SHELL_DYNAMIC.pattern, multiline=True)
 
@@ -143,9 +144,12 @@ class Gate:
             body = state.files[key]
             if body is None:
                 return True
-            hit = self._scripts.get((body, as_python))
+            memo = (hash(body), len(body), as_python)
+            hit = self._scripts.get(memo)
             if hit is None:
-                hit = self._scripts[(body, as_python)] = self.script_matters(body, as_python)
+                if len(self._scripts) >= 4096:
+                    self._scripts.clear()
+                hit = self._scripts[memo] = self.script_matters(body, as_python)
             if hit:
                 return True
         return False
@@ -163,7 +167,8 @@ class Gate:
         return hit
 
     def anchored(self, text: str) -> bool:
-        if self._squeezed.found(text.translate(SQUEEZE).encode("utf-8", "surrogatepass")):
+        raw = text.encode("utf-8", "surrogatepass").translate(None, SQUEEZE_BYTES)
+        if self._squeezed.found(raw):
             return True
         if self._short is not None and self._short.search(text) is not None:
             return True

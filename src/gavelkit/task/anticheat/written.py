@@ -42,14 +42,21 @@ def patch_files(text: str) -> list[tuple[str, str | None]]:
     return out
 
 
+MAX_KEPT = 1 << 20     # text kept per written file: the most recent MiB
+
+
 def merge(old: str | None, new: str | None, whole: bool) -> str | None:
     """The store's text after a write: a whole-file write replaces, an edit adds its text
-    to what is known (the analysis reads every piece the agent put there)."""
+    to what is known (the analysis reads every piece the agent put there). Memory is
+    bounded: past MAX_KEPT the oldest text goes (edits repeat what the file holds)."""
     if new is None:
         return None if whole else old
     if whole or old is None:
-        return new
-    return old + ("" if old.endswith("\n") else "\n") + new
+        return new[-MAX_KEPT:]
+    if new in old:
+        return old
+    out = old + ("" if old.endswith("\n") else "\n") + new
+    return out[-MAX_KEPT:]
 
 
 def requirement_names(text: str) -> list[tuple[str, str]]:

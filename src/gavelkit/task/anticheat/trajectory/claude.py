@@ -93,6 +93,7 @@ class Normaliser:
             texts = [inp.get(k) for k in ("content", "new_string", "new_source")] + [
                 e.get("new_string") for e in edits if isinstance(e, dict)]
             ev.content = "\n".join(t for t in texts if isinstance(t, str)) or None
+            ev.whole = lname == "write"
         elif lname == "grep":
             ev.read.append(str(inp.get("path") or "."))
             if inp.get("glob"):

@@ -41,6 +41,7 @@ class Event:
     call_id: str | None = None
     where: str = ""                  # extra locator, e.g. "sample 3 epoch 1" in an .eval
     content: str | None = None       # text a write/edit tool put into `write` (or a patch)
+    whole: bool = False              # `content` is the whole file (a create), not an edit
 
     def excerpt(self, limit: int = 160) -> str:
         for text in (self.command, " ".join(self.argv) if self.argv else None, self.code,
@@ -127,6 +128,7 @@ def tool_call_event(index: int, name: str, arguments: Any, **kw: Any) -> Event:
                                             "text", "insert_text") if isinstance(args.get(k), str)),
                         None)
             ev.content = body
+            ev.whole = sub == "create" or lname in ("write", "write_file", "create")
         else:
             ev.read.append(path)
     url = args.get("url")

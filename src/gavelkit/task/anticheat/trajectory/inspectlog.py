@@ -81,6 +81,7 @@ def sample_events(sample: dict[str, Any], start: int = 0) -> Iterator[Event]:
                 elif action == "write_file" and e.get("file"):
                     ev.write.append(str(e["file"]))
                     ev.content = e["contents"] if isinstance(e.get("contents"), str) else None
+                    ev.whole = True
                 yield ev
             index += 1
         return

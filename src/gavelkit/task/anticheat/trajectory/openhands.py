@@ -104,6 +104,7 @@ class Normaliser:
                 ev.tool = "write"
                 ev.content = next((str(args[k]) for k in ("content", "file_text", "new_str")
                                    if isinstance(args.get(k), str)), None)
+                ev.whole = str(args.get("command", "create")) == "create" or action == "write"
         elif action in ("browse", "browse_interactive"):
             ev.url = str(args.get("url", "") or args.get("browser_actions", ""))
             ev.tool = "fetch"
