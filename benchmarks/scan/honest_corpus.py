@@ -266,8 +266,11 @@ def precision(items: list[tuple[str, str, str]], root: Path) -> dict:
             full = scan_trajectories([path], ctx=ctx, thorough=True)
             if sorted((f.code, f.message) for f in full.findings) != sorted(
                     (f.code, f.message) for f in res.findings):
+                fa = {(f.code, f.message) for f in res.findings}
+                fb = {(f.code, f.message) for f in full.findings}
                 differs.append({"file": os.path.basename(path), "fast": res.verdict,
-                                "thorough": full.verdict})
+                                "thorough": full.verdict,
+                                "only_fast": sorted(fa - fb)[:3], "only_thorough": sorted(fb - fa)[:3]})
         verdicts[res.verdict] += 1
         per_kind[kind][res.verdict] += 1
         for f in res.findings:
