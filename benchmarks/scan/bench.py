@@ -137,7 +137,9 @@ def main() -> None:
         err_lines = sorted({f.line for f in res.findings if f.severity == "error"})
         row("gavel scan, full (re2 engine)", t,
             f"verdict {res.verdict}; {res.files[0].get('events_parsed')} events parsed; "
-            f"{len(err_lines)} error lines; all planted found: {err_lines == planted}")
+            f"{len(err_lines)} error lines; all planted found: {set(planted) <= set(err_lines)}"
+            f"; {len(set(err_lines) - set(planted))} more (commands run in a forbidden folder "
+            "the session cd'ed into: Claude Code's Bash keeps its folder)")
     t, res = timed(lambda: scan_trajectories([str(slice_path)], ctx=ctx, engine="find"),
                    repeat=1)
     row("gavel scan, pure-Python find engine, 200 MB slice", t,
