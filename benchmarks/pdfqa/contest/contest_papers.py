@@ -83,8 +83,10 @@ def render(out: Path, dpi: int) -> None:
 def run_one(pdf: Path) -> dict:
     cmd = [sys.executable, "-m", "gavelkit", "award", "pdfqa", str(pdf), "--anonymous",
            "--format", "json"]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
-                       env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    src = str(HERE.parents[2] / "src")  # this checkout's gavelkit, not an installed one
+    env = {**os.environ, "PYTHONWARNINGS": "ignore",
+           "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     doc = json.loads(r.stdout) if r.stdout.strip() else {}
     return {"rc": r.returncode, "doc": doc, "stderr": r.stderr[-400:]}
 
@@ -154,7 +156,7 @@ def run(out: Path, tag: str) -> None:
         print(f"{s['id']:24} rc={r['rc']} {'ok' if not bad else 'DISAGREE ' + ','.join(bad)}",
               flush=True)
     totals = {}
-    for part in ("dev", "heldout"):
+    for part in ("dev", "heldout", "new27"):
         sub = {k: r for k, r in rows.items() if labels[k].get("set", "dev") == part}
         t: dict = {}
         for c in CHECKS:

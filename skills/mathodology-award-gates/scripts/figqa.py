@@ -317,44 +317,13 @@ def _inside_clip(paths: Any, pts: np.ndarray) -> np.ndarray:
 def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool = False
                 ) -> _Shape | None:
     """The drawn box of a Text (rotation and bbox padding included), or None."""
-    from matplotlib.text import Annotation, Text
-    if not _visible(t):
+    bb = _drawn_extent(t, renderer)
+    if bb is None:
         return None
-    s = t.get_text()
-    if not s or not s.strip():
-        return None
-    if _alpha_of(t.get_color()) <= 0:
-        return None
-    if isinstance(t, Annotation):
-        try:
-            if not t._check_xy(renderer):  # an annotation whose xy is clipped is not drawn
-                return None
-        except Exception:
-            pass
-    try:
-        bb = Text.get_window_extent(t, renderer)  # an Annotation's own extent adds its arrow
-    except Exception:
-        return None
-    if not (np.isfinite([bb.x0, bb.y0, bb.x1, bb.y1]).all() and bb.width > 0 and bb.height > 0):
-        return None
-    rot = float(t.get_rotation()) % 180.0
-    if abs(rot - 180.0) < 1e-6 or rot < 1e-6:
-        rot = 0.0
-    elif abs(rot - 90.0) < 1e-6:
-        rot = 90.0
+    rot = _rotation(t)
     patch = t.get_bbox_patch()
     boxed = patch is not None and patch.get_visible()
-    pad = 0.0
-    if boxed:
-        try:
-            pb = patch.get_window_extent(renderer)
-            if rot in (0.0, 90.0):
-                bb = Bbox.union([bb, pb])
-            else:
-                fs = t.get_fontsize() * renderer.points_to_pixels(1.0)
-                pad = float(getattr(patch.get_boxstyle(), "pad", 0.3)) * fs
-        except Exception:
-            pass
+    bb, pad = _with_box(t, renderer, patch, bb, rot) if boxed else (bb, 0.0)
     cx, cy = (bb.x0 + bb.x1) / 2.0, (bb.y0 + bb.y1) / 2.0
     if rot == 0.0:
         shape = _Shape(cx, cy, bb.width / 2.0, bb.height / 2.0, 0.0, ref, t, axes)
@@ -376,8 +345,58 @@ def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool =
         else:
             _tighten_to_ink(shape, t, renderer)
     shape.own_ok = own_ok
-    # the point a label belongs to: what an annotation points at (bar_label uses
-    # the bar's end or centre), else the text's own position
+    shape.anchors = _anchors(t, renderer)
+    for part in shape.parts:
+        part.own_ok, part.anchors = shape.own_ok, shape.anchors
+    return shape
+
+
+def _drawn_extent(t: Any, renderer: Any) -> Any:
+    """The text's own window extent, or None when nothing of it is drawn."""
+    from matplotlib.text import Annotation, Text
+
+    s = t.get_text() if _visible(t) else ""
+    if not s or not s.strip() or _alpha_of(t.get_color()) <= 0:
+        return None
+    if isinstance(t, Annotation):
+        try:
+            if not t._check_xy(renderer):  # an annotation whose xy is clipped is not drawn
+                return None
+        except Exception:
+            pass
+    try:
+        bb = Text.get_window_extent(t, renderer)  # an Annotation's own extent adds its arrow
+    except Exception:
+        return None
+    ok = np.isfinite([bb.x0, bb.y0, bb.x1, bb.y1]).all() and bb.width > 0 and bb.height > 0
+    return bb if ok else None
+
+
+def _rotation(t: Any) -> float:
+    """The rotation in [0, 180), with 0 and 90 exact."""
+    rot = float(t.get_rotation()) % 180.0
+    if abs(rot - 180.0) < 1e-6 or rot < 1e-6:
+        return 0.0
+    return 90.0 if abs(rot - 90.0) < 1e-6 else rot
+
+
+def _with_box(t: Any, renderer: Any, patch: Any, bb: Any, rot: float) -> tuple[Any, float]:
+    """A boxed text's extent with its box, or (for other angles) the box padding."""
+    try:
+        pb = patch.get_window_extent(renderer)
+        if rot in (0.0, 90.0):
+            return Bbox.union([bb, pb]), 0.0
+        fs = t.get_fontsize() * renderer.points_to_pixels(1.0)
+        return bb, float(getattr(patch.get_boxstyle(), "pad", 0.3)) * fs
+    except Exception:
+        return bb, 0.0
+
+
+def _anchors(t: Any, renderer: Any) -> list[tuple[float, float]]:
+    """The point a label belongs to: what an annotation points at (bar_label uses the
+    bar's end or centre), else the text's own position."""
+    from matplotlib.text import Annotation
+
     anchors = []
     try:
         if isinstance(t, Annotation):
@@ -387,10 +406,7 @@ def _text_shape(t: Any, renderer: Any, ref: ArtistRef, axes: Any, own_ok: bool =
             anchors.append(tuple(t.get_transform().transform(t.get_unitless_position())))
     except Exception:
         pass
-    shape.anchors = [a for a in anchors if np.isfinite(a).all()]
-    for part in shape.parts:
-        part.own_ok, part.anchors = shape.own_ok, shape.anchors
-    return shape
+    return [a for a in anchors if np.isfinite(a).all()]
 
 
 _INK: dict[tuple[str, Any], tuple[float, float, float, float] | None] = {}
@@ -455,17 +471,10 @@ def _line_shapes(shape: _Shape, t: Any, renderer: Any) -> list[_Shape]:
     The whole block's box covers the blank ends of short lines and the line gaps,
     where nothing is drawn.
     """
-    s = t.get_text()
-    if t.get_usetex() or s.count("$") >= 2:
+    layout = _layout_lines(t, renderer)
+    if layout is None:
         return []
-    orig = t._rotation
-    try:
-        t._rotation = 0.0
-        bbox, info, _ = t._get_layout(renderer)
-    except Exception:
-        return []
-    finally:
-        t._rotation = orig
+    bbox, info = layout
     k = renderer.points_to_pixels(1.0)
     cx0, cy0 = bbox.x0 + bbox.width / 2.0, bbox.y0 + bbox.height / 2.0
     if abs(bbox.width / 2.0 - shape.hw) > 1.0 or abs(bbox.height / 2.0 - shape.hh) > 1.0:
@@ -487,6 +496,31 @@ def _line_shapes(shape: _Shape, t: Any, renderer: Any) -> list[_Shape]:
     except (TypeError, ValueError):
         return []
     return parts
+
+
+def _layout_lines(t: Any, renderer: Any) -> tuple[Any, Any] | None:
+    """The unrotated layout box and line info of a plain (not TeX, not mathtext) text."""
+    s = t.get_text()
+    if t.get_usetex() or s.count("$") >= 2:
+        return None
+    orig = t._rotation
+    try:
+        t._rotation = 0.0
+        bbox, info, _ = t._get_layout(renderer)
+    except Exception:
+        return None
+    finally:
+        t._rotation = orig
+    return bbox, info
+
+
+def _legends(fig: Any, axes_list: list[Any]) -> list[tuple[int, Any, Any]]:
+    from matplotlib.legend import Legend
+
+    legs = [(i, ax, c) for i, ax in enumerate(axes_list) if ax.get_visible()
+            for c in ax.get_children() if isinstance(c, Legend)]
+    legs += [(-1, None, leg) for sub in _figures(fig) for leg in getattr(sub, "legends", [])]
+    return [x for x in legs if _visible(x[2])]
 
 
 def _box_shape(artist: Any, renderer: Any, ref: ArtistRef, axes: Any) -> _Shape | None:
@@ -524,92 +558,120 @@ def _figures(fig: Any) -> list[Any]:
 
 
 def _collect_text(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Shape]:
+    shapes: list[_Shape] = []
+    for i, ax in enumerate(axes_list):
+        if ax.get_visible():
+            shapes.extend(_axes_texts(ax, i, renderer))
+    for sub in _figures(fig):
+        shapes.extend(_figure_texts(sub, renderer))
+    return shapes
+
+
+def _name(t: Any) -> str:
+    return str(t.get_text()) if hasattr(t, "get_text") else ""
+
+
+def _add(shapes: list[_Shape], sh: _Shape | None) -> None:
+    """A text's shape, or each of its lines' shapes when it has several."""
+    if sh is not None:
+        shapes.extend(sh.parts or [sh])
+
+
+def _axis_texts(ax: Any, i: int, renderer: Any) -> list[_Shape]:
+    """Axis labels, offset texts and the tick labels an axes draws."""
+    out: list[_Shape] = []
+    axis_map = getattr(ax, "_axis_map", None) or {"x": ax.xaxis, "y": ax.yaxis}
+    for key, axis in axis_map.items():
+        if not axis.get_visible():
+            continue
+        _add(out, _text_shape(axis.label, renderer,
+                              ArtistRef("Text", f"{key}label", _name(axis.label), i), ax))
+        off = axis.get_offset_text()
+        _add(out, _text_shape(off, renderer, ArtistRef("Text", "offset text", _name(off), i),
+                              ax))
+        for tick in _ticks_drawn(axis):
+            for lab in (tick.label1, tick.label2):
+                _add(out, _text_shape(lab, renderer,
+                                      ArtistRef("Text", f"{key}ticklabel", _name(lab), i), ax))
+    return out
+
+
+def _boxes(ax: Any, i: int, renderer: Any) -> list[_Shape]:
+    """Legends and anchored boxes of an axes (anchored labels and scale bars are placed
+    on the data on purpose, like ax.text: they may sit inside an image or region)."""
     from matplotlib.legend import Legend
     from matplotlib.offsetbox import OffsetBox
-    from matplotlib.text import Annotation, Text
+
+    out: list[_Shape] = []
+    for leg in (c for c in ax.get_children() if isinstance(c, Legend)):
+        _add(out, _box_shape(leg, renderer, ArtistRef("Legend", "legend", _legend_name(leg), i),
+                             ax))
+    for art in ax.artists:
+        if isinstance(art, OffsetBox) and not isinstance(art, Legend):
+            sh = _box_shape(art, renderer, ArtistRef(type(art).__name__, "box",
+                                                     _offsetbox_text(art), i), ax)
+            if sh is not None:
+                sh.own_ok = True
+                sh.anchors = [(sh.cx, sh.cy)]
+            _add(out, sh)
+    return out
+
+
+def _axes_texts(ax: Any, i: int, renderer: Any) -> list[_Shape]:
+    from matplotlib.text import Annotation
 
     shapes: list[_Shape] = []
-
-    def add(sh: _Shape | None) -> None:
-        if sh is not None:
-            shapes.extend(sh.parts or [sh])
-
-    def name(t: Any) -> str:
-        return str(t.get_text()) if hasattr(t, "get_text") else ""
-
-    for i, ax in enumerate(axes_list):
-        if not ax.get_visible():
-            continue
-        is3d = getattr(ax, "name", "") == "3d"
-        n0 = len(shapes)
-        for t in ax.texts:
-            role = "annotation" if isinstance(t, Annotation) else "text"
-            add(_text_shape(t, renderer, ArtistRef(type(t).__name__, role, name(t), i), ax,
-                            own_ok=True))
-        for role, t in (("title", ax.title), ("title", getattr(ax, "_left_title", None)),
-                        ("title", getattr(ax, "_right_title", None))):
-            if t is not None:
-                add(_text_shape(t, renderer, ArtistRef("Text", role, name(t), i), ax))
-        if ax.axison:
-            axis_map = getattr(ax, "_axis_map", None) or {"x": ax.xaxis, "y": ax.yaxis}
-            for key, axis in axis_map.items():
-                if not axis.get_visible():
-                    continue
-                add(_text_shape(axis.label, renderer,
-                                ArtistRef("Text", f"{key}label", name(axis.label), i), ax))
-                add(_text_shape(axis.get_offset_text(), renderer,
-                                ArtistRef("Text", "offset text", name(axis.get_offset_text()), i),
-                                ax))
-                for tick in _ticks_drawn(axis):
-                    for lab in (tick.label1, tick.label2):
-                        add(_text_shape(lab, renderer,
-                                        ArtistRef("Text", f"{key}ticklabel", name(lab), i), ax))
-        legends = [c for c in ax.get_children() if isinstance(c, Legend)]
-        for leg in legends:
-            add(_box_shape(leg, renderer, ArtistRef("Legend", "legend", _legend_name(leg), i),
-                           ax))
-        for art in ax.artists:
-            if isinstance(art, OffsetBox) and not isinstance(art, Legend):
-                # anchored labels and scale bars are placed on the data on purpose, like
-                # ax.text: they may sit fully inside an image or region
-                sh = _box_shape(art, renderer, ArtistRef(type(art).__name__, "box",
-                                                         _offsetbox_text(art), i), ax)
-                if sh is not None:
-                    sh.own_ok = True
-                    sh.anchors = [(sh.cx, sh.cy)]
-                add(sh)
-        if is3d:
-            # 3-D texts and axis labels are projected only while drawing; their stored
-            # positions are not where they appear, so only 2-D overlays are measured
-            keep = [sh for sh in shapes[n0:] if sh.ref.role in ("title", "legend", "box")
-                    or (sh.ref.role in ("text", "annotation") and
-                        not type(sh.artist).__name__.endswith("3D"))]
-            del shapes[n0:]
-            shapes.extend(keep)
-        for sh in shapes[n0:]:
-            sh.is3d = is3d
-    for sub in _figures(fig):
-        # a suptitle is a figure text in some versions: it keeps its role either way, so
-        # one pushed down onto a panel is measured against that panel (text-over-axes)
-        sup = {id(t): role for attr, role in (("_suptitle", "suptitle"),
-                                              ("_supxlabel", "supxlabel"),
-                                              ("_supylabel", "supylabel"))
-               if isinstance(t := getattr(sub, attr, None), Text)}
-        for t in list(sub.texts):
-            role = sup.pop(id(t), "figure text")
-            add(_text_shape(t, renderer, ArtistRef(type(t).__name__, role, name(t), -1), None))
-        for attr, role in (("_suptitle", "suptitle"), ("_supxlabel", "supxlabel"),
-                           ("_supylabel", "supylabel")):
-            t = getattr(sub, attr, None)
-            if isinstance(t, Text) and id(t) in sup:
-                add(_text_shape(t, renderer, ArtistRef("Text", role, name(t), -1), None))
-        for leg in getattr(sub, "legends", []):
-            add(_box_shape(leg, renderer, ArtistRef("Legend", "figure legend",
-                                                    _legend_name(leg), -1), None))
-        for art in getattr(sub, "artists", []):
-            if isinstance(art, OffsetBox) and not isinstance(art, Legend):
-                add(_box_shape(art, renderer, ArtistRef(type(art).__name__, "box", "", -1), None))
+    for t in ax.texts:
+        role = "annotation" if isinstance(t, Annotation) else "text"
+        _add(shapes, _text_shape(t, renderer, ArtistRef(type(t).__name__, role, _name(t), i), ax,
+                                 own_ok=True))
+    for t in (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None)):
+        if t is not None:
+            _add(shapes, _text_shape(t, renderer, ArtistRef("Text", "title", _name(t), i), ax))
+    if ax.axison:
+        shapes.extend(_axis_texts(ax, i, renderer))
+    shapes.extend(_boxes(ax, i, renderer))
+    is3d = getattr(ax, "name", "") == "3d"
+    if is3d:
+        # 3-D texts and axis labels are projected only while drawing; their stored
+        # positions are not where they appear, so only 2-D overlays are measured
+        shapes = [sh for sh in shapes if sh.ref.role in ("title", "legend", "box")
+                  or (sh.ref.role in ("text", "annotation") and
+                      not type(sh.artist).__name__.endswith("3D"))]
+    for sh in shapes:
+        sh.is3d = is3d
     return shapes
+
+
+def _figure_texts(sub: Any, renderer: Any) -> list[_Shape]:
+    """Figure texts, suptitles, figure legends and boxes of a (sub)figure."""
+    from matplotlib.legend import Legend
+    from matplotlib.offsetbox import OffsetBox
+    from matplotlib.text import Text
+
+    out: list[_Shape] = []
+    # a suptitle is a figure text in some versions: it keeps its role either way, so one
+    # pushed down onto a panel is measured against that panel (text-over-axes)
+    sup = {id(t): role for attr, role in (("_suptitle", "suptitle"),
+                                          ("_supxlabel", "supxlabel"),
+                                          ("_supylabel", "supylabel"))
+           if isinstance(t := getattr(sub, attr, None), Text)}
+    for t in list(sub.texts):
+        role = sup.pop(id(t), "figure text")
+        _add(out, _text_shape(t, renderer, ArtistRef(type(t).__name__, role, _name(t), -1), None))
+    for attr, role in (("_suptitle", "suptitle"), ("_supxlabel", "supxlabel"),
+                       ("_supylabel", "supylabel")):
+        t = getattr(sub, attr, None)
+        if isinstance(t, Text) and id(t) in sup:
+            _add(out, _text_shape(t, renderer, ArtistRef("Text", role, _name(t), -1), None))
+    for leg in getattr(sub, "legends", []):
+        _add(out, _box_shape(leg, renderer, ArtistRef("Legend", "figure legend",
+                                                      _legend_name(leg), -1), None))
+    for art in getattr(sub, "artists", []):
+        if isinstance(art, OffsetBox) and not isinstance(art, Legend):
+            _add(out, _box_shape(art, renderer, ArtistRef(type(art).__name__, "box", "", -1),
+                                 None))
+    return out
 
 
 def _offsetbox_text(box: Any) -> str:
@@ -697,11 +759,6 @@ def _label_of(artist: Any) -> str:
 
 
 def _collect_data(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Data]:
-    from matplotlib.collections import Collection, PathCollection, QuadMesh
-    from matplotlib.image import AxesImage
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import FancyArrowPatch, Patch
-
     px = _ptp(fig.dpi)
     out: list[_Data] = []
     for i, ax in enumerate(axes_list):
@@ -710,43 +767,54 @@ def _collect_data(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Data]:
         for k, art in enumerate(ax.get_children()):
             if not _visible(art):
                 continue
-            n0 = len(out)
             try:
-                if isinstance(art, Line2D):
-                    out.extend(_line_data(art, i, ax, px))
-                elif isinstance(art, Collection):
-                    out.extend(_collection_data(art, i, ax, px, renderer,
-                                                PathCollection, QuadMesh))
-                elif isinstance(art, Patch) and art is not ax.patch and \
-                        not isinstance(art, FancyArrowPatch) and art not in ax.spines.values():
-                    d = _patch_data(art, i, ax, px)
-                    if d is not None:
-                        out.append(d)
-                elif isinstance(art, AxesImage):
-                    bb = art.get_window_extent(renderer)
-                    clip = _clip_rect(art)
-                    rect = _bbox_tuple(bb)
-                    if clip is not None:
-                        rect = _inter(rect, clip) or (0.0, 0.0, 0.0, 0.0)
-                    if rect[2] > rect[0] and rect[3] > rect[1]:
-                        poly = np.array([[rect[0], rect[1]], [rect[2], rect[1]],
-                                         [rect[2], rect[3]], [rect[0], rect[3]]])
-                        out.append(_Data("image", ArtistRef(type(art).__name__, "image",
-                                                            _label_of(art), i),
-                                         art, ax, None, polys=[poly], bbox=rect))
+                found = _artist_data(art, i, ax, px, renderer)
             except Exception:
-                del out[n0:]
                 continue  # an artist we cannot measure is skipped, never fatal
-            for d in out[n0:]:  # unlabeled artists stay apart in reports and counts
+            for d in found:  # unlabeled artists stay apart in reports and counts
                 if not d.ref.label:
                     d.ref = ArtistRef(d.ref.type, d.ref.role, "", d.ref.axes, k)
+            out.extend(found)
     return out
 
 
+def _artist_data(art: Any, i: int, ax: Any, px: float, renderer: Any) -> list[_Data]:
+    """What one child of an axes draws, as data shapes (lines, markers, regions, images)."""
+    from matplotlib.collections import Collection
+    from matplotlib.image import AxesImage
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import FancyArrowPatch, Patch
+
+    if isinstance(art, Line2D):
+        return _line_data(art, i, ax, px)
+    if isinstance(art, Collection):
+        return _collection_data(art, i, ax, px)
+    if isinstance(art, Patch) and art is not ax.patch and \
+            not isinstance(art, FancyArrowPatch) and art not in ax.spines.values():
+        d = _patch_data(art, i, ax, px)
+        return [d] if d is not None else []
+    if isinstance(art, AxesImage):
+        return _image_data(art, i, ax, renderer)
+    return []
+
+
+def _image_data(art: Any, i: int, ax: Any, renderer: Any) -> list[_Data]:
+    rect = _bbox_tuple(art.get_window_extent(renderer))
+    clip = _clip_rect(art)
+    if clip is not None:
+        rect = _inter(rect, clip) or (0.0, 0.0, 0.0, 0.0)
+    if not (rect[2] > rect[0] and rect[3] > rect[1]):
+        return []
+    poly = np.array([[rect[0], rect[1]], [rect[2], rect[1]], [rect[2], rect[3]],
+                     [rect[0], rect[3]]])
+    return [_Data("image", ArtistRef(type(art).__name__, "image", _label_of(art), i), art, ax,
+                  None, polys=[poly], bbox=rect)]
+
+
 def _line_data(line: Any, i: int, ax: Any, px: float) -> list[_Data]:
-    out = []
     clip = _clip_rect(line)
     label = _label_of(line)
+    out = []
     if line.get_linestyle() not in _NO_LINE and line.get_linewidth() > 0 and \
             _alpha_of(line.get_color()) > 0:
         tpath = line.get_transform().transform_path(line.get_path())
@@ -756,26 +824,37 @@ def _line_data(line: Any, i: int, ax: Any, px: float) -> list[_Data]:
             out.append(_Data("line", ArtistRef("Line2D", "line", label, i), line, ax, clip,
                              segs=segs, halfw=line.get_linewidth() * px / 2.0,
                              bbox=_seg_bbox(segs)))
-    marker = line.get_marker()
-    if marker not in ("None", "none", "", " ", None) and line.get_markersize() > 0:
-        xy = np.asarray(line.get_xydata(), dtype=float)
-        me = line.get_markevery()
-        if isinstance(me, int) and me > 1:
-            xy = xy[::me]
-        elif isinstance(me, tuple) and len(me) == 2 and all(isinstance(v, int) for v in me):
-            xy = xy[me[0]::me[1]]
-        pts = line.get_transform().transform(xy) if len(xy) else np.zeros((0, 2))
-        pts = pts[np.isfinite(pts).all(axis=1)]
-        if clip is not None and len(pts):
-            keep = ((pts[:, 0] >= clip[0]) & (pts[:, 0] <= clip[2]) &
-                    (pts[:, 1] >= clip[1]) & (pts[:, 1] <= clip[3]))
-            pts = pts[keep]
-        pts = pts[_inside_clip(_clip_shape(line), pts)]
+    if line.get_marker() not in ("None", "none", "", " ", None) and line.get_markersize() > 0:
+        pts = _kept_points(line, _marked_points(line), clip)
         if len(pts):
             r = (line.get_markersize() / 2.0 + line.get_markeredgewidth() / 2.0) * px
             out.append(_marker_data(ArtistRef("Line2D", "marker", label, i), line, ax, clip,
                                     pts, np.full(len(pts), r)))
     return out
+
+
+def _marked_points(line: Any) -> np.ndarray:
+    """Display positions of the points a line draws a marker at (markevery applied)."""
+    xy = np.asarray(line.get_xydata(), dtype=float)
+    me = line.get_markevery()
+    if isinstance(me, int) and me > 1:
+        xy = xy[::me]
+    elif isinstance(me, tuple) and len(me) == 2 and all(isinstance(v, int) for v in me):
+        xy = xy[me[0]::me[1]]
+    pts = line.get_transform().transform(xy) if len(xy) else np.zeros((0, 2))
+    return pts[np.isfinite(pts).all(axis=1)]
+
+
+def _in_rect(pts: np.ndarray, clip: tuple[float, float, float, float]) -> np.ndarray:
+    return ((pts[:, 0] >= clip[0]) & (pts[:, 0] <= clip[2]) &
+            (pts[:, 1] >= clip[1]) & (pts[:, 1] <= clip[3]))
+
+
+def _kept_points(art: Any, pts: np.ndarray, clip: Any) -> np.ndarray:
+    """The points inside the artist's clip box and clip path (drawn, not clipped away)."""
+    if clip is not None and len(pts):
+        pts = pts[_in_rect(pts, clip)]
+    return pts[_inside_clip(_clip_shape(art), pts)]
 
 
 def _marker_data(ref: ArtistRef, art: Any, ax: Any, clip: Any, pts: np.ndarray,
@@ -817,108 +896,140 @@ def _edges_visible(coll: Any) -> bool:
     return ec.size > 0 and bool((ec.reshape(-1, 4)[:, 3] > 0).any()) and bool((lw > 0).any())
 
 
-def _collection_data(coll: Any, i: int, ax: Any, px: float, renderer: Any,
-                     PathCollection: Any, QuadMesh: Any) -> list[_Data]:
-    clip = _clip_rect(coll)
-    label = _label_of(coll)
-    tname = type(coll).__name__
+def _collection_data(coll: Any, i: int, ax: Any, px: float) -> list[_Data]:
+    from matplotlib.collections import QuadMesh
+
     if isinstance(coll, QuadMesh):
-        coords = np.asarray(coll.get_coordinates(), dtype=float)
-        ring = np.concatenate([coords[0, :], coords[1:, -1], coords[-1, -2::-1],
-                               coords[-2:0:-1, 0]])
-        poly = coll.get_transform().transform(ring)
-        poly = poly[np.isfinite(poly).all(axis=1)]
-        if clip is not None:
-            poly = _clip_axis_aligned(poly, clip)
-        if len(poly) < 3:
-            return []
-        return [_Data("image", ArtistRef(tname, "mesh", label, i), coll, ax, None,
-                      polys=[poly], bbox=_seg_bbox(poly[None])) ]
+        return _mesh_data(coll, i, ax)
     offsets = np.asarray(coll.get_offsets(), dtype=float).reshape(-1, 2)
-    otrans = coll.get_offset_transform()
-    master = coll.get_transform()
-    phantom = len(offsets) == 1 and not offsets.any()
-    has_offsets = len(offsets) > 0 and not phantom
-    paths = coll.get_paths()
-    if not paths:
+    has_offsets = len(offsets) > 0 and not (len(offsets) == 1 and not offsets.any())
+    if not coll.get_paths():
         return []
-    few = not isinstance(coll, PathCollection) and len(offsets) <= 5000
-    if has_offsets and not few and ((master.is_affine and
-                                     np.allclose(master.get_matrix(), np.eye(3)))
-                                    or isinstance(coll, PathCollection)):
-        # marker-like: one small path per offset, sized in points
-        if not (_facecolors_visible(coll) or _edges_visible(coll)):
-            return []
-        centres = otrans.transform(offsets)
-        n = len(centres)
-        if isinstance(coll, PathCollection):
-            sizes = np.asarray(coll.get_sizes(), dtype=float)
-            if sizes.size == 0:
-                return []
-            scale = _per_item(np.sqrt(np.abs(sizes)) * px, n)
-            halves = []
-            for p in paths:
-                v = p.vertices
-                if len(v) == 0:
-                    halves.append(0.0)
-                    continue
-                halves.append(float(min(np.ptp(v[:, 0]), np.ptp(v[:, 1]))) / 2.0)
-            half = _per_item(np.array(halves), n)
-            rad = scale * half
-        else:
-            trs = coll.get_transforms()
-            halves = []
-            for k in range(max(len(trs), 1)):
-                p = paths[k % len(paths)]
-                v = p.vertices
-                if len(trs):
-                    v = v @ np.asarray(trs[k])[:2, :2].T
-                v = v @ np.asarray(master.get_matrix())[:2, :2].T if master.is_affine else v
-                halves.append(float(min(np.ptp(v[:, 0]), np.ptp(v[:, 1]))) / 2.0 if len(v) else 0)
-            rad = _per_item(np.array(halves), n)
-        lw = _per_item(np.atleast_1d(coll.get_linewidth()).astype(float), n) * px / 2.0
-        if _edges_visible(coll):
-            rad = rad + lw
-        ok = np.isfinite(centres).all(axis=1) & (rad > 0)
-        centres, rad = centres[ok], rad[ok]
-        if clip is not None and len(centres):
-            keep = ((centres[:, 0] >= clip[0]) & (centres[:, 0] <= clip[2]) &
-                    (centres[:, 1] >= clip[1]) & (centres[:, 1] <= clip[3]))
-            centres, rad = centres[keep], rad[keep]
-        keep = _inside_clip(_clip_shape(coll), centres)
+    if has_offsets and _marker_like(coll, len(offsets)):
+        return _offset_markers(coll, i, ax, px, offsets)
+    return _path_data(coll, i, ax, px, offsets if has_offsets else None)
+
+
+def _marker_like(coll: Any, n_offsets: int) -> bool:
+    """One small path per offset, sized in points (scatter, and big offset collections
+    drawn with an identity transform); others are data-space paths."""
+    from matplotlib.collections import PathCollection
+
+    if isinstance(coll, PathCollection):
+        return True
+    master = coll.get_transform()
+    return n_offsets > 5000 and master.is_affine and np.allclose(master.get_matrix(), np.eye(3))
+
+
+def _mesh_data(coll: Any, i: int, ax: Any) -> list[_Data]:
+    """A QuadMesh (pcolormesh) as the region of its outline, like an image."""
+    coords = np.asarray(coll.get_coordinates(), dtype=float)
+    ring = np.concatenate([coords[0, :], coords[1:, -1], coords[-1, -2::-1],
+                           coords[-2:0:-1, 0]])
+    poly = coll.get_transform().transform(ring)
+    poly = poly[np.isfinite(poly).all(axis=1)]
+    clip = _clip_rect(coll)
+    if clip is not None:
+        poly = _clip_axis_aligned(poly, clip)
+    if len(poly) < 3:
+        return []
+    return [_Data("image", ArtistRef(type(coll).__name__, "mesh", _label_of(coll), i), coll, ax,
+                  None, polys=[poly], bbox=_seg_bbox(poly[None]))]
+
+
+def _half_extents(paths: list[Any], transforms: Any, master: Any) -> list[float]:
+    """Half the smaller side of each marker path as drawn (per-item transforms applied)."""
+    halves = []
+    for k in range(max(len(transforms), 1)):
+        v = paths[k % len(paths)].vertices
+        if len(transforms):
+            v = v @ np.asarray(transforms[k])[:2, :2].T
+        v = v @ np.asarray(master.get_matrix())[:2, :2].T if master.is_affine else v
+        halves.append(float(min(np.ptp(v[:, 0]), np.ptp(v[:, 1]))) / 2.0 if len(v) else 0)
+    return halves
+
+
+def _marker_radii(coll: Any, n: int, px: float) -> np.ndarray | None:
+    """The drawn radius of each of n offset markers (sizes in points^2 for scatter)."""
+    from matplotlib.collections import PathCollection
+
+    paths = coll.get_paths()
+    if isinstance(coll, PathCollection):
+        sizes = np.asarray(coll.get_sizes(), dtype=float)
+        if sizes.size == 0:
+            return None
+        halves = [float(min(np.ptp(p.vertices[:, 0]), np.ptp(p.vertices[:, 1]))) / 2.0
+                  if len(p.vertices) else 0.0 for p in paths]
+        rad = _per_item(np.sqrt(np.abs(sizes)) * px, n) * _per_item(np.array(halves), n)
+    else:
+        rad = _per_item(np.array(_half_extents(paths, coll.get_transforms(),
+                                               coll.get_transform())), n)
+    if _edges_visible(coll):
+        rad = rad + _per_item(np.atleast_1d(coll.get_linewidth()).astype(float), n) * px / 2.0
+    return rad
+
+
+def _offset_markers(coll: Any, i: int, ax: Any, px: float, offsets: np.ndarray) -> list[_Data]:
+    """Marker-like collections: one small path per offset, sized in points."""
+    if not (_facecolors_visible(coll) or _edges_visible(coll)):
+        return []
+    centres = coll.get_offset_transform().transform(offsets)
+    rad = _marker_radii(coll, len(centres), px)
+    if rad is None:
+        return []
+    ok = np.isfinite(centres).all(axis=1) & (rad > 0)
+    centres, rad = centres[ok], rad[ok]
+    clip = _clip_rect(coll)
+    if clip is not None and len(centres):
+        keep = _in_rect(centres, clip)
         centres, rad = centres[keep], rad[keep]
-        if not len(centres):
-            return []
-        return [_marker_data(ArtistRef(tname, "marker", label, i), coll, ax, clip, centres, rad)]
-    # data-space paths (LineCollection, fill_between, contours, Poly3D, ...)
+    keep = _inside_clip(_clip_shape(coll), centres)
+    centres, rad = centres[keep], rad[keep]
+    if not len(centres):
+        return []
+    return [_marker_data(ArtistRef(type(coll).__name__, "marker", _label_of(coll), i), coll, ax,
+                         clip, centres, rad)]
+
+
+def _collection_polys(coll: Any, offsets: np.ndarray | None) -> list[np.ndarray]:
+    """Every path of a data-space collection in display coordinates."""
+    from matplotlib.transforms import Affine2D
+
+    paths, master, trs = coll.get_paths(), coll.get_transform(), coll.get_transforms()
+    off_disp = coll.get_offset_transform().transform(offsets) if offsets is not None else None
     polys: list[np.ndarray] = []
-    off_disp = otrans.transform(offsets) if has_offsets else None
-    trs = coll.get_transforms()
-    count = max(len(paths), len(off_disp) if off_disp is not None else 0)
-    for k in range(count):
-        p = paths[k % len(paths)]
-        t = master
-        if len(trs):
-            from matplotlib.transforms import Affine2D
-            t = Affine2D(np.asarray(trs[k % len(trs)])) + master
-        tp = t.transform_path(p)
-        pl = _polylines(tp)
+    for k in range(max(len(paths), len(off_disp) if off_disp is not None else 0)):
+        t = master if not len(trs) else Affine2D(np.asarray(trs[k % len(trs)])) + master
+        pl = _polylines(t.transform_path(paths[k % len(paths)]))
         if off_disp is not None:
             pl = [q + off_disp[k % len(off_disp)] for q in pl]
         polys.extend(pl)
+    return polys
+
+
+def _closed_in(polys: list[np.ndarray], clip: Any) -> list[np.ndarray]:
+    """The filled polygons (3+ vertices), cut to the clip box when there is one."""
+    closed = [pl for pl in polys if len(pl) >= 3]
+    if clip is not None:
+        closed = [c for c in (_clip_axis_aligned(pl, clip) for pl in closed) if len(c) >= 3]
+    return closed
+
+
+def _path_data(coll: Any, i: int, ax: Any, px: float, offsets: np.ndarray | None
+               ) -> list[_Data]:
+    """Data-space collections (LineCollection, fill_between, contours, Poly3D, ...):
+    filled regions, or the lines of their edges."""
+    polys = _collection_polys(coll, offsets)
     if not polys:
         return []
-    filled = _facecolors_visible(coll)
-    if filled:
-        closed = [pl for pl in polys if len(pl) >= 3]
-        if clip is not None:
-            closed = [c for c in (_clip_axis_aligned(pl, clip) for pl in closed) if len(c) >= 3]
+    clip, tname, label = _clip_rect(coll), type(coll).__name__, _label_of(coll)
+    if _facecolors_visible(coll):
+        closed = _closed_in(polys, clip)
         if not closed:
             return []
         role = "fill" if tname in ("PolyCollection", "FillBetweenPolyCollection") else "region"
-        d = _Data("region", ArtistRef(tname, role, label, i), coll, ax, None, polys=closed,
-                  bbox=_seg_bbox(np.concatenate(closed)[None]))
-        return [d]
+        return [_Data("region", ArtistRef(tname, role, label, i), coll, ax, None, polys=closed,
+                      bbox=_seg_bbox(np.concatenate(closed)[None]))]
     if not _edges_visible(coll):
         return []
     segs = _clip_segments_to_path(_clip_segments(_segments(polys), clip), _clip_shape(coll))
@@ -931,33 +1042,32 @@ def _collection_data(coll: Any, i: int, ax: Any, px: float, renderer: Any,
 
 def _patch_data(p: Any, i: int, ax: Any, px: float) -> _Data | None:
     clip = _clip_rect(p)
-    tpath = p.get_transform().transform_path(p.get_path())
-    polys = _polylines(tpath)
+    polys = _polylines(p.get_transform().transform_path(p.get_path()))
     if not polys:
         return None
-    tname = type(p).__name__
-    label = _label_of(p)
-    filled = p.get_fill() and _alpha_of(p.get_facecolor()) > 0
-    if filled:
-        closed = [pl for pl in polys if len(pl) >= 3]
-        if clip is not None:
-            closed = [c for c in (_clip_axis_aligned(pl, clip) for pl in closed) if len(c) >= 3]
-        if not closed:
-            return None
-        role = "bar" if tname == "Rectangle" else "patch"
-        d = _Data("region", ArtistRef(tname, role, label, i), p, ax, None, polys=closed,
-                  bbox=_seg_bbox(np.concatenate(closed)[None]))
-        d.background = _is_background(p, ax, closed)
-        return d
+    if p.get_fill() and _alpha_of(p.get_facecolor()) > 0:
+        return _patch_region(p, i, ax, polys, clip)
     if p.get_linewidth() <= 0 or _alpha_of(p.get_edgecolor()) <= 0 or \
             p.get_linestyle() in _NO_LINE:
         return None
     segs = _clip_segments(_segments(polys), clip)
     if not len(segs):
         return None
-    d = _Data("line", ArtistRef(tname, "outline", label, i), p, ax, clip, segs=segs,
-              halfw=p.get_linewidth() * px / 2.0, bbox=_seg_bbox(segs))
+    d = _Data("line", ArtistRef(type(p).__name__, "outline", _label_of(p), i), p, ax, clip,
+              segs=segs, halfw=p.get_linewidth() * px / 2.0, bbox=_seg_bbox(segs))
     d.background = _is_background(p, ax, [pl for pl in polys if len(pl) >= 3])
+    return d
+
+
+def _patch_region(p: Any, i: int, ax: Any, polys: list[np.ndarray], clip: Any) -> _Data | None:
+    closed = _closed_in(polys, clip)
+    if not closed:
+        return None
+    tname = type(p).__name__
+    d = _Data("region", ArtistRef(tname, "bar" if tname == "Rectangle" else "patch",
+                                  _label_of(p), i), p, ax, None, polys=closed,
+              bbox=_seg_bbox(np.concatenate(closed)[None]))
+    d.background = _is_background(p, ax, closed)
     return d
 
 
@@ -1005,21 +1115,12 @@ def _marker_hits(sh: _Shape, d: _Data, margin: float, skip: int = -1
             return None
         sh = _Shape((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, (box[2] - box[0]) / 2,
                     (box[3] - box[1]) / 2, 0.0, sh.ref, sh.artist, sh.axes)
-    x0, y0, x1, y1 = sh.aabb
-    rmax = float(rad.max())
-    lo = np.searchsorted(pts[:, 0], x0 - rmax, side="left")
-    hi = np.searchsorted(pts[:, 0], x1 + rmax, side="right")
-    if hi <= lo:
-        return None
-    cp, cr = pts[lo:hi], rad[lo:hi]
-    keep = (cp[:, 1] >= y0 - cr) & (cp[:, 1] <= y1 + cr)
-    if not keep.any():
-        return None
-    cp, cr = cp[keep], cr[keep]
-    loc = sh.local(cp)
+    near = _markers_near(sh, pts, rad)
     hw, hh = sh.hw - margin, sh.hh - margin
-    if hw <= 0 or hh <= 0:
+    if near is None or hw <= 0 or hh <= 0:
         return None
+    cp, cr = near
+    loc = sh.local(cp)
     dx = np.maximum(np.abs(loc[:, 0]) - hw, 0.0)
     dy = np.maximum(np.abs(loc[:, 1]) - hh, 0.0)
     hit = (dx * dx + dy * dy) < cr * cr
@@ -1028,8 +1129,21 @@ def _marker_hits(sh: _Shape, d: _Data, margin: float, skip: int = -1
         return None
     hp, hr = cp[hit], cr[hit]
     area = float(np.sum(np.minimum(hr * hr * math.pi, sh.area)))
-    box = np.concatenate([hp - hr[:, None], hp + hr[:, None]])
-    return area, box
+    return area, np.concatenate([hp - hr[:, None], hp + hr[:, None]])
+
+
+def _markers_near(sh: _Shape, pts: np.ndarray, rad: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The markers whose disks reach the shape's box (points sorted by x: a window)."""
+    x0, y0, x1, y1 = sh.aabb
+    rmax = float(rad.max())
+    lo = np.searchsorted(pts[:, 0], x0 - rmax, side="left")
+    hi = np.searchsorted(pts[:, 0], x1 + rmax, side="right")
+    if hi <= lo:
+        return None
+    cp, cr = pts[lo:hi], rad[lo:hi]
+    keep = (cp[:, 1] >= y0 - cr) & (cp[:, 1] <= y1 + cr)
+    return (cp[keep], cr[keep]) if keep.any() else None
 
 
 def _region_overlap(sh: _Shape, polys: list[np.ndarray], margin: float
@@ -1076,9 +1190,7 @@ def _occluded(sh: _Shape, d: _Data, axes_list: list[Any]) -> bool:
             return False  # the data's axes is drawn on top of the text's axes
         if not sh.axes.patch.get_visible() or _alpha_of(sh.axes.patch.get_facecolor()) < 1:
             return False
-        bb = _bbox_tuple(sh.axes.bbox)
-        x0, y0, x1, y1 = sh.aabb
-        return x0 >= bb[0] and y0 >= bb[1] and x1 <= bb[2] and y1 <= bb[3]
+        return _inside(sh.aabb, _bbox_tuple(sh.axes.bbox), 0.0)
     except Exception:
         return False
 
@@ -1194,18 +1306,35 @@ def _own_marker(sh: _Shape, data: list[_Data], tol_px: float) -> tuple[_Data, in
     for d in data:
         if d.kind != "marker" or d.axes is not sh.axes or not _opaque_markers(d):
             continue
-        assert d.pts is not None and d.rad is not None
-        for ax_, ay in sh.anchors:
-            lo = np.searchsorted(d.pts[:, 0], ax_ - 2.0, side="left")
-            hi = np.searchsorted(d.pts[:, 0], ax_ + 2.0, side="right")
-            for k in range(lo, hi):
-                cx, cy = d.pts[k]
-                r = d.rad[k]
-                if math.hypot(cx - ax_, cy - ay) > 2.0:
-                    continue
-                if np.all(np.hypot(corners[:, 0] - cx, corners[:, 1] - cy) <= r):
-                    return d, k
+        for anchor in sh.anchors:
+            k = _disk_under(d, anchor, corners)
+            if k is not None:
+                return d, k
     return None
+
+
+def _disk_under(d: _Data, anchor: tuple[float, float], corners: np.ndarray) -> int | None:
+    """The marker centred on `anchor` (within 2 px) whose disk holds every corner."""
+    assert d.pts is not None and d.rad is not None
+    ax_, ay = anchor
+    lo = np.searchsorted(d.pts[:, 0], ax_ - 2.0, side="left")
+    hi = np.searchsorted(d.pts[:, 0], ax_ + 2.0, side="right")
+    for k in range(lo, hi):
+        cx, cy = d.pts[k]
+        if math.hypot(cx - ax_, cy - ay) <= 2.0 and \
+                np.all(np.hypot(corners[:, 0] - cx, corners[:, 1] - cy) <= d.rad[k]):
+            return k
+    return None
+
+
+def _opaque_box(t: Any) -> bool:
+    """The text sits in a filled, opaque bbox patch."""
+    try:
+        patch = t.get_bbox_patch()
+    except Exception:
+        return False
+    return patch is not None and patch.get_visible() and patch.get_fill() and \
+        _alpha_of(patch.get_facecolor()) >= 0.99
 
 
 def _own_edge_removed(sh: _Shape, d: _Data, tol_px: float) -> np.ndarray:
@@ -1216,13 +1345,7 @@ def _own_edge_removed(sh: _Shape, d: _Data, tol_px: float) -> np.ndarray:
     """
     assert d.segs is not None
     t = sh.artist
-    try:
-        patch = t.get_bbox_patch()
-    except Exception:
-        return d.segs
-    if patch is None or not patch.get_visible() or not patch.get_fill() or \
-            _alpha_of(patch.get_facecolor()) < 0.99 or not sh.anchors or \
-            _zorder(d.artist) > _zorder(t):
+    if not _opaque_box(t) or not sh.anchors or _zorder(d.artist) > _zorder(t):
         return d.segs
     p, q = d.segs[:, 0], d.segs[:, 1]
     keep = np.ones(len(p), dtype=bool)
@@ -1306,19 +1429,17 @@ def _foreign_bar(sh: _Shape, d: _Data, bars: dict[int, tuple[int, str, float, bo
     series, _, _, vertical, ax = info
     try:
         bb = d.artist.get_window_extent()
-        width = bb.width if vertical else bb.height
-        here = (bb.x0 + bb.x1) / 2 if vertical else (bb.y0 + bb.y1) / 2
     except Exception:
         return ""
+    width, here = (bb.width if vertical else bb.height), _bar_centre(bb, vertical)
     for patch in ax.patches:
         other = bars.get(id(patch))
         if other is None or other[0] == series or not _matches(num, other[2]):
             continue
         try:
-            ob = patch.get_window_extent()
+            there = _bar_centre(patch.get_window_extent(), vertical)
         except Exception:
             continue
-        there = (ob.x0 + ob.x1) / 2 if vertical else (ob.y0 + ob.y1) / 2
         if abs(there - here) <= 3.0 * max(width, 1.0):
             who = f"series {other[1]!r}" if other[1] else f"series #{other[0] + 1}"
             return f"the value printed is that of a bar of {who}, not of this bar"
@@ -1338,34 +1459,42 @@ def _into_other_axes(texts: list[_Shape], axes_list: list[Any], tol_px: float, a
     that panel's title on the spine and ticks above.  Insets, twins and overlays
     (one axes inside the other) are left out: they share their area by design.
     """
-    frames = []
-    for j, ax in enumerate(axes_list):
-        try:
-            if not ax.get_visible() or not ax.axison or getattr(ax, "name", "") != "rectilinear":
-                continue
-            if not (ax.get_frame_on() or ax.patch.get_visible()):
-                continue
-            frames.append((j, ax, _bbox_tuple(ax.bbox)))
-        except Exception:
-            continue
+    frames = _frames(axes_list)
     for sh in texts:
         if sh.ref.role not in _AXIS_ROLES or sh.is3d:
             continue
-        own = sh.axes
-        ob = _bbox_tuple(own.bbox) if own is not None else None
+        ob = _bbox_tuple(sh.axes.bbox) if sh.axes is not None else None
         for j, ax, fb in frames:
-            if ax is own or _inter(sh.aabb, fb) is None:
+            if ax is sh.axes or _inter(sh.aabb, fb) is None:
                 continue
             if ob is not None and (_inside(ob, fb) or _inside(fb, ob)):
                 continue
             poly = np.array([[fb[0], fb[1]], [fb[2], fb[1]], [fb[2], fb[3]], [fb[0], fb[3]]])
             area, pts = _region_overlap(sh, [poly], tol_px / 2.0)
-            if area <= area_px or pts is None or np.ptp(pts[:, 0]) <= tol_px or \
-                    np.ptp(pts[:, 1]) <= tol_px:
+            if _real_overlap(area, pts, tol_px, area_px):
+                hit("text-over-axes", sh.ref, ArtistRef(type(ax).__name__, "axes area", "", j),
+                    area, pts, "too little space between subplots", box=sh.aabb,
+                    ids=(id(sh.artist), id(ax)))
+
+
+def _frames(axes_list: list[Any]) -> list[tuple[int, Any, tuple[float, float, float, float]]]:
+    """(index, axes, box) of the rectilinear axes that draw a frame or background."""
+    frames = []
+    for j, ax in enumerate(axes_list):
+        try:
+            if not ax.get_visible() or not ax.axison or getattr(ax, "name", "") != "rectilinear":
                 continue
-            hit("text-over-axes", sh.ref, ArtistRef(type(ax).__name__, "axes area", "", j), area,
-                pts, "too little space between subplots", box=sh.aabb,
-                ids=(id(sh.artist), id(ax)))
+            if ax.get_frame_on() or ax.patch.get_visible():
+                frames.append((j, ax, _bbox_tuple(ax.bbox)))
+        except Exception:
+            continue
+    return frames
+
+
+def _real_overlap(area: float, pts: np.ndarray | None, tol_px: float, area_px: float) -> bool:
+    """More than the minimum area, and not a sliver along an edge (shapes that touch)."""
+    return area > area_px and pts is not None and np.ptp(pts[:, 0]) > tol_px and \
+        np.ptp(pts[:, 1]) > tol_px
 
 
 def _axis_label_pair(a: _Shape, b: _Shape) -> bool:
@@ -1452,6 +1581,93 @@ def _axis3d_shapes(ax: Any, i: int, drawn: dict[int, _Shape]) -> list[_Shape]:
     return out
 
 
+class _Report:
+    """The collisions found so far: one per pair and kind, of the kinds asked for."""
+
+    def __init__(self, want: set[str], size: tuple[float, float]) -> None:
+        self.want = want
+        self.size = size
+        self.out: list[Collision] = []
+        self.seen: set[tuple[str, int, int]] = set()
+
+    def __call__(self, kind: str, a: ArtistRef, b: ArtistRef, area: float, pts: Any,
+                 detail: str = "", box: Any = None, ids: tuple[int, int] | None = None) -> None:
+        if ids is not None:  # the lines of one multi-line text report a pair once
+            key = (kind, *ids)
+            if key in self.seen:
+                return
+            self.seen.add(key)
+        if kind in self.want:
+            pts = np.asarray(pts, dtype=float).reshape(-1, 2)
+            a_box = None if box is None else tuple(float(v) for v in box)
+            self.out.append(Collision(kind, a, b, float(area), _where(pts), self.size, detail,
+                                      a_box))
+
+    def sorted(self) -> list[Collision]:
+        order = {k: n for n, k in enumerate(KINDS)}
+        return sorted(self.out, key=lambda c: (order.get(c.kind, 99), c.a.axes, -c.area_px))
+
+
+@dataclass
+class _Gate:
+    """What every check of one figure shares: tolerances in pixels and the report."""
+
+    hit: _Report
+    tol_px: float
+    area_px: float
+    axes_list: list[Any]
+    bars: dict[int, tuple[int, str, float, bool, Any]] = field(default_factory=dict)
+
+
+def _canvas_box(fig: Any, renderer: Any, tight: bool | None) -> tuple[float, float, float, float]:
+    """The canvas, or what a tight save keeps (computed first: measuring the tight box
+    moves located axes back to their nominal positions)."""
+    if tight is None:
+        tight = str(matplotlib.rcParams.get("savefig.bbox")) == "tight"
+    canvas = (0.0, 0.0, float(fig.bbox.width), float(fig.bbox.height))
+    if tight:
+        try:
+            tb = fig.get_tightbbox(renderer)
+            pad = float(matplotlib.rcParams.get("savefig.pad_inches", 0.1) or 0) * fig.dpi
+            canvas = (tb.x0 * fig.dpi - pad, tb.y0 * fig.dpi - pad,
+                      tb.x1 * fig.dpi + pad, tb.y1 * fig.dpi + pad)
+        except Exception:
+            pass
+    return canvas
+
+
+def _place_located_axes(axes_list: list[Any], renderer: Any) -> None:
+    """Axes placed by a locator (axes_grid1 dividers, inset locators) hold their drawn
+    position only while drawing, and locating one may reset another: compute every
+    position first, then apply them all, then place their labels and titles."""
+    located = []
+    for ax in axes_list:
+        loc = ax.get_axes_locator()
+        if loc is not None:
+            with contextlib.suppress(Exception):
+                located.append((ax, loc(ax, renderer)))
+    for ax, pos in located:
+        with contextlib.suppress(Exception):
+            ax.apply_aspect(pos)
+    for ax, _ in located:
+        try:
+            for axis in (getattr(ax, "_axis_map", None) or {"x": ax.xaxis, "y": ax.yaxis}).values():
+                axis._update_label_position(renderer)
+            ax._update_title_position(renderer)
+        except Exception:
+            pass
+
+
+def _all_texts(fig: Any, renderer: Any, axes_list: list[Any], drawn3d: dict[int, _Shape],
+               ignored: set[int]) -> list[_Shape]:
+    texts = [s for s in _collect_text(fig, renderer, axes_list) if id(s.artist) not in ignored]
+    for i, ax in enumerate(axes_list):
+        if drawn3d and getattr(ax, "name", "") == "3d" and ax.get_visible() and \
+                getattr(ax, "_axis3don", True):
+            texts += [s for s in _axis3d_shapes(ax, i, drawn3d) if id(s.artist) not in ignored]
+    return texts
+
+
 def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA_PT2,
                     tight: bool | None = None, ignore: Any = (),
                     kinds: Any = None) -> list[Collision]:
@@ -1465,181 +1681,173 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
     kinds     report only these kinds (default: all of KINDS)
     """
     renderer = _renderer(fig)
-    drawn3d = _record_3d_texts(fig) if any(getattr(a, "name", "") == "3d"
-                                           for a in _axes_list(fig)) else {}
-    px = _ptp(fig.dpi)
-    tol_px, area_px = tol * px, min_area * px * px
-    ignored = {id(a) for a in ignore}
-    want = set(KINDS if kinds is None else kinds)
     axes_list = _axes_list(fig)
-    # clipping box: the canvas, or what a tight save keeps (computed first: measuring
-    # the tight box moves located axes back to their nominal positions)
-    W, H = float(fig.bbox.width), float(fig.bbox.height)
-    if tight is None:
-        tight = str(matplotlib.rcParams.get("savefig.bbox")) == "tight"
-    canvas = (0.0, 0.0, W, H)
-    if tight:
-        try:
-            tb = fig.get_tightbbox(renderer)
-            pad = float(matplotlib.rcParams.get("savefig.pad_inches", 0.1) or 0) * fig.dpi
-            canvas = (tb.x0 * fig.dpi - pad, tb.y0 * fig.dpi - pad,
-                      tb.x1 * fig.dpi + pad, tb.y1 * fig.dpi + pad)
-        except Exception:
-            pass
-    # axes placed by a locator (axes_grid1 dividers, inset locators) hold their drawn
-    # position only while drawing, and locating one may reset another: compute every
-    # position first, then apply them all
-    located = []
-    for ax in axes_list:
-        loc = ax.get_axes_locator()
-        if loc is not None:
-            with contextlib.suppress(Exception):
-                located.append((ax, loc(ax, renderer)))
-    for ax, pos in located:
-        with contextlib.suppress(Exception):
-            ax.apply_aspect(pos)
-    for ax, _ in located:  # labels and titles are placed from the tick labels at draw time
-        try:
-            for axis in (getattr(ax, "_axis_map", None) or {"x": ax.xaxis, "y": ax.yaxis}).values():
-                axis._update_label_position(renderer)
-            ax._update_title_position(renderer)
-        except Exception:
-            pass
-    texts = [s for s in _collect_text(fig, renderer, axes_list) if id(s.artist) not in ignored]
-    for i, ax in enumerate(axes_list):
-        if drawn3d and getattr(ax, "name", "") == "3d" and ax.get_visible() and \
-                getattr(ax, "_axis3don", True):
-            texts += [s for s in _axis3d_shapes(ax, i, drawn3d) if id(s.artist) not in ignored]
+    drawn3d = _record_3d_texts(fig) if any(getattr(a, "name", "") == "3d"
+                                           for a in axes_list) else {}
+    px = _ptp(fig.dpi)
+    ignored = {id(a) for a in ignore}
+    canvas = _canvas_box(fig, renderer, tight)
+    _place_located_axes(axes_list, renderer)
+    texts = _all_texts(fig, renderer, axes_list, drawn3d, ignored)
     data = [d for d in _collect_data(fig, renderer, axes_list) if id(d.artist) not in ignored]
-    out: list[Collision] = []
+    g = _Gate(_Report(set(KINDS if kinds is None else kinds),
+                      (float(fig.bbox.width), float(fig.bbox.height))),
+              tol * px, min_area * px * px, axes_list, _bar_values(axes_list))
+    for sh in texts:  # text (and legends, boxes) against drawn data
+        _text_over_data(g, sh, data)
+    _into_other_axes(texts, axes_list, g.tol_px, g.area_px, g.hit)
+    _text_over_text(g, texts)
+    _arrows(fig, renderer, texts, data, g, ignored)
+    _clipping(g, texts, canvas)
+    _glyphs(g, fig, renderer, texts)
+    return g.hit.sorted()
 
-    seen: set[tuple[str, int, int]] = set()
 
-    def hit(kind: str, a: ArtistRef, b: ArtistRef, area: float, pts: Any, detail: str = "",
-            box: Any = None, ids: tuple[int, int] | None = None) -> None:
-        if ids is not None:  # the lines of one multi-line text report a pair once
-            key = (kind, *ids)
-            if key in seen:
+def _text_over_data(g: _Gate, sh: _Shape, data: list[_Data]) -> None:
+    own = _own_marker(sh, data, g.tol_px) if sh.own_ok else None
+    for d in data:
+        if _exempt(g, sh, d, own):
+            continue
+        if d.kind == "line":
+            _line_hit(g, sh, d)
+        elif d.kind == "marker":
+            _marker_hit(g, sh, d, own[1] if own is not None and own[0] is d else -1)
+        else:
+            _region_hit(g, sh, d)
+
+
+def _bar_centre(bb: Any, vertical: bool) -> float:
+    return (bb.x0 + bb.x1) / 2 if vertical else (bb.y0 + bb.y1) / 2
+
+
+def _line_hit(g: _Gate, sh: _Shape, d: _Data) -> None:
+    assert d.segs is not None
+    segs = _own_edge_removed(sh, d, g.tol_px)
+    r = _seg_hits(sh, segs, g.tol_px - d.halfw) if len(segs) else None
+    if r is not None and r[0] * max(2 * d.halfw, 1.0) > g.area_px:
+        g.hit("text-over-line", sh.ref, d.ref, r[0] * max(2 * d.halfw, 1.0), r[1],
+              box=sh.aabb, ids=(id(sh.artist), id(d.artist)))
+
+
+def _marker_hit(g: _Gate, sh: _Shape, d: _Data, skip: int) -> None:
+    r = _marker_hits(sh, d, g.tol_px, skip=skip)
+    if r is not None and r[0] > g.area_px:
+        g.hit("text-over-marker", sh.ref, d.ref, r[0], r[1], box=sh.aabb,
+              ids=(id(sh.artist), id(d.artist)))
+
+
+def _region_hit(g: _Gate, sh: _Shape, d: _Data) -> None:
+    area, pts = _region_overlap(sh, d.polys, g.tol_px / 2.0)
+    if not _real_overlap(area, pts, g.tol_px, g.area_px):
+        return
+    detail = ""
+    if _in_own_region(g, sh, d, area):
+        # a label inside its own bar / region is allowed; not on a translucent band (a
+        # confidence band is data), nor a value that belongs to a neighbouring bar of
+        # another series
+        if d.ref.role == "fill" and _translucent(d.artist) and _thin_band(d):
+            detail = "text printed on a translucent band"
+        else:
+            detail = _foreign_bar(sh, d, g.bars)
+            if not detail:
                 return
-            seen.add(key)
-        if kind in want:
-            pts = np.asarray(pts, dtype=float).reshape(-1, 2)
-            a_box = None if box is None else tuple(float(v) for v in box)
-            out.append(Collision(kind, a, b, float(area), _where(pts), (W, H), detail, a_box))
+    kind = "text-over-image" if d.kind == "image" else "text-over-patch"
+    g.hit(kind, sh.ref, d.ref, area, pts, detail, box=sh.aabb, ids=(id(sh.artist), id(d.artist)))
 
-    # text (and legends, boxes) against drawn data
-    bars = _bar_values(axes_list)
-    for sh in texts:
-        own = _own_marker(sh, data, tol_px) if sh.own_ok else None
-        for d in data:
-            if d.background or not _touch(sh.aabb, _grow(d.bbox, d.halfw)):
-                continue
-            if sh.is3d and sh.ref.role.endswith(("label", "ticklabel")):
-                continue  # 3-D axis labels sit on the panes by design
-            if _occluded(sh, d, axes_list):
-                continue
-            if own is not None and own[0] is not d and d.kind == "line" and \
-                    _zorder(d.artist) <= _zorder(own[0].artist):
-                continue  # a node label inside its opaque node disk: edges run under the disk
-            if d.kind == "line":
-                assert d.segs is not None
-                segs = _own_edge_removed(sh, d, tol_px)
-                r = _seg_hits(sh, segs, tol_px - d.halfw) if len(segs) else None
-                if r is not None and r[0] * max(2 * d.halfw, 1.0) > area_px:
-                    hit("text-over-line", sh.ref, d.ref, r[0] * max(2 * d.halfw, 1.0), r[1],
-                        box=sh.aabb, ids=(id(sh.artist), id(d.artist)))
-            elif d.kind == "marker":
-                r = _marker_hits(sh, d, tol_px, skip=own[1] if own is not None and
-                                 own[0] is d else -1)
-                if r is not None and r[0] > area_px:
-                    hit("text-over-marker", sh.ref, d.ref, r[0], r[1], box=sh.aabb,
-                        ids=(id(sh.artist), id(d.artist)))
-            else:
-                area, pts = _region_overlap(sh, d.polys, tol_px / 2.0)
-                if area <= area_px or pts is None:
-                    continue
-                if np.ptp(pts[:, 0]) <= tol_px or np.ptp(pts[:, 1]) <= tol_px:
-                    continue  # a sliver along an edge: the shapes touch
-                detail = ""
-                if sh.own_ok and area >= _region_overlap(sh, [sh.corners()], tol_px / 2.0)[0] \
-                        - max(area_px, 0.02 * sh.area) and \
-                        any(_contains(d.polys, a, tol_px) for a in sh.anchors):
-                    # a label inside its own bar / region is allowed; not on a translucent
-                    # band (a confidence band is data), nor a value that belongs to a
-                    # neighbouring bar of another series
-                    if d.ref.role == "fill" and _translucent(d.artist) and _thin_band(d):
-                        detail = "text printed on a translucent band"
-                    else:
-                        detail = _foreign_bar(sh, d, bars)
-                        if not detail:
-                            continue
-                kind = "text-over-image" if d.kind == "image" else "text-over-patch"
-                hit(kind, sh.ref, d.ref, area, pts, detail, box=sh.aabb,
-                    ids=(id(sh.artist), id(d.artist)))
 
-    # axis texts running into the plotting area of another (non-overlay) axes
-    _into_other_axes(texts, axes_list, tol_px, area_px, hit)
+def _exempt(g: _Gate, sh: _Shape, d: _Data, own: tuple[_Data, int] | None) -> bool:
+    """Pairs that never collide: data hidden, 3-D labels on panes, edges under a node."""
+    if d.background or not _touch(sh.aabb, _grow(d.bbox, d.halfw)):
+        return True
+    if sh.is3d and sh.ref.role.endswith(("label", "ticklabel")):
+        return True  # 3-D axis labels sit on the panes by design
+    if _occluded(sh, d, g.axes_list):
+        return True
+    # a node label inside its opaque node disk: edges run under the disk
+    return own is not None and own[0] is not d and d.kind == "line" and \
+        _zorder(d.artist) <= _zorder(own[0].artist)
 
-    # text against text, anywhere in the figure
-    shrink = tol_px / 2.0
+
+def _in_own_region(g: _Gate, sh: _Shape, d: _Data, area: float) -> bool:
+    """The label lies wholly inside the region and one of its anchors is in it."""
+    if not sh.own_ok:
+        return False
+    whole = _region_overlap(sh, [sh.corners()], g.tol_px / 2.0)[0]
+    return area >= whole - max(g.area_px, 0.02 * sh.area) and \
+        any(_contains(d.polys, a, g.tol_px) for a in sh.anchors)
+
+
+def _text_over_text(g: _Gate, texts: list[_Shape]) -> None:
+    """Text against text, anywhere in the figure (candidates pruned by box)."""
+    shrink = g.tol_px / 2.0
     boxes = np.array([s.aabb for s in texts]) if texts else np.zeros((0, 4))
-    for ia in range(len(texts)):
+    for ia in range(len(texts) - 1):
         a = texts[ia]
-        if len(boxes) <= ia + 1:
-            break
         rest = boxes[ia + 1:]
         cand = np.nonzero((rest[:, 0] < a.aabb[2]) & (rest[:, 2] > a.aabb[0]) &
                           (rest[:, 1] < a.aabb[3]) & (rest[:, 3] > a.aabb[1]))[0]
         for j in cand:
             b = texts[ia + 1 + j]
-            if b.artist is a.artist or (a.is3d and b.is3d and a.axes is b.axes and
-                                        not _axis_label_pair(a, b)):
+            if _text_pair_exempt(a, b):
                 continue
-            if a.ref.role == "box" and b.ref.role == "box":
-                continue  # two anchored boxes: their frames are mostly empty padding
-            if _same_text(a, b):
-                continue  # the same words drawn twice in one place read as one
             r = _text_text(a, b, shrink)
-            if r is not None and r[0] > area_px:
-                hit("text-over-text", a.ref, b.ref, r[0], r[1], box=a.aabb,
-                    ids=(min(id(a.artist), id(b.artist)), max(id(a.artist), id(b.artist))))
+            if r is not None and r[0] > g.area_px:
+                g.hit("text-over-text", a.ref, b.ref, r[0], r[1], box=a.aabb,
+                      ids=(min(id(a.artist), id(b.artist)), max(id(a.artist), id(b.artist))))
 
-    # annotation arrows crossing drawn lines or other texts
-    _arrows(fig, renderer, axes_list, texts, data, tol_px, area_px, hit, ignored)
 
-    # clipping: the canvas (or the tight box a tight save keeps) and clip boxes
+def _text_pair_exempt(a: _Shape, b: _Shape) -> bool:
+    if b.artist is a.artist or (a.is3d and b.is3d and a.axes is b.axes and
+                                not _axis_label_pair(a, b)):
+        return True
+    if a.ref.role == "box" and b.ref.role == "box":
+        return True  # two anchored boxes: their frames are mostly empty padding
+    return _same_text(a, b)  # the same words drawn twice in one place read as one
+
+
+def _outside(box: tuple[float, ...], frame: tuple[float, ...], tol: float) -> bool:
+    return (box[0] < frame[0] - tol or box[1] < frame[1] - tol or box[2] > frame[2] + tol or
+            box[3] > frame[3] + tol)
+
+
+def _cut_area(box: tuple[float, ...], frame: tuple[float, ...]) -> tuple[float, bool]:
+    """The area of `box` outside `frame`, and whether none of it is inside."""
+    inside = _inter(box, frame)
+    full = (box[2] - box[0]) * (box[3] - box[1])
+    kept = 0.0 if inside is None else (inside[2] - inside[0]) * (inside[3] - inside[1])
+    return full - kept, inside is None
+
+
+def _clipping(g: _Gate, texts: list[_Shape], canvas: tuple[float, float, float, float]) -> None:
+    """Texts cut by the canvas (or the tight box a tight save keeps) or by their clip box."""
     fig_ref = ArtistRef("Figure", "figure edge", "", -1)
     for sh in texts:
-        x0, y0, x1, y1 = sh.aabb
-        inside = _inter(sh.aabb, canvas)
-        full = (x1 - x0) * (y1 - y0)
-        kept = 0.0 if inside is None else (inside[2] - inside[0]) * (inside[3] - inside[1])
-        if (x0 < canvas[0] - tol_px or y0 < canvas[1] - tol_px or x1 > canvas[2] + tol_px or
-                y1 > canvas[3] + tol_px) and full - kept > area_px:
-            if inside is None and sh.ref.role.endswith("ticklabel"):
+        box = sh.aabb
+        corners = [[box[0], box[1]], [box[2], box[3]]]
+        cut, gone = _cut_area(box, canvas)
+        if _outside(box, canvas, g.tol_px) and cut > g.area_px:
+            if gone and sh.ref.role.endswith("ticklabel"):
                 continue  # ticks of an axes that fills the canvas: not drawn, not cut
-            detail = "entirely outside the canvas" if inside is None else "cut by the edge"
-            hit("clipped-by-figure", sh.ref, fig_ref, full - kept, [[x0, y0], [x1, y1]], detail,
-                ids=(id(sh.artist), 0))
+            g.hit("clipped-by-figure", sh.ref, fig_ref, cut, corners,
+                  "entirely outside the canvas" if gone else "cut by the edge",
+                  ids=(id(sh.artist), 0))
             continue
         clip = _clip_rect(sh.artist) if hasattr(sh.artist, "get_clip_on") else None
-        if clip is not None and sh.ref.role in ("text", "annotation", "figure text"):
-            inside = _inter(sh.aabb, clip)
-            kept = 0.0 if inside is None else (inside[2] - inside[0]) * (inside[3] - inside[1])
-            if (x0 < clip[0] - tol_px or y0 < clip[1] - tol_px or x1 > clip[2] + tol_px or
-                    y1 > clip[3] + tol_px) and full - kept > area_px:
-                hit("clipped-by-axes", sh.ref, ArtistRef("Bbox", "clip box", "", sh.ref.axes),
-                    full - kept, [[x0, y0], [x1, y1]], ids=(id(sh.artist), 0))
+        if clip is None or sh.ref.role not in ("text", "annotation", "figure text"):
+            continue
+        cut, _ = _cut_area(box, clip)
+        if _outside(box, clip, g.tol_px) and cut > g.area_px:
+            g.hit("clipped-by-axes", sh.ref, ArtistRef("Bbox", "clip box", "", sh.ref.axes),
+                  cut, corners, ids=(id(sh.artist), 0))
 
-    glyph_texts = texts + _legend_texts(fig, renderer, axes_list)
-    for sh, fonts, missing in _missing_glyphs(glyph_texts):
+
+def _glyphs(g: _Gate, fig: Any, renderer: Any, texts: list[_Shape]) -> None:
+    for sh, fonts, missing in _missing_glyphs(texts + _legend_texts(fig, renderer,
+                                                                     g.axes_list)):
         x0, y0, x1, y1 = sh.aabb
-        hit("missing-glyph", sh.ref, ArtistRef("Font", "font", fonts, sh.ref.axes), sh.area,
-            [[x0, y0], [x1, y1]], f"no glyph for {missing!r} in {fonts}; drawn as empty boxes"
-            + _font_advice(sh.artist, missing), ids=(id(sh.artist), 1))
-    order = {k: n for n, k in enumerate(KINDS)}
-    out.sort(key=lambda c: (order.get(c.kind, 99), c.a.axes, -c.area_px))
-    return out
+        g.hit("missing-glyph", sh.ref, ArtistRef("Font", "font", fonts, sh.ref.axes), sh.area,
+              [[x0, y0], [x1, y1]], f"no glyph for {missing!r} in {fonts}; drawn as empty boxes"
+              + _font_advice(sh.artist, missing), ids=(id(sh.artist), 1))
 
 
 _CHARMAPS: dict[str, frozenset[int]] = {}
@@ -1648,21 +1856,40 @@ _CHARMAPS: dict[str, frozenset[int]] = {}
 def _legend_texts(fig: Any, renderer: Any, axes_list: list[Any]) -> list[_Shape]:
     """Legend entries and titles as texts (a legend is measured as one box, but its
     words can lack glyphs like any other text)."""
-    from matplotlib.legend import Legend
-
-    legs = [(i, ax, c) for i, ax in enumerate(axes_list) if ax.get_visible()
-            for c in ax.get_children() if isinstance(c, Legend)]
-    legs += [(-1, None, leg) for sub in _figures(fig) for leg in getattr(sub, "legends", [])]
     out = []
-    for i, ax, leg in legs:
-        if not _visible(leg):
-            continue
+    for i, ax, leg in _legends(fig, axes_list):
         for t in [*leg.get_texts(), leg.get_title()]:
             sh = _text_shape(t, renderer, ArtistRef("Text", "legend text", str(t.get_text()), i),
                              ax)
             if sh is not None:
                 out.append(sh)
     return out
+
+
+def _charmap(path: str) -> frozenset[int]:
+    """The code points a font file has glyphs for (cached; empty when unreadable)."""
+    from matplotlib import font_manager
+
+    cm = _CHARMAPS.get(path)
+    if cm is None:
+        try:
+            cm = frozenset(font_manager.get_font(path).get_charmap())
+        except Exception:
+            cm = frozenset()
+        _CHARMAPS[path] = cm
+    return cm
+
+
+def _requested_fonts(t: Any) -> tuple[str, list[str]]:
+    """The rcParams key that names the text's fonts, and every font it asks for."""
+    from matplotlib import rcParams
+
+    fams = list(t.get_fontproperties().get_family())
+    key = f"font.{fams[0]}" if fams and fams[0] in _GENERIC else "font.family"
+    wanted = []
+    for fam in fams:
+        wanted += list(rcParams.get(f"font.{fam}", [])) if fam in _GENERIC else [fam]
+    return key, wanted
 
 
 _GENERIC = ("sans-serif", "serif", "monospace", "cursive", "fantasy")
@@ -1675,28 +1902,17 @@ def _font_advice(t: Any, missing: str) -> str:
     matplotlib falls back to DejaVu Sans and draws boxes although a CJK font may
     be installed under another name.
     """
-    from matplotlib import font_manager, rcParams
+    from matplotlib import font_manager
 
     try:
-        fams = list(t.get_fontproperties().get_family())
+        key, wanted = _requested_fonts(t)
         installed = {f.name for f in font_manager.fontManager.ttflist}
-        key = f"font.{fams[0]}" if fams and fams[0] in _GENERIC else "font.family"
-        wanted = []
-        for fam in fams:
-            wanted += list(rcParams.get(f"font.{fam}", [])) if fam in _GENERIC else [fam]
         absent = [w for w in dict.fromkeys(wanted) if w not in installed and w not in _GENERIC]
-        have = []
+        have: list[str] = []
         for f in font_manager.fontManager.ttflist:
-            if f.name in have or f.name.startswith("Last Resort"):
-                continue  # Last Resort "has" every glyph as a placeholder box
-            cm = _CHARMAPS.get(f.fname)
-            if cm is None:
-                try:
-                    cm = frozenset(font_manager.get_font(f.fname).get_charmap())
-                except Exception:
-                    cm = frozenset()
-                _CHARMAPS[f.fname] = cm
-            if all(ord(c) in cm for c in missing):
+            # Last Resort "has" every glyph as a placeholder box
+            if f.name not in have and not f.name.startswith("Last Resort") and \
+                    all(ord(c) in _charmap(f.fname) for c in missing):
                 have.append(f.name)
     except Exception:
         return ""
@@ -1704,44 +1920,41 @@ def _font_advice(t: Any, missing: str) -> str:
     if absent:
         out += f"; {', '.join(absent[:3])} {'is' if len(absent) == 1 else 'are'} not installed"
     if have:
-        out += (f"; installed font(s) with these glyphs: {', '.join(have[:3])}; name one first: "
-                f"plt.rcParams[{key!r}] = [{have[0]!r}] + plt.rcParams[{key!r}]")
-    else:
-        out += ("; no installed font has these glyphs: install one (e.g. Noto Sans CJK or "
-                "WenQuanYi Micro Hei) and name it in rcParams")
-    return out
+        return out + (f"; installed font(s) with these glyphs: {', '.join(have[:3])}; name one "
+                      f"first: plt.rcParams[{key!r}] = [{have[0]!r}] + plt.rcParams[{key!r}]")
+    return out + ("; no installed font has these glyphs: install one (e.g. Noto Sans CJK or "
+                  "WenQuanYi Micro Hei) and name it in rcParams")
+
+
+def _font_paths(t: Any) -> list[str] | None:
+    """The font files matplotlib falls back through for this text."""
+    from matplotlib import font_manager
+
+    try:
+        return list(font_manager.fontManager._find_fonts_by_props(t.get_fontproperties()))
+    except Exception:
+        try:
+            return [font_manager.findfont(t.get_fontproperties())]
+        except Exception:
+            return None
 
 
 def _missing_glyphs(texts: list[_Shape]) -> list[tuple[_Shape, str, str]]:
     """Texts with characters that no font in their fallback list can draw."""
-    from matplotlib import font_manager
     from matplotlib.text import Text
 
     out = []
     for sh in texts:
         t = sh.artist
-        if not isinstance(t, Text):
-            continue
-        s = t.get_text()
+        s = t.get_text() if isinstance(t, Text) else ""
         if not s or s.isascii() or (t.get_usetex() or s.count("$") >= 2):
             continue
-        try:
-            paths = font_manager.fontManager._find_fonts_by_props(t.get_fontproperties())
-        except Exception:
-            try:
-                paths = [font_manager.findfont(t.get_fontproperties())]
-            except Exception:
-                continue
+        paths = _font_paths(t)
+        if paths is None:
+            continue
         have: set[int] = set()
         for p in paths:
-            cm = _CHARMAPS.get(p)
-            if cm is None:
-                try:
-                    cm = frozenset(font_manager.get_font(p).get_charmap())
-                except Exception:
-                    cm = frozenset()
-                _CHARMAPS[p] = cm
-            have |= cm
+            have |= _charmap(p)
         missing = "".join(dict.fromkeys(c for c in s if not c.isspace() and ord(c) >= 32 and
                                         ord(c) not in have))
         if missing:
@@ -1750,80 +1963,113 @@ def _missing_glyphs(texts: list[_Shape]) -> list[tuple[_Shape, str, str]]:
     return out
 
 
-def _arrows(fig: Any, renderer: Any, axes_list: list[Any], texts: list[_Shape],
-            data: list[_Data], tol_px: float, area_px: float, hit: Any, ignored: set[int]
-            ) -> None:
-    """Annotation arrows and free-standing arrows (FancyArrowPatch, ConnectionPatch)
-    crossing texts or lines away from their ends."""
-    from matplotlib.patches import FancyArrowPatch
+def _annotation_arrows(fig: Any, renderer: Any, axes_list: list[Any], ignored: set[int]
+                       ) -> list[tuple[int, Any, Any, str, list[np.ndarray]]]:
+    """(axes index, arrow patch, annotation, label, [tip]) of each drawn annotation arrow."""
     from matplotlib.text import Annotation
 
-    px = _ptp(fig.dpi)
-    # (axes index, arrow patch, owning annotation or None, label, tips)
-    arrows: list[tuple[int, Any, Any, str, list[np.ndarray]]] = []
-    anns = [(i, t) for i, ax in enumerate(axes_list) if ax.get_visible()
-            for t in ax.texts if isinstance(t, Annotation)]
-    anns += [(-1, t) for sub in _figures(fig) for t in sub.texts if isinstance(t, Annotation)]
+    anns = [(i, t) for i, ax in enumerate(axes_list) if ax.get_visible() for t in ax.texts]
+    anns += [(-1, t) for sub in _figures(fig) for t in sub.texts]
+    out = []
     for i, ann in anns:
-        ap = ann.arrow_patch
-        if ap is None or not _visible(ann) or not _visible(ap) or id(ann) in ignored:
+        if not isinstance(ann, Annotation) or not _drawn_arrow(ann, ignored):
             continue
-        try:
-            if not ann._check_xy(renderer):
-                continue
-            tip = np.asarray(ann._get_xy_transform(renderer, ann.xycoords).transform(ann.xy),
-                             dtype=float)
-        except Exception:
-            continue
-        arrows.append((i, ap, ann, str(ann.get_text()), [tip]))
-    loose = [(i, p) for i, ax in enumerate(axes_list) if ax.get_visible()
-             for p in ax.patches if isinstance(p, FancyArrowPatch)]
-    loose += [(-1, p) for sub in _figures(fig) for p in list(getattr(sub, "patches", [])) +
-              list(getattr(sub, "artists", [])) if isinstance(p, FancyArrowPatch)]
-    for i, ap in loose:
-        if not _visible(ap) or id(ap) in ignored:
-            continue
-        arrows.append((i, ap, None, _label_of(ap), []))
+        tip = _arrow_tip(ann, renderer)
+        if tip is not None:
+            out.append((i, ann.arrow_patch, ann, str(ann.get_text()), [tip]))
+    return out
+
+
+def _drawn_arrow(ann: Any, ignored: set[int]) -> bool:
+    ap = ann.arrow_patch
+    return ap is not None and _visible(ann) and _visible(ap) and id(ann) not in ignored
+
+
+def _arrow_tip(ann: Any, renderer: Any) -> np.ndarray | None:
+    """Where an annotation points, in display pixels (None: its xy is clipped away)."""
+    try:
+        if not ann._check_xy(renderer):
+            return None
+        return np.asarray(ann._get_xy_transform(renderer, ann.xycoords).transform(ann.xy),
+                          dtype=float)
+    except Exception:
+        return None
+
+
+def _free_arrows(fig: Any, axes_list: list[Any], ignored: set[int]
+                 ) -> list[tuple[int, Any, Any, str, list[np.ndarray]]]:
+    """Free-standing arrows (FancyArrowPatch, ConnectionPatch); their ends come later."""
+    from matplotlib.patches import FancyArrowPatch
+
+    loose = [(i, p) for i, ax in enumerate(axes_list) if ax.get_visible() for p in ax.patches]
+    loose += [(-1, p) for sub in _figures(fig)
+              for p in [*getattr(sub, "patches", []), *getattr(sub, "artists", [])]]
+    return [(i, ap, None, _label_of(ap), []) for i, ap in loose
+            if isinstance(ap, FancyArrowPatch) and _visible(ap) and id(ap) not in ignored]
+
+
+def _arrow_body(ap: Any, tips: list[np.ndarray], px: float
+                ) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """The arrow's segments without the stretch near each end, which touches its target
+    by design; and its ends (a free arrow's two ends, an annotation's tip)."""
+    try:
+        polys = _polylines(ap.get_transform().transform_path(ap.get_path()))
+    except Exception:
+        return None
+    segs = _segments(polys)
+    if not len(segs):
+        return None
+    if not tips:  # a free arrow: both its ends meet what it connects
+        tips = [polys[0][0], _far_end(polys)]
+    if not all(np.isfinite(t).all() for t in tips):
+        return None
+    length = float(np.hypot(*(segs[:, 1] - segs[:, 0]).T).sum())
+    keep_out = max(12.0 * px, 0.15 * length / len(tips))
+    for tip in tips:
+        segs = segs[np.hypot(*(segs.mean(axis=1) - tip).T) > keep_out]
+    return (segs, tips) if len(segs) else None
+
+
+def _arrows(fig: Any, renderer: Any, texts: list[_Shape], data: list[_Data], g: _Gate,
+            ignored: set[int]) -> None:
+    """Annotation arrows and free-standing arrows (FancyArrowPatch, ConnectionPatch)
+    crossing texts or lines away from their ends."""
+    px = _ptp(fig.dpi)
+    arrows = _annotation_arrows(fig, renderer, g.axes_list, ignored)
+    arrows += _free_arrows(fig, g.axes_list, ignored)
     for i, ap, ann, label, tips in arrows:
-        try:
-            tpath = ap.get_transform().transform_path(ap.get_path())
-            polys = _polylines(tpath)
-        except Exception:
+        body = _arrow_body(ap, tips, px)
+        if body is None:
             continue
-        segs = _segments(polys)
-        if not len(segs):
-            continue
-        if not tips:  # a free arrow: both its ends meet what it connects
-            tips = [polys[0][0], _far_end(polys)]
-        if not all(np.isfinite(t).all() for t in tips):
-            continue
+        segs = body[0]
         owner = ann if ann is not None else ap
         ref = ArtistRef("FancyArrowPatch", "arrow", label, i)
-        # the last stretch near the tip touches its target by design
-        length = float(np.hypot(*(segs[:, 1] - segs[:, 0]).T).sum())
-        keep_out = max(12.0 * px, 0.15 * length / len(tips))
-        mid = segs.mean(axis=1)
-        for tip in tips:
-            segs, mid = segs[np.hypot(*(mid - tip).T) > keep_out], mid[
-                np.hypot(*(mid - tip).T) > keep_out]
-        if not len(segs):
+        _arrow_over_text(g, ref, owner, ann, segs, texts)
+        _arrow_over_lines(g, ref, owner, segs, data)
+
+
+def _arrow_over_text(g: _Gate, ref: ArtistRef, owner: Any, ann: Any, segs: np.ndarray,
+                     texts: list[_Shape]) -> None:
+    own = next((s for s in texts if s.artist is ann), None) if ann is not None else None
+    for sh in texts:
+        if sh.artist is ann or (own is not None and _inter(own.aabb, sh.aabb)):
             continue
-        own = next((s for s in texts if s.artist is ann), None) if ann is not None else None
-        for sh in texts:
-            if sh.artist is ann or (own is not None and _inter(own.aabb, sh.aabb)):
-                continue
-            r = _seg_hits(sh, segs, tol_px)
-            if r is not None and r[0] * 1.0 > tol_px:
-                hit("arrow-over-text", ref, sh.ref, r[0], r[1], ids=(id(owner), id(sh.artist)))
-        abox = _seg_bbox(segs)
-        for d in data:
-            if d.kind != "line" or d.background or not _touch(abox, _grow(d.bbox, d.halfw)):
-                continue
-            assert d.segs is not None
-            pts = _seg_cross(segs, d.segs)
-            if pts is not None:
-                hit("arrow-over-data", ref, d.ref, float(len(pts)), pts,
-                    f"the arrow crosses it {len(pts)} time(s)", ids=(id(owner), id(d.artist)))
+        r = _seg_hits(sh, segs, g.tol_px)
+        if r is not None and r[0] * 1.0 > g.tol_px:
+            g.hit("arrow-over-text", ref, sh.ref, r[0], r[1], ids=(id(owner), id(sh.artist)))
+
+
+def _arrow_over_lines(g: _Gate, ref: ArtistRef, owner: Any, segs: np.ndarray,
+                      data: list[_Data]) -> None:
+    abox = _seg_bbox(segs)
+    for d in data:
+        if d.kind != "line" or d.background or not _touch(abox, _grow(d.bbox, d.halfw)):
+            continue
+        assert d.segs is not None
+        pts = _seg_cross(segs, d.segs)
+        if pts is not None:
+            g.hit("arrow-over-data", ref, d.ref, float(len(pts)), pts,
+                  f"the arrow crosses it {len(pts)} time(s)", ids=(id(owner), id(d.artist)))
 
 
 def _far_end(polys: list[np.ndarray]) -> np.ndarray:
