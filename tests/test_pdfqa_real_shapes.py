@@ -80,12 +80,21 @@ def test_personal_name_in_author_is_an_error(tmp, value):
 
 
 @pytest.mark.parametrize("value", ["admin", "Administrator", "qq", "86187", "微软用户", "用户",
-                                   "亦是远方", "sxjm qf", "PCoS", "user01", "Microsoft Office User"])
+                                   "亦是远方", "sxjm qf", "user01", "Microsoft Office User",
+                                   "Windows 用户", "lenovo", "Master", "25416"])
 def test_account_like_author_is_a_warning(tmp, value):
     found = meta(tmp, {"Author": value})
     clean(found, "PDF-A002")
     f = fires(found, "PDF-A003")
     assert "confirm it names no one" in f.message and f.data["match"] == value
+
+
+@pytest.mark.parametrize("value", ["Jason", "singying", "sszhou", "思哲", "PCoS", "gs88", "夏洛不明"])
+def test_given_name_or_handle_author_fails(tmp, value):
+    """Issue 27: under --anonymous an author-like value names someone unless it is a known
+    tool, placeholder account or the organiser (the known values are data)."""
+    f = fires(meta(tmp, {"Author": value}), "PDF-A002")
+    assert f.severity == "error" and f.data["match"] == value
 
 
 @pytest.mark.parametrize("value", ["COMAP", "COMAP Inc.", "Typora", "Team 2512345"])

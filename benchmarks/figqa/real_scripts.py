@@ -84,7 +84,9 @@ def run(a: argparse.Namespace) -> int:
     if os.path.exists(a.out):
         with open(a.out, encoding="utf-8") as fh:
             done = {(json.loads(x)["repo"], json.loads(x)["path"]) for x in fh if x.strip()}
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
+    src = str(HERE.parents[1] / "src")  # this checkout's gavelkit, not an installed one
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0",
+               PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
     with open(a.out, "a", encoding="utf-8") as out:
         for r in rows:
             if (r["repo"], r["path"]) in done:

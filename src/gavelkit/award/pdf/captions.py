@@ -27,6 +27,10 @@ class Caption:
     doubled: bool = False  # "Figure 1: Figure 1: ..." -- a typed prefix on a generated one
 
 
+# "表 1 表 2 整合.xlsx", "图3.png": a file name in an appendix listing, not a caption
+# (a line that ends in a file name and has no caption colon)
+_FILE = re.compile(r"^[^:：]*\.(?:xlsx?|csv|txt|docx?|m|mat|py|ipynb|json|png|jpe?g|tiff?|pdf|zip|rar)"
+                   r"\s*$", re.I)
 NUM = r"(?P<num>(?:[A-Z]\.?)?\d+(?:(?:\.|\s?[\-–—]\s?)\d+)*)"   # "Fig.7- 1" too
 
 
@@ -133,7 +137,7 @@ def find_captions(doc: PdfDoc) -> list[Caption]:
             s = ln.strip()
             if not s:
                 continue
-            found = [] if leader.search(ln) else _line_captions(ln, prev, c)
+            found = [] if leader.search(ln) or _FILE.search(ln) else _line_captions(ln, prev, c)
             if not (FURNITURE_RE.fullmatch(s) or re.sub(r"\d+", "#", s) in furniture):
                 prev = "" if found else ln     # a caption ends no sentence into the next line
             for series, label, num, text, title, doubled in found:
@@ -176,14 +180,19 @@ def _line_captions(ln: str, prev: str, c: _Ctx) -> list[_Found]:
 
 
 def _doubled(rest: str, series: str, num: str, c: _Ctx) -> int | None:
-    """Length of a repeated "label number" right after the first ("Figure 1: Figure 1:")."""
+    """Length of a typed "label number" right after the generated one: "Figure 1: Figure
+    1:", "Figure 5: Figure 6: …" (a number typed into the caption text) or "Figure 5: 图 5:"
+    (the other language's label). It is a typed prefix to delete, never a second caption."""
     m = re.match(r"[\s:：.、\-–—]*", rest)
     k = m.end() if m else 0
     again = (c.zh.match(rest[k:]) or c.en.match(rest[k:]))
-    if again is None or again.group("num") != num:
+    if again is None:
         return None
-    if c.labels.get(again.group("label").lower(), c.labels.get(again.group("label"))) != series:
-        return None
+    other = c.labels.get(again.group("label").lower(), c.labels.get(again.group("label")))
+    if other is None or other.split("_")[1] != series.split("_")[1]:
+        return None                          # "Figure 3: Table 2 …" is no typed prefix
+    if not re.match(r"\s*[:：.、\-–—]", again.group("rest")) and again.group("num") != num:
+        return None                          # "Figure 5: Figure 6 shows …": a sentence
     return k + again.start("rest")
 
 
@@ -198,7 +207,8 @@ def _mid_caption(ln: str, m: re.Match[str], line_is_caption: bool,
         after_sentence = bool(re.search(r"[.!?。;；]\s+$", pre))
         if not (after_sentence or (line_is_caption and re.search(r"\s$", pre))):
             return None
-        if not re.match(r"\s*[:：|]\s*\S|\s+[A-Z(]", rest):
+        if not (re.match(r"\s*[:：|]\s*\S|\s+[A-Z(]", rest) or
+                (line_is_caption and re.match(r"\s*\.\s+[A-Z]", rest))):
             return None                              # "… Table 1 compared with …"
         return c.labels[label.lower()], label, m.group("num")
     # 图/表 in the middle of a line: after a gap that follows a caption or a title
@@ -255,8 +265,13 @@ def _match_caption(ln: str, prev: str, c: _Ctx) -> tuple[str, str, str] | None:
         return None                          # "figure 4." continuing a sentence
     if re.match(r"\.?[a-z]\s+[a-z]", rest) and not re.match(r"\.?[a-z]\s+of\b", rest):
         return None                          # "Figure 8.a shows …": a panel referred to
-    if re.match(r"\.(?!\d)", rest) or not rest.strip() or re.match(rf"\s+[A-Z{CJK}(“\"']", rest):
-        return None if strong_prev else (series, label, m.group("num"))
+    panel = re.match(r"\s*\(\s*[a-z]\s*\)\s*(?:and\s*\(\s*[a-z]\s*\)\s*)?([A-Za-z']+)", rest)
+    if panel and (panel.group(1).lower() in c.prose_verbs or
+                  panel.group(1).lower() in c.prose_first):
+        return None                          # "Figure 4 (a) shows the truncation …"
+    if re.match(r"\s*\.(?!\d)", rest) or not rest.strip() or \
+            re.match(rf"\s+[A-Z{CJK}(“\"']", rest):
+        return None if strong_prev else (series, label, m.group("num"))  # "Figure 8 . The …"
     words = re.findall(r"[A-Za-z']+", rest)[:3]
     if (re.match(r"\s+(?:[a-z]|\d+-?[A-Za-z]|\d{4}\b)", rest) and not strong_prev and words
             and words[0].lower() not in c.prose_first
@@ -281,13 +296,15 @@ def check_captions(doc: PdfDoc, caps: list[Caption] | None = None) -> tuple[list
                 "PDF-C004", "error",
                 f"page {c.page}: caption prefix typed twice: {c.line!r}", doc.path,
                 hint="the caption command already prints the label and number; delete the "
-                     "typed copy (\\caption{Figure 1: ...} or a hand-typed 图 1 in Word)",
+                     "typed prefix (\\caption{Figure 6: ...}, a hand-typed 图 5 in Word), do not "
+                     "renumber",
                 data={"page": c.page, "match": c.line, "series": c.series, "number": c.number}))
         key = (c.series, c.number)
         last = last_seen.get(key)
         last_seen[key] = c
-        if last is not None and last.line == c.line and 0 < c.page - last.page <= 1:
-            continue    # the same caption repeated on the next page: a continued long table
+        if last is not None and last.line == c.line and 0 <= c.page - last.page <= 1:
+            continue    # the same caption on the next page (a continued long table) or twice
+            #             on one page (a flowchart's own title above its caption): one caption
         if (last is not None and last.page == c.page and 0 < c.idx - last.idx <= 2
                 and _has_cjk_title(last.line) != _has_cjk_title(c.line)):
             continue    # "表 5: 中文标题" then "表 5: English Title": one bilingual caption

@@ -69,6 +69,7 @@ class PdfDoc:
     xmp: list[tuple[str, str, str, str]]      # (owner, property, info field, value)
     findings: list[Finding] = field(default_factory=list)
     extras: list[Extra] = field(default_factory=list)
+    embedded: list[Any] = field(default_factory=list)  # embedded.Embedded author values
 
     @property
     def count(self) -> int:
@@ -185,6 +186,15 @@ def read_meta(doc: Any, data: bytes, path: str) -> tuple[
     return info, xmp, findings
 
 
+def _embedded(data: bytes) -> list[Any]:
+    from gavelkit.award.pdf.embedded import read_embedded
+
+    try:
+        return read_embedded(data)
+    except Exception:  # a hostile file must not stop the QA
+        return []
+
+
 def page_errors(path: str, pages: list[Page]) -> list[Finding]:
     return [Finding("PDF-F003", "warning", f"page {pg.number}: could not be read completely "
                     f"({pg.error}); the file may be damaged", path,
@@ -224,6 +234,7 @@ def load(path: str, render: bool = True, progress: Callable[[int, int], None] | 
     try:
         info, xmp, findings = read_meta(doc, data, path)
         extras = read_extras(doc)
+        embedded = _embedded(data)
         pages: list[Page] = []
         if jobs <= 1:
             for i in range(n):
@@ -237,7 +248,7 @@ def load(path: str, render: bool = True, progress: Callable[[int, int], None] | 
         pages = _read_parallel(path, n, scale, jobs, progress)
     findings += page_errors(path, pages)
     extras += page_extras(pages)
-    return PdfDoc(path, pages, info, xmp, findings, extras)
+    return PdfDoc(path, pages, info, xmp, findings, extras, embedded)
 
 
 def page_extras(pages: list[Page]) -> list[Extra]:
