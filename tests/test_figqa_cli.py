@@ -206,19 +206,22 @@ def _code_dir(tmp_path, figqa_text: str | None):
     return str(p)
 
 
-def test_run_copy_of_figqa_is_the_gate_and_its_stdout_is_shown(tmp_path):
-    # a copy that finds nothing: if ours stood in for it, the collision would be reported
+def test_a_no_op_run_copy_cannot_switch_the_gate_off(tmp_path):
+    """Issue 27 item 5: the critic's re-run gates with the shipped figqa; a replaced copy
+    is itself a failed gate that names the difference."""
     stub = ("def find_collisions(fig, **kw):\n    return []\n"
             "def assert_no_overlap(fig, **kw):\n    return None\n")
     s = _code_dir(tmp_path, stub)
     rc, out, _ = gk_testing.cli("award", "figqa", "run", s)
     copy = str(tmp_path / "code" / "figqa.py")
-    assert rc == 0, out
-    assert f"gate module: {copy}" in out  # the script imported the run's copy, not ours
-    assert f"gate: the run's own {copy}" in out
+    assert rc == 1, out
+    found = _parse_text(out)
+    gk_testing.fires(found, "FIG-D001")  # the collision the stub hid, found by the shipped gate
+    f = gk_testing.fires(found, "FIG-S006")
+    assert copy in f.message and "first difference at line" in f.message
     assert "not reached" in out  # the script's stdout is shown
     rc, doc = gk_testing.cli_json("award", "figqa", "run", s)
-    assert doc["figqa"] == {"path": copy, "source": "run copy"}
+    assert doc["figqa"]["imported"] == [{"name": "figqa", "file": copy}]
 
 
 def test_wired_in_gate_raising_is_a_failed_gate_not_could_not_run(tmp_path):

@@ -51,8 +51,10 @@ ours may appear anywhere; put `--` before script arguments that look like them.
   --min-area PT2  smallest reported overlap, in points^2 (default 1.5)
 
 The script's own stdout is shown after the findings (text format) or given as
-"stdout" (json).  A figqa.py next to the script (a run's code/figqa.py) is the
-gate used, as the critic's re-run would import it; else gavelkit's own.
+"stdout" (json).  The figures are always gated with the figqa the skill ships;
+what the script imported as figqa, and a run's code/figqa.py, must be a released
+version (FIG-S006 names the difference), and a script that replaces the gate or
+the matplotlib methods it measures with is a defeated gate (FIG-S007).
 
 exit codes: 0 clean, 1 collisions (also when the script's own assert_no_overlap
 stopped it), 2 the script or a figure could not be checked (missing, crashed,
@@ -248,7 +250,74 @@ def run_script(script: str, args: list[str], *, annotate: str | None = None,
         with open(out, encoding="utf-8") as fh:
             result = json.load(fh)
     result["stdout"], result["stderr"] = stdout, stderr
-    return collisions_to_findings(result, script), result
+    found = collisions_to_findings(result, script) + gate_findings(result, script)
+    if any(f.code in ("FIG-S006", "FIG-S007") for f in found):
+        for f in found:  # a defeated gate is a failed gate, whatever else could not be checked
+            f.unusable = False
+    return found, result
+
+
+def _run_copies(script: str) -> list[str]:
+    """figqa.py next to the script, and the run's code/figqa.py when the script is in a run."""
+    from gavelkit.award.runs.runpaths import run_id_from_location
+
+    out = [os.path.join(os.path.dirname(os.path.abspath(script)), "figqa.py")]
+    loc = run_id_from_location(script)
+    if loc is not None:
+        out.append(str(loc[1] / "code" / "figqa.py"))
+    return [os.path.realpath(p) for p in dict.fromkeys(out) if os.path.lexists(p)]
+
+
+def gate_findings(result: dict[str, Any], script: str) -> list[Finding]:
+    """The gate the script relied on: what it imported as figqa and the run's own copy
+    must be released versions, and nothing the gate needs may have been replaced."""
+    from gavelkit.award.figures.releases import judge
+
+    info = result.get("figqa") or {}
+    out = [Finding("FIG-S007", "error", f"the script tampered with the figure gate: {what}; "
+                   "the gate cannot vouch for its figures", path=script,
+                   hint="leave matplotlib and the gate alone in run_all.py; fix the figures")
+           for what in info.get("tampered", [])]
+    files: dict[str, str] = {}
+    for m in info.get("imported", []):
+        if m.get("file") is None:
+            out.append(Finding("FIG-S006", "error", f"the script's figure gate {m['name']!r} is "
+                               "a module with no file (made in memory): not a released "
+                               "figqa.py", path=script))
+        else:
+            files.setdefault(m["file"], m["name"])
+    for copy in _run_copies(script):
+        files.setdefault(copy, "the run's copy")
+    for path, name in files.items():
+        out += _copy_finding(judge(path), path, name, script)
+    if not info.get("imported") and _in_run(script):
+        out.append(Finding("FIG-S009", "warning", "the script imports no figqa: the gate is not "
+                           "wired into it (seed §7: assert_no_overlap in every figure factory "
+                           "and in run_all.py)", path=script))
+    return out
+
+
+def _in_run(script: str) -> bool:
+    from gavelkit.award.runs.runpaths import run_id_from_location
+
+    return run_id_from_location(script) is not None
+
+
+def _copy_finding(v: Any, path: str, name: str, script: str) -> list[Finding]:
+    where = f"{path} ({name})" if name != "the run's copy" else path
+    if v.status == "modified":
+        return [Finding("FIG-S006", "error", f"{where} is not a released figqa.py (sha256 "
+                        f"{v.sha256[:12]}…): {v.detail}", path=script,
+                        hint="copy the skill's scripts/figqa.py into code/ unchanged; the "
+                             "critic's re-run gates with the shipped one", data={"file": path})]
+    if v.status == "unreadable":
+        return [Finding("FIG-S006", "error", f"{where} could not be read to compare it with "
+                        f"the released versions: {v.detail}", path=script, data={"file": path})]
+    if v.status == "released":
+        return [Finding("FIG-S008", "warning", f"{where} is an older released figqa.py (sha256 "
+                        f"{v.sha256[:12]}…): the re-run gated with the shipped one; copy the "
+                        "current scripts/figqa.py into code/", path=script, data={"file": path})]
+    return []
 
 
 def run_main(argv: list[str], prog: str) -> int:
@@ -263,11 +332,11 @@ def run_main(argv: list[str], prog: str) -> int:
     n_coll = sum(len(f.get("collisions", [])) for f in figs)
     gate = result.get("figqa") or {}
     summary = f"figqa: gated {len(figs)} figure(s) from {script}: {n_coll} collision(s)"
-    if gate.get("source") == "run copy":
-        summary += f"\ngate: the run's own {gate['path']}"
-    elif gate.get("error"):
-        summary += (f"\ngate: gavelkit's figqa; the figqa.py next to the script could not be "
-                    f"used ({gate['error']})")
+    if gate.get("gate"):
+        summary += f"\ngate: the shipped figqa ({gate['gate']})"
+    used = [m.get("file") or f"{m['name']} (no file)" for m in gate.get("imported", [])]
+    if used:
+        summary += "\nthe script's own gate: " + ", ".join(used)
     annotated = [f["annotated"] for f in figs if f.get("annotated")]
     if annotated:
         summary += "\nannotated: " + ", ".join(annotated)

@@ -2,13 +2,18 @@
 
 Runs in its own interpreter (so a crashing or exiting script cannot take the
 caller with it) and imports only figqa, matplotlib and the standard library.
-Every figure is gated when the script saves it, at ``plt.show()``, and at exit
-(figures never shown or saved, or changed after their last gate).  The result
-is one JSON file for the parent; the script's own stdout/stderr stay its own.
+Every figure is gated when the script saves it (savefig, or the canvas's
+print_figure called directly), at ``plt.show()``, and at exit (figures never shown
+or saved, or changed after their last gate).  The result is one JSON file for the
+parent; the script's own stdout/stderr stay its own.
 
-The gate is the figqa the critic would run: a run's own copy next to the script
-(``code/figqa.py``, imported by ``run_all.py``) when there is one, else ours,
-loaded under a private name so that it never stands in for the script's import.
+The gate is always the figqa this runner ships with, loaded under a private name
+before the script runs: the critic's re-run must run the gate the skill ships, never
+a copy the coder could have replaced. What the script itself imported as figqa (the
+run's code/figqa.py, or one from elsewhere on sys.path, or one made in memory) is
+reported, so the parent can compare it with the released versions. Hooks and the
+gate module are checked for tampering at every gate and at exit; a script that
+replaced them is reported as such (a defeated gate, never a pass).
 
 usage: python figqa_runner.py --out RESULT.json [--annotate DIR] [--tol PT]
        [--min-area PT2] -- SCRIPT [ARGS...]
@@ -167,37 +172,60 @@ def _save(fig: Any, out_dir: str, state: _State, rec: dict[str, Any], suffix: st
 _ORIG_SAVEFIG: Any = None
 
 
-def _load_gate(script: str) -> tuple[Any, dict[str, Any]]:
-    """The run's copy of figqa.py next to the script, else gavelkit's (privately named)."""
+def _load_gate() -> Any:
+    """gavelkit's own figqa (the gate the skill ships), under a private name so that it
+    never stands in for, nor is found by, the script's `import figqa`."""
     import importlib.util
 
-    def load(name: str, path: str) -> Any:
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        try:
-            spec.loader.exec_module(mod)
-        except BaseException:
-            del sys.modules[name]
-            raise
-        return mod
-
-    info: dict[str, Any] = {}
-    copy = os.path.join(os.path.dirname(os.path.abspath(script)), "figqa.py")
-    if os.path.isfile(copy):
-        info["path"] = copy
-        try:
-            mod = load("figqa", copy)  # the very module the script's `import figqa` gets
-            if callable(getattr(mod, "find_collisions", None)):
-                info["source"] = "run copy"
-                return mod, info
-            info["error"] = "it has no find_collisions()"
-        except Exception as exc:
-            info["error"] = f"{type(exc).__name__}: {exc}"
     ours = os.path.join(_HERE, "figqa.py")
-    info.update({"source": "gavelkit", "gate": ours})
-    return load("_gavelkit_figqa", ours), info
+    spec = importlib.util.spec_from_file_location("_gavelkit_figqa", ours)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["_gavelkit_figqa"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _imported_figqa(gate: Any) -> list[dict[str, Any]]:
+    """Every module the script could have used as its figure gate: named figqa (or
+    *.figqa), loaded from a file named figqa.py, or exposing assert_no_overlap."""
+    out = []
+    for name, mod in list(sys.modules.items()):
+        if mod is None or mod is gate:
+            continue
+        file = getattr(mod, "__file__", None)
+        try:  # vars(): a module's own __getattr__ must not run (it may import things)
+            has_gate = callable(vars(mod).get("assert_no_overlap"))
+        except TypeError:
+            has_gate = False
+        looks = (name == "figqa" or name.endswith(".figqa") or has_gate
+                 or (isinstance(file, str) and os.path.basename(file) == "figqa.py"))
+        if looks:
+            out.append({"name": name, "file": os.path.realpath(file) if isinstance(file, str)
+                        else None})
+    return out
+
+
+class _Seal:
+    """What the gate relies on, as it was before the script ran: the hooks, the canvas
+    class's print_figure, and every function of the gate module (with its code)."""
+
+    def __init__(self, gate: Any, hooks: dict[str, tuple[Any, str, Any]]) -> None:
+        self.gate = gate
+        self.hooks = hooks  # name -> (owner object, attribute, our function)
+        self.funcs = {k: (v, getattr(v, "__code__", None)) for k, v in vars(gate).items()
+                      if callable(v)}
+
+    def broken(self) -> list[str]:
+        out = [f"{name} was replaced" for name, (owner, attr, fn) in self.hooks.items()
+               if getattr(owner, attr, None) is not fn]
+        if sys.modules.get("_gavelkit_figqa") is not self.gate:
+            out.append("the gate module was swapped in sys.modules")
+        for k, (fn, code) in self.funcs.items():
+            now = vars(self.gate).get(k)
+            if now is not fn or getattr(now, "__code__", None) is not code:
+                out.append(f"the gate's {k} was replaced")
+        return out
 
 
 def _gate_exception(exc: BaseException) -> bool:
@@ -206,25 +234,72 @@ def _gate_exception(exc: BaseException) -> bool:
         type(exc).__name__ == "FigqaError" or hasattr(exc, "collisions"))
 
 
-def main(argv: list[str]) -> int:
-    global _ORIG_SAVEFIG
-    opts, script_argv = _parse(argv)
-    if not script_argv:
-        raise SystemExit("figqa_runner: no script")
-    os.environ["MPLBACKEND"] = "Agg"
-    # Python put this file's folder first on sys.path: the script must not find our
-    # figqa.py there when it does `import figqa`
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-    figqa, gate_info = _load_gate(script_argv[0])
+def _sealed_classes() -> list[Any]:
+    """The matplotlib classes whose methods the gate measures with."""
+    import matplotlib.artist
+    import matplotlib.axes
+    import matplotlib.backend_bases
+    import matplotlib.backends.backend_agg
+    import matplotlib.collections
+    import matplotlib.figure
+    import matplotlib.legend
+    import matplotlib.lines
+    import matplotlib.patches
+    import matplotlib.path
+    import matplotlib.text
+    import matplotlib.transforms
+
+    return [matplotlib.artist.Artist, matplotlib.text.Text, matplotlib.text.Annotation,
+            matplotlib.figure.FigureBase, matplotlib.figure.Figure, matplotlib.axes.Axes,
+            matplotlib.lines.Line2D, matplotlib.collections.Collection,
+            matplotlib.patches.Patch, matplotlib.legend.Legend,
+            matplotlib.backend_bases.FigureCanvasBase,
+            matplotlib.backends.backend_agg.FigureCanvasAgg,
+            matplotlib.transforms.BboxBase, matplotlib.transforms.Transform,
+            matplotlib.path.Path]
+
+
+class _Guard:
+    """Notes, at every gate and at exit, anything the script replaced that the gate needs:
+    our hooks, the gate module, or a method of the matplotlib classes it measures with."""
+
+    def __init__(self, seal: _Seal) -> None:
+        self.seal = seal
+        self.classes = {c: {k: v for k, v in vars(c).items() if callable(v)}
+                        for c in _sealed_classes()}
+        self.found: list[str] = []
+
+    def check(self) -> None:
+        for what in self.seal.broken() + self._methods():
+            if what not in self.found:
+                self.found.append(what)
+
+    def _methods(self) -> list[str]:
+        out = []
+        for cls, funcs in self.classes.items():
+            now = vars(cls)
+            out += [f"{cls.__module__}.{cls.__name__}.{k} was replaced" for k, fn in funcs.items()
+                    if now.get(k) is not fn]
+        return out
+
+
+def _hooks(state: _State, figqa: Any, guard_box: list[Any]) -> dict[str, tuple[Any, str, Any]]:
+    """Install the gates at savefig, print_figure, plt.show and figure creation."""
     import matplotlib
-    matplotlib.use("Agg", force=True)
+    import matplotlib.backend_bases as mbb
     import matplotlib.figure as mfigure
     import matplotlib.pyplot as plt
 
-    script = script_argv[0]
-    state = _State(script, opts)
+    global _ORIG_SAVEFIG
     orig_init = mfigure.Figure.__init__
     _ORIG_SAVEFIG = orig_save = mfigure.Figure.savefig
+    orig_print = mbb.FigureCanvasBase.print_figure
+    saving: list[Any] = []
+
+    def gate(fig: Any, event: str, tight: bool | None) -> None:
+        if guard_box:
+            guard_box[0].check()
+        _gate(state, figqa, fig, event, tight)
 
     def init(self: Any, *a: Any, **k: Any) -> None:
         orig_init(self, *a, **k)
@@ -233,19 +308,33 @@ def main(argv: list[str]) -> int:
     def savefig(self: Any, fname: Any, *a: Any, **k: Any) -> Any:
         rec = state.record(self)
         rec["saved_to"].append(str(fname) if isinstance(fname, str | os.PathLike) else "<stream>")
-        _gate(state, figqa, self, "savefig", _tight(k))
-        return orig_save(self, fname, *a, **k)
+        gate(self, "savefig", _tight(k))
+        saving.append(self)
+        try:
+            return orig_save(self, fname, *a, **k)
+        finally:
+            saving.pop()
+
+    def print_figure(self: Any, filename: Any, *a: Any, **k: Any) -> Any:
+        fig = self.figure
+        if not saving or saving[-1] is not fig:  # written without savefig: gate it too
+            rec = state.record(fig)
+            rec["saved_to"].append(str(filename) if isinstance(filename, str | os.PathLike)
+                                   else "<stream>")
+            gate(fig, "print_figure", _tight(k))
+        return orig_print(self, filename, *a, **k)
 
     def show(*a: Any, **k: Any) -> None:
         # an interactive show() returns once its windows are closed: gate, then close,
         # so a script that plots again after show() starts on a fresh figure
         for num in plt.get_fignums():
-            _gate(state, figqa, plt.figure(num), "show", None)
+            gate(plt.figure(num), "show", None)
         if k.get("block", True) is not False:
             plt.close("all")
 
     mfigure.Figure.__init__ = init  # type: ignore[method-assign]
     mfigure.Figure.savefig = savefig  # type: ignore[method-assign]
+    mbb.FigureCanvasBase.print_figure = print_figure  # type: ignore[method-assign]
     plt.show = show
     # headless: a script asking for an interactive backend, or pausing for a GUI
     # event loop, keeps running on Agg without waiting
@@ -253,11 +342,17 @@ def main(argv: list[str]) -> int:
     orig_switch = plt.switch_backend
     plt.switch_backend = lambda *a, **k: orig_switch("agg")
     plt.pause = lambda *a, **k: None
+    return {"Figure.__init__": (mfigure.Figure, "__init__", init),
+            "Figure.savefig": (mfigure.Figure, "savefig", savefig),
+            "FigureCanvasBase.print_figure": (mbb.FigureCanvasBase, "print_figure", print_figure),
+            "pyplot.show": (plt, "show", show)}
 
-    result: dict[str, Any] = {"exit": 0, "exception": None, "figures": [], "figqa": gate_info}
-    sys.argv = list(script_argv)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+
+def _run(script: str, state: _State) -> dict[str, Any]:
+    """Run the script as __main__; how it ended."""
     import runpy
+
+    result: dict[str, Any] = {"exit": 0, "exception": None}
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:
@@ -267,9 +362,8 @@ def main(argv: list[str]) -> int:
             result["exception"] = {"type": "SystemExit", "message": str(code), "line": 0,
                                    "traceback": ""}
     except BaseException as exc:
-        tb = traceback.extract_tb(exc.__traceback__)
         line = 0
-        for fr in tb:
+        for fr in traceback.extract_tb(exc.__traceback__):
             if os.path.realpath(fr.filename) == state.script:
                 line = fr.lineno or 0
         result["exit"] = 1
@@ -279,7 +373,13 @@ def main(argv: list[str]) -> int:
             "gate": _gate_exception(exc)}
     finally:
         sys.stdout.flush()
-    # figures still alive that were never gated, or changed since
+    return result
+
+
+def _gate_the_rest(state: _State, figqa: Any) -> None:
+    """Figures still alive that were never gated, or changed since."""
+    import matplotlib.pyplot as plt
+
     for fid, ref in list(state.refs.items()):
         fig = ref()
         if fig is None:
@@ -291,11 +391,40 @@ def main(argv: list[str]) -> int:
         if not rec["gated"] and num is not None and num not in plt.get_fignums():
             continue  # closed with plt.close() before anyone saved or showed it
         _gate(state, figqa, fig, "exit", None)
+
+
+def main(argv: list[str]) -> int:
+    opts, script_argv = _parse(argv)
+    if not script_argv:
+        raise SystemExit("figqa_runner: no script")
+    os.environ["MPLBACKEND"] = "Agg"
+    # Python put this file's folder first on sys.path: the script must not find our
+    # figqa.py there when it does `import figqa`
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+    figqa = _load_gate()
+    import matplotlib
+    matplotlib.use("Agg", force=True)
+
+    script = script_argv[0]
+    state = _State(script, opts)
+    guard_box: list[Any] = []
+    hooks = _hooks(state, figqa, guard_box)
+    guard = _Guard(_Seal(figqa, hooks))
+    guard_box.append(guard)
+    sys.argv = list(script_argv)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    result = _run(script, state)
+    guard.check()
+    _gate_the_rest(state, figqa)
+    guard.check()
+    result["figures"] = []
     for rec in state.records:
         if rec["gated"]:
             rec.pop("gated", None)
             rec.pop("tight", None)
             result["figures"].append(rec)
+    result["figqa"] = {"source": "gavelkit", "gate": os.path.join(_HERE, "figqa.py"),
+                       "imported": _imported_figqa(figqa), "tampered": guard.found}
     tmp = opts["out"] + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(result, fh)

@@ -50,12 +50,27 @@ def _decode(raw: bytes) -> str:
         return b.decode("latin-1")
 
 
-def _owner(data: bytes, at: int) -> tuple[int | None, str]:
-    """The object number around offset `at`, and what the dictionary looks like it is."""
+_PTEX_REF = re.compile(rb"/PTEX\.FileName\s*\(([^)]{0,200})\)[^>]{0,400}?/PTEX\.InfoDict\s+(\d+)\s+\d+\s+R"
+                       rb"|/PTEX\.InfoDict\s+(\d+)\s+\d+\s+R[^>]{0,400}?/PTEX\.FileName\s*\(([^)]{0,200})\)")
+
+
+def _figures(data: bytes) -> dict[int, str]:
+    """Object number of an included figure's Info dictionary -> the figure's file name."""
+    out: dict[int, str] = {}
+    for m in _PTEX_REF.finditer(data):
+        name, num = (m.group(1), m.group(2)) if m.group(2) else (m.group(4), m.group(3))
+        out[int(num)] = _decode(b"(" + name + b")")
+    return out
+
+
+def _owner(data: bytes, at: int, figures: dict[int, str]) -> tuple[int | None, str]:
+    """The object number around offset `at`, and what the dictionary is."""
     objs = _OBJ.findall(data, max(0, at - 4096), at)
     num = int(objs[-1]) if objs else None
     context = data[max(0, at - 1200):at + 600]
-    if b"PTEX.InfoDict" in context or b"/PTEX.FileName" in context:
+    if num in figures:
+        what = f"Info dictionary of the included figure {figures[num]!r}"
+    elif b"PTEX.InfoDict" in context or b"/PTEX.FileName" in context:
         what = "Info dictionary of an included figure"
     elif b"/PieceInfo" in context or b"/Private" in context:
         what = "application data (PieceInfo) kept from the source document"
@@ -90,8 +105,9 @@ def read_embedded(data: bytes) -> list[Embedded]:
     current = int(infos[-1]) if infos else None
     out: list[Embedded] = []
     seen: set[tuple[str, str]] = set()
+    figures = _figures(data)
     for m in _KEY.finditer(data):
-        num, what = _owner(data, m.start())
+        num, what = _owner(data, m.start(), figures)
         if num is not None and num == current:
             continue
         _add(out, seen, f"{what} (object {num})" if num is not None else what, m)
