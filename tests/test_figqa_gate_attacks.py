@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-import gk_testing
 from gavelkit.award.figures import figqa
 from gavelkit.award.figures.releases import digest, released, shipped_digest
+
+import gk_testing
 
 pytest.importorskip("matplotlib")
 
@@ -69,7 +70,7 @@ def test_no_op_copy(tmp_path):
 
 
 def test_shipped_copy_and_a_crlf_checkout_pass(tmp_path):
-    rc, found = _run(tmp_path, "", copy=SHIPPED.replace("\n", "\r\n"))
+    _rc, found = _run(tmp_path, "", copy=SHIPPED.replace("\n", "\r\n"))
     for code in ("FIG-S006", "FIG-S007", "FIG-S008"):
         gk_testing.clean(found, code)
     gk_testing.fires(found, "FIG-D001")  # the collision itself is still there
@@ -152,7 +153,7 @@ def test_a_gate_made_in_memory(tmp_path):
     sys.modules["figqa"] = fake
     from figqa import assert_no_overlap
     """
-    rc, found = _run(tmp_path, pre)
+    _rc, found = _run(tmp_path, pre)
     assert "no file" in gk_testing.fires(found, "FIG-S006").message
 
 
