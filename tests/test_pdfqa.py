@@ -300,6 +300,8 @@ def test_variant_turns_on_summary_and_limit(tmp):
     ("variant:\n  contest: X\n", "limits.pages"),
     ("variant:\n  contest: X\n  limits:\n    pages: 0\n", "positive integer"),
     ("variant:\n  contest: X\n  limits:\n    pages: twenty\n", "positive integer"),
+    # one owner of variant selection (issue 23): the linter refuses "25", so does pdfqa
+    ("variant:\n  contest: X\n  limits:\n    pages: \"25\"\n", "positive integer"),
     ("other: 1\n", "no `variant:` block"),
     ("variant: [unclosed\n", "YAML"),
 ])

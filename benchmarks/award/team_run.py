@@ -4,7 +4,13 @@
 From `gavel award init` to a passing panel: fill the variant, gate phases 0-6 with
 handoffs in the phase logs, a phase-4 loop that does not improve (STOP -> drafted memo ->
 recorded human decision -> resume), the manifest at Phase 6 close, blind briefs, a round-1
-evidence conflict, the one-seat re-dispatch, the lead's adjudication, the report.
+evidence conflict seen without any Phase-7 gate, a leaking re-dispatch brief refused, the
+one-seat re-dispatch, the lead's adjudication, the report; then, each on a copy of the run,
+the other Phase-7 paths (an arithmetic slip in a card, a stale manifest before round 3,
+round 3 exhausted and every human decision there: rework, accept_risk, change_scope,
+stop), the critic's independent re-run of run_all.py (honest, a no-op figqa.py copy, a
+figqa from elsewhere on sys.path), and the run-file faults (a deleted gate, the seed's own
+handoff invocation with a missing artifact).
 
 Each step records the command, its exit code, what a team expects, and the first lines
 of output, so friction shows up as an UNEXPECTED row. Results: team_run.md next to this file.
@@ -15,6 +21,7 @@ of output, so friction shows up as an UNEXPECTED row. Results: team_run.md next 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -55,7 +62,10 @@ rows: list[dict[str, object]] = []
 
 
 def gavel(title: str, expect: int | None, *argv: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([*GAVEL, *argv], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src") + os.pathsep
+           + os.environ.get("PYTHONPATH", "")}  # this checkout's gavelkit
+    proc = subprocess.run([*GAVEL, *argv], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env=env)
     out = (proc.stdout + proc.stderr).strip().splitlines()
     ok = expect is None or proc.returncode == expect
     rows.append({"step": title, "cmd": "gavel " + " ".join(argv), "exit": proc.returncode,
@@ -157,17 +167,23 @@ def main() -> int:
         shutil.copy(EXAMPLE / sub, run / sub)
     gavel("compile the manifest at Phase 6 close", 0, "award", "manifest", str(run))
     gavel("manifest --check", 0, "award", "manifest", str(run), "--check")
-    gate(run, 7, 0, [])
-    gavel("phase 7 critic gate passed -> dispatch", 0, "award", "status", str(run))
+    gavel("phase 6 passed -> dispatch the panel (the seed has no Phase-7 gate)", 0, "award",
+          "status", str(run))
     gavel("write the round-1 briefs", 0, "award", "briefs", str(run))
     briefs = sorted((run / "briefs").glob("*.md")) or sorted(run.rglob("seat-*-round-1.md"))
     gavel("check the briefs for leaks", 0, "award", "briefs", "--check", *map(str, briefs))
     card(run, "A", 1, results=88)
     card(run, "B", 1, results=86)
     card(run, "C", 1, results=60)
-    gavel("round 1: conflict on results -> adjudicate seat C", 0, "award", "status", str(run))
+    gavel("round 1: conflict on results -> adjudicate seat C (no Phase-7 gate file)", 0,
+          "award", "status", str(run))
+    branch = ROOT / "branch" / "work"
+    shutil.rmtree(branch.parent, ignore_errors=True)
+    shutil.copytree(run, branch / run.name)  # the round-3 paths start from here
     gavel("aggregate round 1 (FAIL: conflict)", 1, "award", "aggregate",
           str(run / "scorecards" / "phase7-seat-*-round-1.yaml"), "--target", "finalist")
+    gavel("a leaking re-dispatch question is refused, nothing written", 1, "award", "briefs",
+          str(run), "--round", "2", "--question", "Seat A gave results 84; the target is finalist")
     gavel("write the one-seat round-2 brief", 0, "award", "briefs", str(run), "--round", "2",
           "--question", "Does Figure 1's band cover the 2024 hold-out months?")
     card(run, "C", 2, results=66)
@@ -189,6 +205,9 @@ def main() -> int:
           "--adjudication-round", "--memo", str(run / "phase-logs" / "phase7-adjudication.md"))
     gavel("report", 0, "award", "report", str(run), "-o", str(ROOT / "report.html"),
           "--no-pdfqa")
+    round3_paths(branch / run.name)
+    critic_rerun(run)
+    run_file_faults(run)
     bad = [r for r in rows if not r["ok"]]
     lines = ["# A whole award run, driven as a contest team would (`team_run.py`)", "",
              f"{len(rows)} steps, {len(bad)} unexpected.", "",
@@ -200,6 +219,100 @@ def main() -> int:
     (HERE / "team_run.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
     return 0 if not bad else 1
+
+
+def _copy(run: Path, name: str) -> Path:
+    dest = ROOT / name / "work" / run.name
+    shutil.rmtree(dest.parent.parent, ignore_errors=True)
+    shutil.copytree(run, dest)
+    return dest
+
+
+def _decide(run: Path, choice: str, rnd: int = 3, **extra: str) -> None:
+    dump(run / "phase-logs" / "phase7-decision.md", {"decision_memo": {
+        "phase": 7, "budget_spent": {"loops": 2, "cap": 2},
+        "stopped_at": {"phase": 7, "round": rnd},
+        "unresolved": [{"id": "panel-3-1", "severity": "high", "summary": "fails at target"}],
+        "options": [{"option": "change_scope: aim lower", "consequence": "judged lower",
+                     "recommended": True},
+                    {"option": "stop: end the run", "consequence": "nothing re-scored",
+                     "recommended": False}],
+        "decision": {"choice": choice, "by": "team lead", "rationale": "deadline", **extra}}},
+         fenced=True)
+
+
+def round3_paths(base: Path) -> None:
+    """From round 1 (conflict on results): the other Phase-7 paths, each on a copy."""
+    slip = _copy(base, "slip")
+    card(slip, "C", 1, results=60)
+    text = (slip / "scorecards" / "phase7-seat-C-round-1.yaml").read_text(encoding="utf-8")
+    import re
+    text = re.sub(r"weighted_total: [0-9.]+", "weighted_total: 82.3", text)
+    (slip / "scorecards" / "phase7-seat-C-round-1.yaml").write_text(text, encoding="utf-8")
+    gavel("an arithmetic slip in one card -> repair that card, not STOP", 1, "award", "status",
+          str(slip))
+    r3 = _copy(base, "round3")
+    for s_ in "ABC":  # no conflict: the panel fails at finalist on totals, round by round
+        card(r3, s_, 1, summary=70, modeling=70, correctness=70)
+    gavel("round 1 fails -> re-score all three (round 2)", 0, "award", "status", str(r3))
+    for s_ in "ABC":
+        card(r3, s_, 2, summary=71, modeling=71, correctness=71)
+    pdf = r3 / "paper" / "solution.pdf"
+    pdf.write_bytes(pdf.read_bytes() + b"\n% revised after round 2\n")
+    gavel("the PDF changed before round 3 -> repair: recompile the manifest", 1, "award",
+          "status", str(r3))
+    gavel("round-3 briefs refused while the manifest is stale", 1, "award", "briefs", str(r3),
+          "--round", "3")
+    gavel("recompile the manifest", 0, "award", "manifest", str(r3))
+    gavel("round-3 briefs", 0, "award", "briefs", str(r3), "--round", "3")
+    for s_ in "ABC":
+        card(r3, s_, 3, summary=72, modeling=72, correctness=72)
+    gavel("round 3 exhausted -> STOP (no round 4)", 1, "award", "status", str(r3))
+    gavel("draft the memo: accept, change scope or stop only", 1, "award", "status", str(r3),
+          "--write-memo")
+    gavel("the drafted memo lints clean", 0, "award", "lint", "memo",
+          str(r3 / "phase-logs" / "phase7-decision-memo.md"))
+    for choice, expect, extra in (("rework", 1, {}), ("stop", 1, {}), ("accept_risk", 0, {}),
+                                  ("change_scope", 0, {"target": "meritorious"})):
+        d = _copy(r3, f"decision-{choice}")
+        (d / "phase-logs" / "phase7-decision-memo.md").unlink(missing_ok=True)
+        _decide(d, choice, **extra)
+        what = {"rework": "STOP, no round 4: choose accept, change scope or stop",
+                "stop": "the run is stopped", "accept_risk": "advance to phase 8",
+                "change_scope": "aim at meritorious -> advance to phase 8"}[choice]
+        gavel(f"decision {choice} after round 3 -> {what}", expect, "award", "status", str(d))
+    gavel("lint: rework after round 3 is an error", 1, "award", "lint", "memo",
+          str(ROOT / "decision-rework" / "work" / r3.name / "phase-logs" / "phase7-decision.md"))
+
+
+def critic_rerun(run: Path) -> None:
+    """The critic re-runs run_all.py with the gate the skill ships."""
+    crit = _copy(run, "critic")
+    shutil.copytree(EXAMPLE / "code", crit / "code", dirs_exist_ok=True)
+    shutil.copytree(EXAMPLE / "outputs", crit / "outputs", dirs_exist_ok=True)
+    script = str(crit / "code" / "run_all.py")
+    gavel("the package with the coder's code compiled into the manifest", 0, "award",
+          "manifest", str(crit))
+    gavel("critic re-runs run_all.py: the shipped gate, the run's copy released", 0, "award",
+          "figqa", "run", script)
+    gavel("the manifest still matches after the critic's re-run", 0, "award", "manifest",
+          str(crit), "--check")
+    (crit / "code" / "figqa.py").write_text(
+        "def find_collisions(fig, **kw):\n    return []\n"
+        "def assert_no_overlap(fig, **kw):\n    return None\n", encoding="utf-8")
+    gavel("a no-op code/figqa.py -> FIG-S006 names the difference", 1, "award", "figqa", "run",
+          script)
+
+
+def run_file_faults(run: Path) -> None:
+    faults = _copy(run, "faults")
+    (faults / "gates" / "phase-4-loop-1.yaml").unlink()
+    gavel("a deleted gate file -> repair (AWD-T011), the loop still counts", 1, "award",
+          "status", str(faults))
+    log = faults / "phase-logs" / "phase4.md"
+    (faults / "evidence" / "phase4.md").unlink()
+    gavel("seed invocation: lint_run handoff with a missing artifact -> AWD-H009", 1, "award",
+          "lint", "handoff", str(log), "--agent", "mathodology-coder")
 
 
 ROOT = Path(".")

@@ -101,6 +101,8 @@ def run(a: argparse.Namespace) -> int:
                 cmd = [sys.executable, "-m", "gavelkit", "award", "figqa", "run", script.name,
                        "--annotate", str(ann / tag), "--format", "json", "--quiet",
                        "--timeout", str(a.timeout)]
+                if a.snapshots:  # every figure as drawn, to label by eye before the findings
+                    cmd += ["--snapshot", str(work / "snapshots" / tag)]
                 t0 = time.perf_counter()
                 proc = subprocess.run(cmd, cwd=script.parent, capture_output=True, text=True,
                                       errors="replace", env=env)
@@ -200,6 +202,7 @@ def main() -> int:
     r.add_argument("--sources", default=str(HERE / "real_sources.csv"))
     r.add_argument("--timeout", type=float, default=90)
     r.add_argument("--only", default="")
+    r.add_argument("--snapshots", action="store_true", help="also save every figure as drawn")
     e = sub.add_parser("eval")
     e.add_argument("results")
     e.add_argument("--labels", default=str(HERE / "real_labels.csv"))

@@ -37,13 +37,15 @@ KIND_CODES = {
 RUNNER = Path(__file__).resolve().parents[1] / "award" / "figures" / "runner.py"
 
 _RUN_HELP = """\
-usage: gavel award figqa run SCRIPT.py [ARGS...] [--annotate DIR] [--timeout S]
+usage: gavel award figqa run SCRIPT.py [ARGS...] [--annotate DIR] [--snapshot DIR] [--timeout S]
                               [--tol PT] [--min-area PT2] [--format text|json|sarif] [-q]
 
 Run a plotting script headless (Agg), gate every figure it makes (at savefig,
 plt.show and exit) and exit 1 on any collision or clipped text.  Options of
 ours may appear anywhere; put `--` before script arguments that look like them.
 
+  --snapshot DIR  write every gated figure as DIR/<script>-fig<N>.png, as drawn
+                  (to look at, or label, without the gate's marks)
   --annotate DIR  write each flagged figure as DIR/<script>-fig<N>.png with the
                   colliding regions outlined and numbered
   --timeout S     stop the script after S seconds (default 300; exit 2)
@@ -63,11 +65,11 @@ timed out, usetex without LaTeX) and no collision was found, or usage error
 
 
 def _split(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
-    opts: dict[str, Any] = {"annotate": None, "timeout": 300.0, "tol": None, "min_area": None,
+    opts: dict[str, Any] = {"annotate": None, "snapshot": None, "timeout": 300.0, "tol": None, "min_area": None,
                             "format": "text", "quiet": False}
     rest: list[str] = []
     i = 0
-    takes = {"--annotate": "annotate", "--timeout": "timeout", "--tol": "tol",
+    takes = {"--annotate": "annotate", "--snapshot": "snapshot", "--timeout": "timeout", "--tol": "tol",
              "--min-area": "min_area", "--format": "format"}
     while i < len(argv):
         a = argv[i]
@@ -202,6 +204,7 @@ def _wait(proc: subprocess.Popen[str], timeout: float, label: str,
 
 
 def run_script(script: str, args: list[str], *, annotate: str | None = None,
+               snapshot: str | None = None,
                timeout: float = 300.0, tol: float | None = None,
                min_area: float | None = None,
                quiet: bool = True) -> tuple[list[Finding], dict[str, Any]]:
@@ -219,6 +222,8 @@ def run_script(script: str, args: list[str], *, annotate: str | None = None,
         cmd = [sys.executable, str(RUNNER), "--out", out]
         if annotate:
             cmd += ["--annotate", os.path.abspath(annotate)]
+        if snapshot:
+            cmd += ["--snapshot", os.path.abspath(snapshot)]
         if tol is not None:
             cmd += ["--tol", repr(tol)]
         if min_area is not None:
@@ -326,6 +331,7 @@ def run_main(argv: list[str], prog: str) -> int:
     opts, rest = _split(argv)
     script, args = rest[0], rest[1:]
     findings, result = run_script(script, args, annotate=opts["annotate"],
+                                  snapshot=opts["snapshot"],
                                   timeout=opts["timeout"], tol=opts["tol"],
                                   min_area=opts["min_area"], quiet=opts["quiet"])
     figs = result.get("figures", [])

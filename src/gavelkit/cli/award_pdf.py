@@ -18,33 +18,16 @@ from gavelkit.core.findings import Finding
 
 
 def variant_limits(path: str) -> tuple[int, str]:
-    """(limits.pages, contest) from the `variant:` block of a YAML or Markdown file."""
-    from gavelkit.core.sources import load_source
+    """(limits.pages, contest) of the variant block, selected and checked by the variant
+    linter itself."""
+    from gavelkit.award.blocks.variant import variant_limits as read_limits
 
-    src = load_source(path)
-    bad = [f for f in src.findings if f.severity == "error"]
-    if bad:
-        f = bad[0]
-        raise UsageError(f"--variant {f.location()}: {f.message}")
-    blocks: list[dict[str, Any]] = []
-    for doc in src.docs:
-        data = doc.data
-        if isinstance(data, dict) and isinstance(data.get("variant"), dict):
-            blocks.append(data["variant"])
-        elif isinstance(data, dict) and "limits" in data and "contest" in data:
-            blocks.append(data)
-    if not blocks:
-        raise UsageError(f"--variant {path}: no `variant:` block found")
-    block = blocks[-1]
-    limits = block.get("limits")
-    pages = limits.get("pages") if isinstance(limits, dict) else None
-    if isinstance(pages, str) and pages.strip().isdigit():
-        pages = int(pages.strip())
-    if isinstance(pages, bool) or not isinstance(pages, int) or pages <= 0:
-        got = "missing" if pages is None else repr(pages)
-        raise UsageError(f"--variant {path}: variant.limits.pages must be a positive integer "
-                         f"(got {got}); set it, or pass --max-pages N")
-    return pages, str(block.get("contest") or "")
+    pages, contest, errors = read_limits(path)
+    if pages is None:
+        why = errors[0].message if errors else "variant.limits.pages is missing"
+        where = errors[0].location() if errors else path
+        raise UsageError(f"--variant {where}: {why}; set it, or pass --max-pages N")
+    return pages, contest
 
 
 def _summary_contest(contest: str) -> bool:
