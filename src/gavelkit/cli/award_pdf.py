@@ -20,7 +20,7 @@ from gavelkit.core.findings import Finding
 def variant_limits(path: str) -> tuple[int, str]:
     """(limits.pages, contest) of the variant block, selected and checked by the variant
     linter itself."""
-    from gavelkit.award.blocks.variant import variant_limits as read_limits
+    from gavelkit.award.blocks.lint import variant_limits as read_limits
 
     pages, contest, errors = read_limits(path)
     if pages is None:

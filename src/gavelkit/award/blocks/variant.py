@@ -136,27 +136,3 @@ def _no_thresholds(ctx: Ctx, node: Any, where: str, pos: tuple[int, int] = (0, 0
     elif isinstance(node, str) and _NUMBERY.search(node) and _THRESHOLD_WORDS.search(node):
         ctx.error("AWD-V006", f"{where}: {node!r} restates a panel threshold; refer to "
                   f"{THRESHOLDS_REF} instead", pos)
-
-
-def variant_limits(path: str, tables: Tables | None = None) -> tuple[int | None, str, list[Any]]:
-    """(limits.pages, contest, limit findings) of the last `variant:` block of a file, read
-    and checked exactly as `gavel award lint variant` does (one owner of variant selection:
-    `pages: "25"` is refused here as there). Raises UsageError when the file holds no
-    variant block or cannot be read."""
-    from gavelkit.award.blocks.lint import lint_paths
-    from gavelkit.core.errors import UsageError
-
-    res = lint_paths([path], "variant", tables=tables)[0]
-    if res.source.unusable:
-        f = res.source.findings[0]
-        raise UsageError(f"--variant {f.location()}: {f.message}")
-    if not res.blocks:
-        raise UsageError(f"--variant {path}: no `variant:` block found")
-    last = res.blocks[-1]
-    body = last.block.body
-    limit_errors = [f for f in last.findings if f.code == "AWD-V003"]
-    lim = body.get("limits")
-    pages = lim.get("pages") if isinstance(lim, dict) and not limit_errors else None
-    contest = body.get("contest")
-    return pages, contest if isinstance(contest, str) else "", limit_errors
-
