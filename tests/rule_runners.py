@@ -8,7 +8,7 @@ Identical inputs (most near misses of one fixture are that fixture) run once.
 
 - `award figqa run` runs its child's own code (figures/runner.py `main`) here, with
   every matplotlib and interpreter hook it installs put back afterwards, and turns
-  the result into findings with the command's own `collisions_to_findings`. Only a
+  the result into findings with the command's own `result_findings`. Only a
   `--timeout` below the default keeps the child, since only a child can be stopped.
 """
 
@@ -34,12 +34,16 @@ DEFAULT_TIMEOUT = 300.0
 def _hooks_put_back(folder: str) -> Iterator[None]:
     """What runner.main patches (matplotlib, argv, path, env) and imports, restored."""
     import matplotlib
+    import matplotlib.backend_bases as mbb
     import matplotlib.figure as mfigure
     import matplotlib.pyplot as plt
 
     from gavelkit.award.figures import runner
 
+    # the classes the gate measures with: a FIG-S007 example replaces one of their methods
+    classes = {cls: dict(vars(cls)) for cls in runner._sealed_classes()}
     saved = [(mfigure.Figure, "__init__"), (mfigure.Figure, "savefig"), (plt, "show"),
+             (mbb.FigureCanvasBase, "print_figure"),
              (plt, "switch_backend"), (plt, "pause"), (matplotlib, "use"),
              (runner, "_ORIG_SAVEFIG")]
     values = [getattr(o, a, None) for o, a in saved]
@@ -52,6 +56,12 @@ def _hooks_put_back(folder: str) -> Iterator[None]:
         plt.close("all")
         for (obj, attr), value in zip(saved, values, strict=True):
             setattr(obj, attr, value)
+        for cls, before in classes.items():
+            for name in set(vars(cls)) - set(before):
+                delattr(cls, name)
+            for name, value in before.items():
+                if vars(cls).get(name) is not value:
+                    setattr(cls, name, value)
         sys.argv[:], sys.path[:] = argv, path
         if env is None:
             os.environ.pop("MPLBACKEND", None)
@@ -64,18 +74,20 @@ def _hooks_put_back(folder: str) -> Iterator[None]:
 
 
 def _run_script_here(real: Callable[..., Any], script: str, args: list[str], *,
-                     annotate: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+                     annotate: str | None = None, snapshot: str | None = None,
+                     timeout: float = DEFAULT_TIMEOUT,
                      tol: float | None = None, min_area: float | None = None,
                      quiet: bool = True) -> tuple[list[Any], dict[str, Any]]:
     if timeout < DEFAULT_TIMEOUT:
-        return real(script, args, annotate=annotate, timeout=timeout, tol=tol,
+        return real(script, args, annotate=annotate, snapshot=snapshot, timeout=timeout, tol=tol,
                     min_area=min_area, quiet=quiet)
     from gavelkit.award.figures import runner
-    from gavelkit.cli.award_figures import collisions_to_findings
+    from gavelkit.cli.award_figures import result_findings
     from gavelkit.core.safeio import check_input
 
     check_input(Path(script))
     argv = [*(["--annotate", os.path.abspath(annotate)] if annotate else []),
+            *(["--snapshot", os.path.abspath(snapshot)] if snapshot else []),
             *(["--tol", repr(tol)] if tol is not None else []),
             *(["--min-area", repr(min_area)] if min_area is not None else [])]
     out, err = io.StringIO(), io.StringIO()
@@ -87,7 +99,7 @@ def _run_script_here(real: Callable[..., Any], script: str, args: list[str], *,
         with open(result_path, encoding="utf-8") as fh:
             result = json.load(fh)
     result["stdout"], result["stderr"] = out.getvalue(), err.getvalue()
-    return collisions_to_findings(result, script), result
+    return result_findings(result, script), result
 
 
 def _figqa_run(argv: list[str], prog: str) -> int:

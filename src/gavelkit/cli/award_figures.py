@@ -255,11 +255,16 @@ def run_script(script: str, args: list[str], *, annotate: str | None = None,
         with open(out, encoding="utf-8") as fh:
             result = json.load(fh)
     result["stdout"], result["stderr"] = stdout, stderr
+    return result_findings(result, script), result
+
+
+def result_findings(result: dict[str, Any], script: str) -> list[Finding]:
+    """The findings of a finished runner result: collisions, then the gate's own checks."""
     found = collisions_to_findings(result, script) + gate_findings(result, script)
     if any(f.code in ("FIG-S006", "FIG-S007") for f in found):
         for f in found:  # a defeated gate is a failed gate, whatever else could not be checked
             f.unusable = False
-    return found, result
+    return found
 
 
 def _run_copies(script: str) -> list[str]:

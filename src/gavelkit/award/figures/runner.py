@@ -186,12 +186,13 @@ def _load_gate() -> Any:
     return mod
 
 
-def _imported_figqa(gate: Any) -> list[dict[str, Any]]:
-    """Every module the script could have used as its figure gate: named figqa (or
-    *.figqa), loaded from a file named figqa.py, or exposing assert_no_overlap."""
+def _imported_figqa(gate: Any, before: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every module the script loaded that it could have used as its figure gate: named
+    figqa (or *.figqa), loaded from a file named figqa.py, or exposing assert_no_overlap.
+    Modules loaded before the script ran are the runner's own."""
     out = []
     for name, mod in list(sys.modules.items()):
-        if mod is None or mod is gate:
+        if mod is None or mod is gate or before.get(name) is mod:
             continue
         file = getattr(mod, "__file__", None)
         try:  # vars(): a module's own __getattr__ must not run (it may import things)
@@ -413,6 +414,7 @@ def main(argv: list[str]) -> int:
     guard_box.append(guard)
     sys.argv = list(script_argv)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    before = dict(sys.modules)
     result = _run(script, state)
     guard.check()
     _gate_the_rest(state, figqa)
@@ -424,7 +426,7 @@ def main(argv: list[str]) -> int:
             rec.pop("tight", None)
             result["figures"].append(rec)
     result["figqa"] = {"source": "gavelkit", "gate": os.path.join(_HERE, "figqa.py"),
-                       "imported": _imported_figqa(figqa), "tampered": guard.found}
+                       "imported": _imported_figqa(figqa, before), "tampered": guard.found}
     tmp = opts["out"] + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(result, fh)
