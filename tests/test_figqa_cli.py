@@ -252,3 +252,33 @@ def test_figqa_group_help_exits_0():
     assert rc == 0 and "figqa run" in out and "self-test" in out
     rc, _, err = gk_testing.cli("award", "figqa", "bogus")
     assert rc == 2 and "award figqa run" in err
+
+
+def test_snapshot_and_annotate_writes_are_not_gated_again(tmp_path):
+    """The runner's own PNG writes (--snapshot, --annotate) go through print_figure; they
+    were gated as if the script had written them, measuring the annotation boxes and
+    drawing them into the snapshot that is meant to be labelled by eye."""
+    from PIL import Image
+
+    s = tmp_path / "plot.py"
+    s.write_text(textwrap.dedent("""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        ax.plot(range(10), range(10), label="a line")
+        ax.text(4.5, 4.5, "over the line")
+        fig.savefig("out.png")
+    """), encoding="utf-8")
+    ann, snap = tmp_path / "ann", tmp_path / "snap"
+    rc, doc = gk_testing.cli_json("award", "figqa", "run", str(s), "--annotate", str(ann),
+                                  "--snapshot", str(snap))
+    assert rc == 1
+    fig = doc["figures"][0]
+    assert "print_figure" not in fig["events"] and fig["saved_to"] == ["out.png"], fig
+    reds = [px for px in Image.open(fig["snapshot"]).convert("RGB").getdata()
+            if px[0] > 200 and px[1] < 60 and px[2] < 60]
+    assert not reds  # no annotation box in the snapshot
+    reds = [px for px in Image.open(fig["annotated"]).convert("RGB").getdata()
+            if px[0] > 200 and px[1] < 60 and px[2] < 60]
+    assert reds

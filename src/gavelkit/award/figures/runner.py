@@ -159,10 +159,12 @@ def _save(fig: Any, out_dir: str, state: _State, rec: dict[str, Any], suffix: st
     stem = os.path.splitext(os.path.basename(state.script))[0]
     path = os.path.join(out_dir, f"{stem}-fig{rec['index']}{suffix}.png")
     tmp = path + ".tmp.png"
+    _OWN_SAVES.append(fig)  # our own writes are not the script's: not gated or recorded
     try:
         _ORIG_SAVEFIG(fig, tmp, dpi=fig.dpi, format="png")
         os.replace(tmp, path)
     finally:
+        _OWN_SAVES.pop()
         if os.path.exists(tmp):
             os.remove(tmp)
     fig.stale = False
@@ -170,6 +172,7 @@ def _save(fig: Any, out_dir: str, state: _State, rec: dict[str, Any], suffix: st
 
 
 _ORIG_SAVEFIG: Any = None
+_OWN_SAVES: list[Any] = []
 
 
 def _load_gate() -> Any:
@@ -318,6 +321,8 @@ def _hooks(state: _State, figqa: Any, guard_box: list[Any]) -> dict[str, tuple[A
 
     def print_figure(self: Any, filename: Any, *a: Any, **k: Any) -> Any:
         fig = self.figure
+        if fig in _OWN_SAVES:
+            return orig_print(self, filename, *a, **k)
         if not saving or saving[-1] is not fig:  # written without savefig: gate it too
             rec = state.record(fig)
             rec["saved_to"].append(str(filename) if isinstance(filename, str | os.PathLike)
