@@ -254,7 +254,7 @@ def test_figqa_group_help_exits_0():
     assert rc == 2 and "award figqa run" in err
 
 
-def test_snapshot_and_annotate_writes_are_not_gated_again(tmp_path):
+def test_snapshot_and_annotate_writes_are_not_gated_again(tmp_path, monkeypatch):
     """The runner's own PNG writes (--snapshot, --annotate) go through print_figure; they
     were gated as if the script had written them, measuring the annotation boxes and
     drawing them into the snapshot that is meant to be labelled by eye."""
@@ -271,6 +271,7 @@ def test_snapshot_and_annotate_writes_are_not_gated_again(tmp_path):
         fig.savefig("out.png")
     """), encoding="utf-8")
     ann, snap = tmp_path / "ann", tmp_path / "snap"
+    monkeypatch.chdir(tmp_path)  # the script writes out.png where it runs
     rc, doc = gk_testing.cli_json("award", "figqa", "run", str(s), "--annotate", str(ann),
                                   "--snapshot", str(snap))
     assert rc == 1
