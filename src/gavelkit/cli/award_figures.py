@@ -132,35 +132,52 @@ def collisions_to_findings(result: dict[str, Any], script: str) -> list[Finding]
     """Turn the runner's JSON into Findings (one per collision, plus script problems)."""
     out: list[Finding] = []
     for fig in result.get("figures", []):
-        n, line = fig["index"], int(fig.get("line") or 0)
-        if fig.get("error"):
-            err = str(fig["error"])
-            why = ("text.usetex needs LaTeX (latex, dvipng), which is not installed: "
-                   if "latex" in err.lower() else "")
-            out.append(Finding("FIG-S004", "error", f"figure {n}: could not be gated: {why}"
-                               f"{_short(err, 200)}", path=script, line=line, unusable=True))
-        for c in fig.get("collisions", []):
-            code = KIND_CODES.get(c["kind"], "FIG-S004")
-            x0, y0, x1, y1 = c["where"]
-            if c["kind"] == "missing-glyph":
-                msg = f"figure {n}: {_side(c['a'])}: {c.get('detail', '')}"
-            else:
-                msg = (f"figure {n}: {_side(c['a'])} x {_side(c['b'])}: "
-                       f"{c['area_px']:.1f} px^2 at x={x0:.0f}..{x1:.0f}, y={y0:.0f}..{y1:.0f}")
-                if c.get("detail"):
-                    msg += f" ({c['detail']})"
-            data = {"figure": n, **c}
-            if fig.get("annotated"):
-                data["annotated"] = fig["annotated"]
-            out.append(Finding(code, "error", msg, path=script, line=line, data=data))
+        out += _figure_findings(fig, script)
+    out += _script_findings(result, script)
+    if any(f.code in _COLLISION_CODES for f in out):
+        for f in out:  # a collision found is a failed gate, whatever else could not be checked
+            f.unusable = False
+    return out
+
+
+def _figure_findings(fig: dict[str, Any], script: str) -> list[Finding]:
+    """One figure of the result: could it be gated, and each collision on it."""
+    out: list[Finding] = []
+    n, line = fig["index"], int(fig.get("line") or 0)
+    if fig.get("error"):
+        err = str(fig["error"])
+        why = ("text.usetex needs LaTeX (latex, dvipng), which is not installed: "
+               if "latex" in err.lower() else "")
+        out.append(Finding("FIG-S004", "error", f"figure {n}: could not be gated: {why}"
+                           f"{_short(err, 200)}", path=script, line=line, unusable=True))
+    for c in fig.get("collisions", []):
+        data = {"figure": n, **c}
+        if fig.get("annotated"):
+            data["annotated"] = fig["annotated"]
+        out.append(Finding(KIND_CODES.get(c["kind"], "FIG-S004"), "error",
+                           _collision_message(n, c), path=script, line=line, data=data))
+    return out
+
+
+def _collision_message(n: int, c: dict[str, Any]) -> str:
+    if c["kind"] == "missing-glyph":
+        return f"figure {n}: {_side(c['a'])}: {c.get('detail', '')}"
+    x0, y0, x1, y1 = c["where"]
+    msg = (f"figure {n}: {_side(c['a'])} x {_side(c['b'])}: "
+           f"{c['area_px']:.1f} px^2 at x={x0:.0f}..{x1:.0f}, y={y0:.0f}..{y1:.0f}")
+    return msg + (f" ({c['detail']})" if c.get("detail") else "")
+
+
+def _script_findings(result: dict[str, Any], script: str) -> list[Finding]:
+    """How the script itself ended: its own gate stopped it, it failed, or made nothing."""
     exc = result.get("exception")
     if exc and exc.get("gate"):
-        out.append(Finding(
+        return [Finding(
             "FIG-S005", "error", f"the script's own figure gate stopped it: {exc['type']}: "
             f"{_short(exc['message'], 200)}", path=script, line=int(exc.get("line") or 0),
             hint="figures after this point were not made; fix the collision and re-run",
-            data={"traceback": exc.get("traceback", "")}))
-    elif exc or result.get("exit", 0) != 0:
+            data={"traceback": exc.get("traceback", "")})]
+    if exc or result.get("exit", 0) != 0:
         if exc:
             msg = f"script failed: {exc['type']}: {_short(exc['message'], 200)}"
             line = int(exc.get("line") or 0)
@@ -170,15 +187,12 @@ def collisions_to_findings(result: dict[str, Any], script: str) -> list[Finding]
         tb = (exc or {}).get("traceback", "")
         frames = [x.strip() for x in tb.splitlines() if x.lstrip().startswith("File ")]
         hint = f"the script's traceback ends at {frames[-1]}" if frames else None
-        out.append(Finding("FIG-S001", "error", msg, path=script, line=line,
-                           unusable=True, hint=hint, data={"traceback": tb} if tb else {}))
-    elif not result.get("figures"):
-        out.append(Finding("FIG-S002", "warning", "the script made no matplotlib figure; "
-                           "nothing was gated", path=script))
-    if any(f.code in _COLLISION_CODES for f in out):
-        for f in out:  # a collision found is a failed gate, whatever else could not be checked
-            f.unusable = False
-    return out
+        return [Finding("FIG-S001", "error", msg, path=script, line=line,
+                        unusable=True, hint=hint, data={"traceback": tb} if tb else {})]
+    if not result.get("figures"):
+        return [Finding("FIG-S002", "warning", "the script made no matplotlib figure; "
+                        "nothing was gated", path=script)]
+    return []
 
 
 _COLLISION_CODES = frozenset(KIND_CODES.values())
