@@ -60,4 +60,7 @@ def cli(*argv: str) -> tuple[int, str, str]:
 def cli_json(*argv: str) -> tuple[int, dict[str, Any]]:
     rc, out, err = cli(*argv, "--format", "json")
     assert out.strip(), f"no JSON output; stderr={err}"
-    return rc, json.loads(out)
+    doc = json.loads(out)
+    # one result decides both: a command never prints one exit code and exits with another
+    assert not isinstance(doc, dict) or doc.get("exit_code", rc) == rc, (doc.get("exit_code"), rc)
+    return rc, doc

@@ -127,13 +127,11 @@ def pdfqa_main(argv: list[str], prog: str) -> int:
         args.strict and any(f.severity == "warning" for f in findings))
     extra: dict[str, Any] = {"pdf": args.pdf, "summary": res.summary,
                              "strict": args.strict, "verdict": "FAIL" if failed else "PASS"}
-    if failed:
-        extra["exit_code"] = 1
     text = _verdict_text(args.pdf, res, args.strict, failed)
     if args.quiet:
         text = text.splitlines()[-1]
-    rc = emit(findings, args.format, command, extra=extra, text=text, quiet=args.quiet)
-    return 1 if failed and rc == 0 else rc
+    return emit(findings, args.format, command, extra=extra, text=text, quiet=args.quiet,
+                outcome=1 if failed else 0)
 
 
 def contact_sheet_main(argv: list[str], prog: str) -> int:

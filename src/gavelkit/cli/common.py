@@ -30,13 +30,19 @@ def add_format(p: argparse.ArgumentParser, sarif: bool = False) -> None:
 
 def emit(findings: Sequence[Finding], fmt: str, command: str,
          extra: dict[str, Any] | None = None, text: str | None = None,
-         quiet: bool = False, anchor: str | None = None) -> int:
-    """Print findings in the chosen format and return the exit code they imply (SARIF puts
-    a finding that has no path at `anchor`, the command's main input)."""
+         quiet: bool = False, anchor: str | None = None, *, outcome: int = 0) -> int:
+    """Print findings in the chosen format and return the command's one exit code.
+
+    `outcome` is what the command itself decided, as an exit code: 1 when a gate failed or
+    a verdict is not a pass, 2 when it could not decide at all. The exit code is the worse
+    of that and what the findings imply, and it is the JSON's `exit_code` too: a command
+    never prints one code and exits with another. SARIF puts a finding that has no path at
+    `anchor`, the command's main input."""
     from gavelkit.core import render
 
+    rc = max(exit_code(findings), outcome)
     if fmt == "json":
-        print(render.render_json(findings, command, extra))
+        print(render.render_json(findings, command, extra, rc))
     elif fmt == "sarif":
         print(render.render_sarif(findings, anchor))
     else:
@@ -47,4 +53,4 @@ def emit(findings: Sequence[Finding], fmt: str, command: str,
         if body:
             print(body)
     sys.stdout.flush()
-    return exit_code(findings)
+    return rc

@@ -37,13 +37,12 @@ def preflight_main(argv: list[str], prog: str) -> int:
                         remove_paths=args.remove_path, pythonpath=not args.no_pythonpath,
                         timeout=args.timeout)
     findings = res.findings()
+    outcome = 0 if res.passed else 1
     if args.format == "json":
-        emit(findings, "json", "task preflight", extra={"preflight": res.to_dict()})
-    else:
-        print(res.block_text.rstrip("\n"))
-        if findings and not args.quiet:
-            emit(findings, "text", "task preflight")
-    return 0 if res.passed else 1
+        return emit(findings, "json", "task preflight", extra={"preflight": res.to_dict()},
+                    outcome=outcome)
+    print(res.block_text.rstrip("\n"))
+    return emit(findings if not args.quiet else [], "text", "task preflight", outcome=outcome)
 
 
 def scan_main(argv: list[str], prog: str) -> int:
@@ -117,18 +116,16 @@ def scan_main(argv: list[str], prog: str) -> int:
     if res.engine == "find" and big and not args.quiet:
         print(f"{prog}: note: scanned with the pure-Python engine (~5-15 MB/s); "
               "pip install google-re2 (or gavelkit[scan]) for ~20x the speed", file=sys.stderr)
-    if args.format == "json":
-        emit(res.findings, "json", "task scan", extra=res.to_dict())
-    elif args.format == "sarif":  # "no transcript given" still needs a place in SARIF
+    summary, anchor = None, None
+    if args.format == "sarif":  # "no transcript given" still needs a place in SARIF
         task_json = os.path.join(args.task, "task.json") if args.task else ""
         anchor = task_json if os.path.isfile(task_json) else next(iter(args.trajectories), None)
-        emit(res.findings, "sarif", "task scan", anchor=anchor)
-    else:
+    if args.format == "text":
         summary = (f"verdict: {res.verdict} ({len(res.files)} file(s), "
                    f"{sum(f.get('events', 0) for f in res.files)} event(s) checked, engine {res.engine})")
         if not args.quiet:
             summary += "\n" + "\n".join(places_summary(res.places))
-        emit(res.findings, "text", "task scan", text=summary, quiet=args.quiet)
-    sys.stdout.flush()
-    return code
+    return emit(res.findings, args.format, "task scan",
+                extra=res.to_dict() if args.format == "json" else None, text=summary,
+                quiet=args.quiet, anchor=anchor, outcome=code)
 

@@ -43,12 +43,15 @@ def json_default(obj: Any) -> Any:
     return str(obj)
 
 
-def render_json(findings: Sequence[Finding], command: str, extra: dict[str, Any] | None = None) -> str:
+def render_json(findings: Sequence[Finding], command: str, extra: dict[str, Any] | None = None,
+                rc: int | None = None) -> str:
+    """The command's JSON document; `rc` is the exit code the command exits with (default:
+    what the findings imply)."""
     doc: dict[str, Any] = {
         "tool": "gavel",
         "version": __version__,
         "command": command,
-        "exit_code": exit_code(findings),
+        "exit_code": exit_code(findings) if rc is None else rc,
         "counts": counts(findings),
         "findings": findings_json(findings),
     }
