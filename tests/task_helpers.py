@@ -54,7 +54,7 @@ def judge_record(task_dir: Path, score_rel: str = "judge/score_result.json") -> 
     from gavelkit.task.pipeline.digests import combined, current_digests
 
     score = task_dir / score_rel
-    rec = {"verdict": "QUALIFIED",
+    rec = {"schema_version": 1, "verdict": "QUALIFIED",
            "checks": [{"name": n, "status": PASS, "reason": "", "route": None} for n in REQUIRED],
            "judged_on": {"oracle_digest": combined(current_digests(load_task(task_dir))),
                          "score_file": score_rel,

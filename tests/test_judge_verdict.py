@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from gavelkit.core.errors import InputError
 from gavelkit.task.anticheat import api as anticheat_api
 from gavelkit.task.judging.judge import judge_run
 from gavelkit.task.judging.records import record
@@ -121,7 +122,7 @@ def test_order_verdict_and_records(task: Path, provenance) -> None:  # type: ign
     assert "state:       QUALIFIED" in state and "| S5_JUDGE | QUALIFIED |" in state
     assert (task / "oracle_digests.json").is_file()
     rec = json.loads((task / "judge" / "judge_result.json").read_text())
-    assert rec["order"] == res.steps and rec["fairness_gates"]["D_coverage"] == "FULL"
+    assert rec["order"] == res.steps and rec["fairness_gates"]["gate-D"] == "FULL"
     assert record(res)["candidate_score"]["summary"]["total"] == 7
 
 
@@ -167,6 +168,27 @@ def test_adapter_calls_the_anticheat_api(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert "PYTHONPATH" not in calls["env"]  # the probe never sees gavel's own import path
     s = anticheat_api.scan(["t.jsonl"], str(tmp_path), "tally", ["/secret"])
     assert s.verdict == "CLEAN" and calls["scan"][3] == ["/secret"]
+
+
+def test_a_run_folder_with_another_scorers_file_name_is_judged(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    run = task / "candidate-runs" / "bad"
+    (run / "score_result.json").rename(run / "candidate_score_report_v5.json")
+    res = judge_run(task, run, move_state=False)
+    assert res.verdict == "QUALIFIED", res.reasons
+    assert record(res)["judged_on"]["score_file"].endswith("candidate_score_report_v5.json")
+
+
+def test_the_candidates_stated_rate_is_recomputed(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """A stated rate the counts do not give is never used: the score is UNVERIFIABLE (it was
+    taken as stated, so a forged 1.0 on a failing run passed the score gates)."""
+    p = task / "candidate-runs" / "bad" / "score_result.json"
+    data = json.loads(p.read_text())
+    data["pass_rate_excluding_skips"] = 1.0
+    p.write_text(json.dumps(data))
+    res = judge_run(task, task / "candidate-runs" / "bad", move_state=False)
+    f = fires(res.findings, "TSK-J016")
+    assert "disagrees with its own counts" in f.message
+    assert res.verdict == "BROKEN" and res.route == "rerun" and not res.scores_usable
 
 
 def test_high_score_without_provenance_is_refused(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
@@ -333,6 +355,15 @@ def test_cli_judge_json(task: Path, provenance) -> None:  # type: ignore[no-unty
     assert "state:       S4_DONE" in (task / "PIPELINE_STATE.md").read_text()
 
 
+def test_pending_prints_the_exit_code_it_exits_with(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """PENDING is not certified: exit 1, and the JSON says 1 (it said 0 while exiting 1)."""
+    (task / "judge" / "spotcheck.md").unlink()
+    rc, doc = cli_json("task", "judge", str(task), "--run", str(task / "candidate-runs" / "bad"),
+                       "--dry-run")
+    assert doc["judge"]["verdict"] == "PENDING" and not doc["counts"]["error"]
+    assert rc == doc["exit_code"] == 1
+
+
 def test_reference_package_is_installed_from_the_index(tmp_path: Path) -> None:
     """--reference-package installs the published library with its dependencies (uv cache
     first, then PyPI); a release the index does not have is named in the finding."""
@@ -410,3 +441,96 @@ def test_order_with_the_real_anticheat_pack(task: Path, tmp_path: Path) -> None:
                      move_state=False)
     assert res2.scan.verdict == "CHEAT_DETECTED" and res2.verdict == "CHEAT_DETECTED"
     fires(res2.findings, "TSK-J003")
+
+
+# ---------------------------------------------------------------- judge_result.json schema
+
+def _validator():  # type: ignore[no-untyped-def]
+    import jsonschema
+
+    from gavelkit.task.judging.schema import judge_result_schema
+
+    schema = judge_result_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_written_judge_results_follow_the_versioned_schema(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    v = _validator()
+    rc, printed = cli_json("task", "schema", "judge-result")
+    assert rc == 0 and printed["$id"].endswith("/judge-result/1.json")
+    for run, setup in (("bad", None), ("perfect", "no table")):
+        if setup:
+            (task / "judge" / "spotcheck.md").unlink()
+        rc, doc = cli_json("task", "judge", str(task), "--run", str(task / "candidate-runs" / run))
+        written = json.loads((task / "judge" / "judge_result.json").read_text())
+        for rec in (written, doc["judge"]):  # on disk, and the CLI's (with the transition)
+            errors = sorted(v.iter_errors(rec), key=str)
+            assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors]
+        assert written["schema_version"] == 1 and doc["judge"]["verdict"] in (
+            "QUALIFIED", "PENDING")
+        set_state(task, "S5_JUDGE")
+
+
+def test_a_record_outside_the_schema_fails_validation(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    v = _validator()
+    judge_run(task, task / "candidate-runs" / "bad", move_state=False)
+    rec = json.loads((task / "judge" / "judge_result.json").read_text())
+    assert not list(v.iter_errors(rec))
+    for bad in ({**rec, "schema_version": 2},
+                {**rec, "checks": [*rec["checks"], {"name": "gate-Z", "status": "PASS",
+                                                    "reason": "", "route": None}]},
+                {**rec, "fairness_gates": {**rec["fairness_gates"], "D_coverage": "FULL"}},
+                {k: x for k, x in rec.items() if k != "judged_on"}):
+        assert list(v.iter_errors(bad))
+
+
+def test_qualified_guard_reads_only_its_schema_version(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    from gavelkit.task.judging.verdict import qualified_record_ok
+
+    judge_run(task, task / "candidate-runs" / "bad", move_state=False)
+    rec = json.loads((task / "judge" / "judge_result.json").read_text())
+    on = rec["judged_on"]
+    assert qualified_record_ok(rec, on["oracle_digest"], on["score_sha256"])[0]
+    ok, why = qualified_record_ok({**rec, "schema_version": None}, on["oracle_digest"],
+                                  on["score_sha256"])
+    assert not ok and "schema_version" in why
+
+
+
+# ---------------------------------------------------------------- one --config, every command
+
+def test_judge_and_gates_read_the_same_config(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`task gates --config` and `task judge --config` reach the same Gate E (issue 23: the
+    judge took no --config, so the two could disagree)."""
+    strict = tmp_path / "strict.toml"
+    strict.write_text("[gate_e]\nmin_atomic = 900\n")
+    rc, gates = cli_json("task", "gates", str(task), "--config", str(strict))
+    assert rc == 1 and gates["gates"]["E"]["verdict"] == "FAIL"
+    run = str(task / "candidate-runs" / "bad")
+    rc, doc = cli_json("task", "judge", str(task), "--run", run, "--dry-run", "--config",
+                       str(strict))
+    assert rc == 1 and doc["judge"]["fairness_gates"]["gate-E"] == "FAIL"
+    rc, doc = cli_json("task", "judge", str(task), "--run", run, "--dry-run")  # near miss
+    assert rc == 0 and doc["judge"]["fairness_gates"]["gate-E"] == "PASS"
+
+
+def test_judge_tables_are_overridden_and_type_checked(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.judgedata import for_task
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[tables.gate_b]\nfail_share = 0.01\n")
+    assert for_task("gate_b", load_task(task, cfg))["fail_share"] == 0.01
+    assert for_task("gate_b", load_task(task))["fail_share"] == 0.5
+    for bad, why in (('[tables.gate_b]\nfail_share = "half"\n', "tables.gate_b.fail_share"),
+                     ("[tables.gateb]\nfail_share = 0.1\n", "no such judge table")):
+        cfg.write_text(bad)
+        before = sorted(p.name for p in (task / "judge").iterdir())
+        rc, _out, err = cli("task", "judge", str(task), "--run",
+                            str(task / "candidate-runs" / "bad"), "--config", str(cfg))
+        assert rc == 2 and why in err and str(cfg) in err, err
+        assert sorted(p.name for p in (task / "judge").iterdir()) == before  # nothing done
+    (task / "gavel-judge.toml").write_text('[gate_b]\nfail_share = "half"\n')  # the older file
+    with pytest.raises(InputError, match="fail_share"):
+        load_task(task)

@@ -178,11 +178,12 @@ def test_task_json_bad_shapes():
 
 # ------------------------------------------------------------------ score files
 def test_score_shapes():
+    cases = [{"nodeid": f"a::t{i}", "outcome": o}
+             for i, o in enumerate(["passed", "passed", "passed", "failed", "skipped"])]
     sr, fnd = score_from_dict({"summary": {"passed": 3, "failed": 1, "skipped": 1, "total": 5},
-                               "pass_rate_excluding_skips": 0.75,
-                               "cases": [{"nodeid": "a::b", "outcome": "passed"}]}, "s.json")
+                               "pass_rate_excluding_skips": 0.75, "cases": cases}, "s.json")
     clean(fnd, "TSK-R006")
-    assert sr.pass_rate == 0.75 and sr.cases[0].nodeid == "a::b"
+    assert sr.pass_rate == 0.75 and sr.cases[0].nodeid == "a::t0" and sr.problem() is None
     sr, _ = score_from_dict({"passed": 60, "total": 61}, "t")
     assert sr.pass_rate == pytest.approx(60 / 61)
     sr, _ = score_from_dict({"summary": {"passed": 0, "total": 0}}, "z")

@@ -92,6 +92,26 @@ def test_unknown_and_disallowed_transitions_write_nothing(task: Path):
     assert rc == 1 and "refused" in out
 
 
+def test_s5_guard_checks_the_named_run_not_a_glob(task: Path, tmp_path: Path):
+    """`--run` names the evidence: another run's score found by a glob does not stand in for
+    a named run that has none (issue 23)."""
+    _set_state(task, "S4_DONE")
+    other = task / "candidate-runs" / "old"
+    other.mkdir(parents=True)
+    (other / "score_result.json").write_text(json.dumps({"summary": {"passed": 1, "total": 2}}))
+    named = tmp_path / "elsewhere" / "run7"
+    named.mkdir(parents=True)
+    r = transition(task, "S5_JUDGE", dry_run=True, run=named)
+    assert str(named) in fires(r.findings, "TSK-S003").message
+    rc, out, _ = cli("task", "state", str(task), "--to", "S5_JUDGE", "--run", str(named),
+                     "--dry-run")
+    assert rc == 1 and "run7" in out
+    (named / "score_result.json").write_text(json.dumps({"summary": {"passed": 2, "total": 2}}))
+    r = transition(task, "S5_JUDGE", run=named)  # near miss: the named run is scored
+    clean(r.findings, "TSK-S003")
+    assert r.written
+
+
 def test_guards(task: Path):
     _set_state(task, "S4_DONE")
     r = transition(task, "S5_JUDGE")

@@ -93,3 +93,11 @@ def existing_dir(text: str) -> Path:
     except InputError as exc:
         raise argparse.ArgumentTypeError(f"{text}: {exc.message}") from None
     return p
+
+
+def task_config(text: str):  # type: ignore[no-untyped-def]
+    """`--config FILE` of the task pack: read and type-checked once, here (a bad file is
+    exit 2 naming it, before any work), then passed down as a task.config.ConfigFile."""
+    from gavelkit.task.config import read_config_file
+
+    return read_config_file(abs_path(text))

@@ -48,6 +48,8 @@ COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
      "score a solution against the task's oracle in an isolated runner"),
     (("task", "solvability"), "gavelkit.cli.task_judging:solvability_main",
      "run the reference on the oracle (>= 95 %) with an environment diagnosis"),
+    (("task", "schema"), "gavelkit.cli.task_judging:schema_main",
+     "print the JSON Schema of a judge record (judge-result)"),
     (("task", "judge"), "gavelkit.cli.task_judging:judge_main",
      "judge a scored run: preflight, anti-cheat, solvability, gates, scores -> verdict"),
     (("task", "judge-all"), "gavelkit.cli.task_judging:judge_all_main",

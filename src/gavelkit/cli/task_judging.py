@@ -34,7 +34,12 @@ def _end_progress(cb: Any) -> None:
         cb.bar.close()
 
 
+CONFIG_HELP = ("TOML file overriding the task tables and the judge's [tables.NAME] "
+               "(default: <task>/gavel-task.toml if present); the same in every task command")
+
+
 def _run_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", type=at.task_config, help=CONFIG_HELP)
     p.add_argument("--package", help="import name of the target (default: from task.json)")
     p.add_argument("--remove-path", action="append", default=[], metavar="PATH",
                    help="delete PATH from the oracle worktree before running (repeatable)")
@@ -88,7 +93,7 @@ def _opts(a: argparse.Namespace, solution: str, out: str, role: str, progress: A
                       python=a.python, offline=a.offline, role=role, test_timeout=a.timeout,
                       file_timeout=a.file_timeout, memory_mb=a.memory_mb, isolation=a.isolation,
                       repeat=a.repeat, progress=progress, group=a.group, install=a.install,
-                      reference_score=getattr(a, "reference_run", None))
+                      reference_score=getattr(a, "reference_run", None), config=a.config)
 
 
 def _score_text(score: dict[str, Any]) -> str:
@@ -226,6 +231,7 @@ def judge_main(argv: list[str], prog: str) -> int:
                    help="do not move the pipeline state (nor task.json's status and record)")
     p.add_argument("--dry-run", action="store_true", help="write nothing")
     p.add_argument("--date", type=at.iso_date, help="date to record (default: today)")
+    p.add_argument("--config", type=at.task_config, help=CONFIG_HELP)
     add_format(p)
     a = p.parse_args(argv)
     if a.rescore:
@@ -236,16 +242,16 @@ def judge_main(argv: list[str], prog: str) -> int:
                              "--dry-run or --no-state")
         res = rescore_and_judge(a.task, a.run, solution=a.solution, date=a.date,
                                 trajectories=a.trajectory, reference_run=a.reference_run,
-                                forbid=a.forbid, spotcheck=a.spotcheck)
+                                forbid=a.forbid, spotcheck=a.spotcheck, config=a.config)
     else:
         res = judge_run(a.task, a.run, trajectories=a.trajectory,
                         reference_run=a.reference_run, solution=a.solution, forbid=a.forbid,
                         write=not a.dry_run, move_state=not a.no_state, date=a.date,
-                        spotcheck=a.spotcheck)
+                        spotcheck=a.spotcheck, config=a.config)
     if res.verdict == "REFUSED":
         return emit(res.findings, a.format, "task judge", extra={"judge": {
             "verdict": "REFUSED", "reasons": res.reasons}, "written": []},
-            text="refused: " + "; ".join(res.reasons), quiet=a.quiet)
+            text="refused: " + "; ".join(res.reasons), quiet=a.quiet, outcome=1)
     rec = record(res)
     lines = [f"verdict: {res.verdict}" + (f" (route: {res.route})" if res.route else "")
              + (" - not certified" if res.verdict == "PENDING" else ""),
@@ -270,9 +276,9 @@ def judge_main(argv: list[str], prog: str) -> int:
     lines += [f"todo: {t}" for t in res.terminal]
     if res.written:
         lines.append("wrote: " + ", ".join(res.written))
-    rc = emit(res.findings, a.format, "task judge", extra={"judge": rec, "written": res.written},
-              text="\n".join(lines), quiet=a.quiet)
-    return 1 if res.verdict != "QUALIFIED" and rc == 0 else rc
+    return emit(res.findings, a.format, "task judge", extra={"judge": rec, "written": res.written},
+                text="\n".join(lines), quiet=a.quiet,
+                outcome=0 if res.verdict == "QUALIFIED" else 1)
 
 
 def judge_all_main(argv: list[str], prog: str) -> int:
@@ -289,6 +295,7 @@ def judge_all_main(argv: list[str], prog: str) -> int:
     p.add_argument("--no-state", action="store_true", help="do not move pipeline states")
     p.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
     p.add_argument("--offline", action="store_true")
+    p.add_argument("--config", type=at.task_config, help=CONFIG_HELP + " (for every task)")
     add_format(p)
     a = p.parse_args(argv)
     if a.jobs < 1:
@@ -303,7 +310,7 @@ def judge_all_main(argv: list[str], prog: str) -> int:
     cb = progress_printer(a.quiet, "judge-all")
     opts = FleetOptions(jobs=a.jobs, executor=a.executor, scheduler=a.scheduler,
                         rescore=a.rescore, move_state=not a.no_state, isolation=a.isolation,
-                        offline=a.offline)
+                        offline=a.offline, config=a.config)
     rows = judge_all(tasks, opts, progress=cb)
     _end_progress(cb)
     findings = [Finding("TSK-J010", "error", f"{r['task']}: {r['error']}", r["path"], 0, 0)
@@ -311,10 +318,34 @@ def judge_all_main(argv: list[str], prog: str) -> int:
     if not rows:
         findings.append(Finding("TSK-J010", "error", "no task folders found (a task folder has "
                                 "kept_nodeids.txt or task.json)", str(tasks), 0, 0))
-    rc = emit(findings, a.format, "task judge-all", extra={"tasks": rows},
-              text=render_table(rows), quiet=a.quiet)
     done = ("QUALIFIED",)  # or already QUALIFIED and left alone (not at S5_JUDGE)
-    if rc == 0 and any(r.get("verdict") not in done and not (
-            r.get("verdict") == "NOT JUDGED" and r.get("state") in done) for r in rows):
-        rc = 1
-    return rc
+    blocked = any(r.get("verdict") not in done and not (
+        r.get("verdict") == "NOT JUDGED" and r.get("state") in done) for r in rows)
+    return emit(findings, a.format, "task judge-all", extra={"tasks": rows},
+                text=render_table(rows), quiet=a.quiet, outcome=1 if blocked else 0)
+
+
+SCHEMAS = {"judge-result": "gavelkit.task.judging.schema:judge_result_schema"}
+
+
+def schema_main(argv: list[str], prog: str) -> int:
+    """`gavel task schema judge-result`: the versioned JSON Schema of judge_result.json."""
+    p = parser(prog, "Print the JSON Schema of a task-judge record (judge-result: "
+                     "judge/judge_result.json), for validators and editors.")
+    p.add_argument("kind", choices=sorted(SCHEMAS))
+    p.add_argument("--format", choices=["json", "text"], default="json",
+                   help="json (default, for validators) or text (the same schema as YAML)")
+    a = p.parse_args(argv)
+    import importlib
+
+    mod, _, fn = SCHEMAS[a.kind].partition(":")
+    schema = getattr(importlib.import_module(mod), fn)()
+    if a.format == "text":
+        import yaml
+
+        print(yaml.safe_dump(schema, sort_keys=False, allow_unicode=True), end="")
+    else:
+        import json
+
+        print(json.dumps(schema, indent=2))
+    return 0

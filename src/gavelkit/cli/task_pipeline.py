@@ -53,6 +53,9 @@ def state_main(argv: list[str], prog: str) -> int:
     p.add_argument("--note", default="", help="History note for the transition")
     p.add_argument("--date", type=at.iso_date, help="date to record (default: today)")
     p.add_argument("--dry-run", action="store_true", help="check the transition, write nothing")
+    p.add_argument("--run", type=at.abs_path, metavar="RUN",
+                   help="the candidate run folder (or score file) S5_JUDGE's guard checks "
+                        "(default: the first readable score of state.candidate_score_globs)")
     a = p.parse_args(argv)
     from pathlib import Path
 
@@ -67,7 +70,7 @@ def state_main(argv: list[str], prog: str) -> int:
         raise InputError(str(path), "no PIPELINE_STATE.md (run `gavel task init` first)")
     if a.to:
         res = st.transition(a.task, a.to.strip().upper(), a.note, date=a.date, config=a.config,
-                            dry_run=a.dry_run)
+                            dry_run=a.dry_run, run=Path(a.run) if a.run else None)
         extra = {"from": res.plan.from_state, "requested": res.plan.requested,
                  "to": res.to_state, "written": res.written, "counters": res.plan.counters}
         if res.written:
@@ -187,11 +190,8 @@ def gates_main(argv: list[str], prog: str) -> int:
              "standard": report.standard,
              "gates": {g: {"verdict": r.verdict, "table": r.table, "data": r.data}
                        for g, r in report.results.items()}}
-    rc = emit(findings, a.format, "task gates", extra=extra, text="\n".join(text_lines),
-              quiet=a.quiet)
-    if rc == 0 and not report.passed:
-        rc = 1
-    return rc
+    return emit(findings, a.format, "task gates", extra=extra, text="\n".join(text_lines),
+                quiet=a.quiet, outcome=0 if report.passed else 1)
 
 
 def spotcheck_main(argv: list[str], prog: str) -> int:

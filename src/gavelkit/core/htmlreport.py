@@ -6,7 +6,9 @@ pyplot global state) and embedded as inline SVG with text kept as text, so a cha
 searchable and scales; raster images (the PDF contact sheet) are embedded as data URIs.
 Output is deterministic (fixed SVG id salt, no timestamps in the SVG) so two runs over
 the same files give the same bytes. Jinja2 autoescapes every value; only our own SVG
-and data URIs are marked safe.
+and data URIs are marked safe. A template that reads a value the data does not hold fails
+(StrictUndefined) instead of printing a blank: data that is legitimately optional is asked
+for explicitly (`x.get("key")`, `|default(...)`, `is defined`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def _env() -> Any:
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(path("templates"))),
                              autoescape=True, trim_blocks=True, lstrip_blocks=True,
-                             undefined=jinja2.ChainableUndefined)
+                             undefined=jinja2.StrictUndefined)
     env.filters["pct"] = pct
     env.filters["num"] = num
     return env

@@ -1,8 +1,9 @@
 """The judge's tables (data/judge/*.toml), parsed once per process.
 
-Failure classes, capability dimensions, label thresholds, the saturation
-heuristic and the tamper patterns are data so a team can read and adjust them;
-a task folder's `gavel-judge.toml` overrides any table key by key.
+Failure classes, capability dimensions, label thresholds, the saturation heuristic and
+the tamper patterns are data so a team can read and adjust them. A task's configuration
+(task/config.py: `--config`, gavel-task.toml `[tables.NAME]`, the older gavel-judge.toml)
+overrides any key, type-checked when it is read; `for_task` merges the two.
 """
 
 from __future__ import annotations
@@ -20,22 +21,19 @@ def table(name: str) -> dict[str, Any]:
     return tomllib.loads(path("judge", f"{name}.toml").read_text("utf-8"))
 
 
-def for_task(name: str, task_dir: str | Path | None) -> dict[str, Any]:
-    """The package table merged with `<task>/gavel-judge.toml` [name] when present."""
-    base = table(name)
-    if task_dir is None:
-        return base
-    local = Path(task_dir) / "gavel-judge.toml"
-    if not local.is_file():
-        return base
-    from gavelkit.core.errors import InputError
-    from gavelkit.core.textio import read_text
+def for_task(name: str, task: Any) -> dict[str, Any]:
+    """The package table merged with the task's overrides. `task` is a loaded Task (its
+    configuration, with the command's --config), or a task folder (its own files only)."""
+    if task is None:
+        return table(name)
+    cfg = getattr(task, "config", None)
+    if not isinstance(cfg, dict):
+        from gavelkit.task.config import load_config
+
+        cfg = load_config(task if isinstance(task, str | Path) else task.dir)
+    over = (cfg.get("tables") or {}).get(name)
+    if not over:
+        return table(name)
     from gavelkit.task.config import merge
 
-    try:
-        over = tomllib.loads(read_text(local, allow_empty=True)).get(name, {})
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(str(local), f"not valid TOML: {exc}") from None
-    if not isinstance(over, dict):
-        raise InputError(str(local), f"[{name}] should be a table, not {type(over).__name__}")
-    return merge(base, over)
+    return merge(table(name), over)

@@ -1,9 +1,18 @@
-"""score_result.json / reference_score.json: the scorer's summary, by layer and per case.
+"""Score files, candidate's and reference's alike: one reader, one type, one owner of "usable".
 
-Two shapes occur: the harness output (`summary{passed,failed,...,total}`,
-`pass_rate_excluding_skips`, `by_layer`, `cases[]`) and the short form copied
-into task.json (`{passed, total, pass_rate}`). Both read into one ScoreResult.
-Skips leave the denominator, as the scorer does.
+Formats read (score_formats.py normalises the foreign ones into gavel's shape):
+
+- gavel's own `score_result.json` (`summary{passed,failed,...,total}`,
+  `pass_rate_excluding_skips`, `by_layer`, `cases[]`, the `gavel` run record): read
+  strictly, as the runner writes it;
+- the Bmk-dev harness (gavel's shape without the `gavel` record; zero counts omitted),
+  pytest-json-report (`tests[]`), JUnit XML, and counts-only files (a summary, a
+  `candidate`/`reference` block, top-level `{passed, total, pass_rate}` as copied into
+  task.json): read as far as they go, saying what was derived and what could not be.
+
+The pass rate is always recomputed from the counts (passed / non-skipped; 0/0 is no
+rate); a stated rate is only compared with it. `ScoreResult.problem()` says whether the
+file is a complete measurement; the judge, reports and the state guard all ask there.
 """
 
 from __future__ import annotations
@@ -16,9 +25,12 @@ from typing import Any
 from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
 from gavelkit.core.textio import read_text
+from gavelkit.task.formats.score_formats import Format, Normalised, normalise
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "timeout", "collection_error",
             "not_collected")
+# result files a run folder may hold besides score_result.json, by name (lower case)
+SCORE_NAME_HINTS = ("score", "result", "report", "junit")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,16 +42,18 @@ class Case:
 
 @dataclass(frozen=True, slots=True)
 class ScoreResult:
-    """One score file, candidate's or reference's alike: counts, cases and the rate, which is
-    always recomputed from the counts (a stated rate is only compared with it)."""
+    """One score file: counts, cases and the rate, always recomputed from the counts."""
 
     path: str
     counts: Mapping[str, int] = field(default_factory=dict)
     total: int = 0
     by_layer: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     cases: tuple[Case, ...] = ()
-    raw: Mapping[str, Any] = field(default_factory=dict)
+    raw: Mapping[str, Any] = field(default_factory=dict)  # gavel's shape (normalised)
     stated_rate: float | None = None
+    format: Format = "gavel"
+    notes: tuple[str, ...] = ()  # what the reader derived, and from what
+    gaps: tuple[str, ...] = ()  # what it could not derive
 
     @property
     def passed(self) -> int:
@@ -65,19 +79,34 @@ class ScoreResult:
         g = self.raw.get("gavel")
         return g if isinstance(g, dict) else {}
 
+    @property
+    def rate_mismatch(self) -> str | None:
+        rate = self.pass_rate
+        if self.stated_rate is None or rate is None or abs(rate - self.stated_rate) <= 1e-6:
+            return None
+        return (f"its stated pass rate {self.stated_rate:.4f} disagrees with its own counts "
+                f"({self.passed}/{self.total - self.counts.get('skipped', 0)} = {rate:.4f})")
+
     def problem(self) -> str | None:
         """Why this score cannot be used as a measurement (None: it can). The one owner of
-        "is this score usable": the judge, reports and the state guard all ask here."""
+        "is this score usable"."""
+        why = self._gavel_problem() if self.format == "gavel" else (
+            self.gaps[0] if self.gaps else None)
+        if why:
+            return why
+        if self.total == 0:
+            return "it scored nothing (total 0)"
+        if self.passed > self.total:
+            return "summary.passed exceeds summary.total"
+        return self.rate_mismatch
+
+    def _gavel_problem(self) -> str | None:
         s = self.raw.get("summary")
         if not isinstance(s, dict):
             return "no 'summary' object"
         for k in ("passed", "total"):
             if _int(s.get(k)) is None:
                 return f"summary.{k} is missing or not a count"
-        if s["total"] == 0:
-            return "it scored nothing (total 0)"
-        if s["passed"] > s["total"]:
-            return "summary.passed exceeds summary.total"
         cases = self.raw.get("cases")
         if not isinstance(cases, list) or not cases:
             return "no 'cases' list: per-test outcomes are needed for layers and Gate B"
@@ -90,15 +119,23 @@ def _int(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
 
 
-def score_from_dict(data: Mapping[str, Any], path: str) -> tuple[ScoreResult, list[Finding]]:
-    findings: list[Finding] = _shape(data, path)
+def score_from_dict(data: Mapping[str, Any], path: str,
+                    role: str = "candidate") -> tuple[ScoreResult, list[Finding]]:
+    """Any supported JSON score (see the module doc); `role` picks the block of a file that
+    records both runs (`candidate` / `reference`)."""
+    return _result(normalise(data, role), path, _shape(data, path))
+
+
+def _counts(summary: Mapping[str, Any]) -> tuple[dict[str, int], int | None]:
+    counts = {k: n for k in OUTCOMES if (n := _int(summary.get(k))) is not None}
+    return counts, _int(summary.get("total"))
+
+
+def _result(norm: Normalised, path: str, findings: list[Finding]) -> tuple[ScoreResult,
+                                                                          list[Finding]]:
+    data = norm.data
     summary = data.get("summary") if isinstance(data.get("summary"), dict) else data
-    counts: dict[str, int] = {}
-    for k in OUTCOMES:
-        n = _int(summary.get(k))
-        if n is not None:
-            counts[k] = n
-    total = _int(summary.get("total"))
+    counts, total = _counts(summary)
     if total is None:
         total = sum(counts.values()) if counts else 0
         if not counts:
@@ -108,33 +145,51 @@ def score_from_dict(data: Mapping[str, Any], path: str) -> tuple[ScoreResult, li
         findings.append(Finding("TSK-R006", "warning",
                                 f"outcome counts add up to {sum(counts.values())}, total says "
                                 f"{total}", path, 0, 0))
-    stated = None
-    for key in ("pass_rate_excluding_skips", "pass_rate"):
-        v = data.get(key, summary.get(key))
-        if isinstance(v, int | float) and not isinstance(v, bool):
-            stated = float(v)
-            break
-    by_layer: dict[str, dict[str, int]] = {}
-    bl = data.get("by_layer")
-    if isinstance(bl, dict):
-        for layer, c in bl.items():
-            if isinstance(c, dict):
-                by_layer[str(layer)] = {k: v for k, v in c.items() if _int(v) is not None}
-    raw_cases = data.get("cases")
-    cases = tuple(Case(c["nodeid"], str(c.get("outcome", "")), str(c.get("layer") or ""))
-                  for c in (raw_cases if isinstance(raw_cases, list) else [])
-                  if isinstance(c, dict) and isinstance(c.get("nodeid"), str))
-    sr = ScoreResult(path, counts, total, by_layer, cases, data, stated)
+    stated = _stated(data, summary)
+    sr = ScoreResult(path, counts, total, _layers(data), _cases(data), data, stated,
+                     norm.format, norm.notes, norm.gaps)
     rate = sr.pass_rate
     if stated is not None and 1.0 < stated <= 100.0 and rate is not None \
             and abs(rate - stated / 100.0) <= 5e-5:
-        stated /= 100.0  # stated as a percentage (100.0), counts give a fraction (1.0)
-        sr = ScoreResult(path, counts, total, by_layer, cases, data, stated)
-    if stated is not None and rate is not None and abs(rate - stated) > 1e-6:
-        findings.append(Finding("TSK-R006", "warning",
-                                f"stated pass rate {stated:.4f} differs from counts "
-                                f"({rate:.4f})", path, 0, 0))
+        # stated as a percentage (100.0), counts give a fraction (1.0)
+        sr = ScoreResult(path, counts, total, sr.by_layer, sr.cases, data, stated / 100.0,
+                         norm.format, norm.notes, norm.gaps)
+    if sr.rate_mismatch:
+        findings.append(Finding("TSK-R006", "warning", sr.rate_mismatch, path, 0, 0))
+    findings += _reading_findings(sr)
     return sr, findings
+
+
+def _reading_findings(sr: ScoreResult) -> list[Finding]:
+    """What the reader derived (info) and could not derive (warning), for a foreign file."""
+    if sr.format == "gavel":
+        return []
+    out = [Finding("TSK-R006", "info", f"read as {sr.format}: {n}", sr.path, 0, 0)
+           for n in sr.notes]
+    out += [Finding("TSK-R006", "warning", f"read as {sr.format}: not derivable: {g}",
+                    sr.path, 0, 0) for g in sr.gaps]
+    return out
+
+
+def _stated(data: Mapping[str, Any], summary: Mapping[str, Any]) -> float | None:
+    for key in ("pass_rate_excluding_skips", "pass_rate"):
+        v = data.get(key, summary.get(key))
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return float(v)
+    return None
+
+
+def _layers(data: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    bl = data.get("by_layer")
+    return {str(layer): {k: v for k, v in c.items() if _int(v) is not None}
+            for layer, c in (bl.items() if isinstance(bl, dict) else ()) if isinstance(c, dict)}
+
+
+def _cases(data: Mapping[str, Any]) -> tuple[Case, ...]:
+    raw = data.get("cases")
+    return tuple(Case(c["nodeid"], str(c.get("outcome", "")), str(c.get("layer") or ""))
+                 for c in (raw if isinstance(raw, list) else [])
+                 if isinstance(c, dict) and isinstance(c.get("nodeid"), str))
 
 
 def _shape(data: Mapping[str, Any], path: str) -> list[Finding]:
@@ -151,16 +206,58 @@ def _shape(data: Mapping[str, Any], path: str) -> list[Finding]:
     return out
 
 
-def read_score(path: str | Path) -> tuple[ScoreResult | None, list[Finding]]:
+def load_score(path: str | Path, role: str = "candidate") -> ScoreResult:
+    """A score file of any supported format, or InputError (exit 2) when it cannot be read
+    as one at all (not JSON/XML, not an object)."""
     from gavelkit.core.safeio import parse_json
+    from gavelkit.task.formats.score_formats import from_junit
+
+    text = read_text(path)
+    if text.lstrip().startswith("<"):
+        return _result(from_junit(text, str(path)), str(path), [])[0]
+    data = parse_json(text, str(path))
+    if not isinstance(data, dict):
+        raise InputError(str(path), "score file is not a JSON object", 1, 1, code="TSK-R006")
+    return score_from_dict(data, str(path), role)[0]
+
+
+def read_score(path: str | Path, role: str = "candidate") -> tuple[ScoreResult | None,
+                                                                   list[Finding]]:
+    """`load_score` with its findings; an unreadable file is (None, [its finding])."""
+    from gavelkit.core.safeio import parse_json
+    from gavelkit.task.formats.score_formats import from_junit
 
     try:
         text = read_text(path)
+        if text.lstrip().startswith("<"):
+            return _result(from_junit(text, str(path)), str(path), [])
         data = parse_json(text, str(path))
     except InputError as exc:
         return None, [exc.to_finding()]
     if not isinstance(data, dict):
         return None, [Finding("TSK-R006", "error", "score file is not a JSON object", str(path),
                               1, 1, unusable=True)]
-    return score_from_dict(data, str(path))
+    return score_from_dict(data, str(path), role)
 
+
+def find_score_file(run: Path, role: str = "candidate") -> Path:
+    """The score file of a run folder: score_result.json, else the one JSON or XML file
+    whose name says it is a score or result (another scorer's `candidate_score_report.json`,
+    `junit.xml`, ...). A file given directly is itself; none or several: the usual name, so
+    the caller reports it missing, or InputError naming the candidates."""
+    if not run.is_dir():
+        return run
+    usual = run / "score_result.json"
+    if usual.exists() or usual.is_symlink():
+        return usual
+    found = sorted(p for p in run.iterdir() if p.suffix.lower() in (".json", ".xml")
+                   and p.is_file() and any(h in p.name.lower() for h in SCORE_NAME_HINTS)
+                   and p.name != "run_meta.json")
+    if len(found) > 1:
+        mine = [p for p in found if role in p.name.lower()]
+        found = mine if len(mine) == 1 else found
+    if len(found) > 1:
+        raise InputError(str(run), "no score_result.json, and several result files: "
+                         + ", ".join(p.name for p in found) + "; pass the one to judge as "
+                         "--run FILE", code="TSK-R006")
+    return found[0] if found else usual

@@ -75,7 +75,7 @@ def weaknesses(task: Task, scores: Scores) -> tuple[Weakness, ...]:
     m, score = scores.metrics, scores.score
     if m is None or score is None:
         return ()
-    desc = for_task("dimensions", task.dir).get("descriptions", {})
+    desc = for_task("dimensions", task).get("descriptions", {})
     layer_of = {c.nodeid: c.layer or "unknown" for c in score.cases}
     by: dict[tuple[str, str], tuple[list[str], list[str], list[int]]] = {}
     for c in m.clusters:

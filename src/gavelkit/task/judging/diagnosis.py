@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gavelkit.task.judging.fairness import gate_note
 from gavelkit.task.scoring.counts import count_line
 
 TYPE_CHECKING = False
@@ -96,7 +97,8 @@ def render_report(res: JudgeResult) -> str:
             f" Under the current standard{_esc(cur[2])}." if cur[1] else ""), ""]
     out += ["| gate | verdict |", "|---|---|"]
     for k, r in (res.gates.results.items() if res.gates else []):
-        out.append(f"| {k} | {r.verdict}{_esc(_gate_note(r))} |")
+        note = gate_note(r)
+        out.append(f"| {k} | {r.verdict}{_esc(f' ({note})' if note else '')} |")
     gb = res.gate_b
     if gb.verdict in ("PASS", "FAIL"):
         out.append(f"| B (failure pattern) | {gb.verdict} ({gb.verifier} "
@@ -250,18 +252,6 @@ def render_report(res: JudgeResult) -> str:
     for f in res.findings:
         out.append(f"- `{f.code}` {f.severity}: {f.message}")
     return "\n".join(out).rstrip() + "\n"
-
-
-def _gate_note(r: Any) -> str:
-    """What a gate verdict rests on, when it is not the plain recomputed result."""
-    from gavelkit.task.gates.gate_d import source_note
-
-    notes = [source_note(r)] if r.gate == "D" and source_note(r) else []
-    if r.gate == "D" and r.data.get("gap_accepted"):
-        notes.append("accepted as a caveat: task.json coverage_gap")
-    if r.gate == "F" and r.verdict == "N/A":
-        notes.append("not applicable, not a failure: " + str(r.data.get("not_applied", "")))
-    return f" ({'; '.join(notes)})" if notes else ""
 
 
 def reference_failures(ref: ScoreResult | None) -> list[str]:

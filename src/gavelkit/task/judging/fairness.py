@@ -203,3 +203,18 @@ def _gate_f(f: GateResult | None, notes: Notes) -> None:
                     "spec")
     else:
         notes.check("gate-F", PASS, "spec phrasing hard checks pass")
+
+
+def gate_note(r: GateResult) -> str:
+    """What a gate verdict rests on, when it is not the plain recomputed result ('' then):
+    Gate D's coverage source and an accepted GAP, Gate F not applying."""
+    from gavelkit.task.gates.gate_d import source_note
+
+    notes = []
+    if r.gate == "D":
+        notes += [n for n in (source_note(r),) if n]
+        if r.data.get("gap_accepted"):
+            notes.append("accepted as a caveat: task.json coverage_gap")
+    if r.gate == "F" and r.verdict == "N/A":
+        notes.append("not applicable, not a failure: " + str(r.data.get("not_applied", "")))
+    return "; ".join(notes)

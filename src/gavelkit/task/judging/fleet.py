@@ -28,6 +28,7 @@ class FleetOptions:
     move_state: bool = True
     isolation: str = "auto"
     offline: bool = False
+    config: Any = None  # the command's --config (task.config.ConfigFile), for every task
 
 
 def find_tasks(root: Path) -> list[Path]:
@@ -91,12 +92,14 @@ def _score_runs(task: Path, opts: FleetOptions) -> list[Path]:
     ref_sol = task / "reference"
     if ref_sol.is_dir() and (opts.rescore or not (ref_out / "score_result.json").is_file()):
         run_solution(task, RunOptions(solution=ref_sol, out=ref_out, role="reference",
-                                      isolation=opts.isolation, offline=opts.offline))
+                                      isolation=opts.isolation, offline=opts.offline,
+                                      config=opts.config))
     runs = candidate_runs(task)
     for run, sol in runs:
         if sol is not None and (opts.rescore or not (run / "score_result.json").is_file()):
             run_solution(task, RunOptions(solution=sol, out=run, role="candidate",
-                                          isolation=opts.isolation, offline=opts.offline))
+                                          isolation=opts.isolation, offline=opts.offline,
+                                          config=opts.config))
     return [r for r, _ in runs if (r / "score_result.json").is_file()]
 
 
@@ -133,7 +136,7 @@ def judge_one(task_dir: str, opts: FleetOptions) -> dict[str, Any]:
             row["error"] = "no scored candidate run (candidate-runs/<run>/solution/)"
             return row
         run = scored[-1]
-        row.update(_judged_row(judge_run(task, run, move_state=opts.move_state,
+        row.update(_judged_row(judge_run(task, run, move_state=opts.move_state, config=opts.config,
                                          trajectories=run_trajectories(task, run)), run))
     except (InputError, UsageError, OSError) as exc:
         row["error"] = str(exc)

@@ -152,11 +152,13 @@ def run(loaded: Loaded, score: ScoreResult, run_findings: tuple[dict[str, object
     notes = Notes(str(loaded.task.dir))
     path = loaded.score_path
     problem = score.problem()
+    read_as = "" if score.format == "gavel" else f" (read as {score.format}: " + (
+        "; ".join(score.notes) or "nothing derived") + ")"
     if problem:
-        notes.add("TSK-J016", "error", f"{path}: not a usable score: {problem}")
-        notes.check("score", UNVERIFIABLE, f"{path.name}: {problem}", "rerun")
+        notes.add("TSK-J016", "error", f"{path}: not a usable score: {problem}{read_as}")
+        notes.check("score", UNVERIFIABLE, f"{path.name}: {problem}{read_as}", "rerun")
     else:
-        notes.check("score", PASS, "score file complete")
+        notes.check("score", PASS, f"score file complete{read_as}")
     integrity = score.gavel.get("integrity")
     scored_on = integrity.get("oracle_digest_before") if isinstance(integrity, dict) else None
     if scored_on and scored_on != oracle_digest:
@@ -173,14 +175,15 @@ def run(loaded: Loaded, score: ScoreResult, run_findings: tuple[dict[str, object
 
 
 def read_candidate_score(loaded: Loaded) -> ScoreResult:
-    """The candidate's score, parsed once (after the preflight: no value is read before)."""
+    """The candidate's score, parsed once (after the preflight: no value is read before),
+    in any format the one score reader knows."""
     from gavelkit.core.errors import InputError
-    from gavelkit.core.safeio import json_object_or_none
-    from gavelkit.task.formats.score import score_from_dict
+    from gavelkit.task.formats.score import load_score
 
-    data = json_object_or_none(loaded.score_path)
-    if data is None:
-        raise InputError(str(loaded.score_path), "score_result.json is not a JSON object (or "
-                         "not readable JSON): nothing to judge")
-    return score_from_dict(data, str(loaded.score_path))[0]
+    try:
+        return load_score(loaded.score_path)
+    except InputError as exc:
+        raise InputError(str(loaded.score_path), f"the score file is not a JSON object or a "
+                         f"JUnit report ({exc.message}): nothing to judge", exc.line, exc.col,
+                         code=exc.code) from None
 

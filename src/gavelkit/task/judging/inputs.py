@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gavelkit.core.errors import InputError
+from gavelkit.task.config import ConfigFile
 from gavelkit.task.formats.load import Task, load_task
 from gavelkit.task.judging.runmeta import RunMeta, read_run_meta
 from gavelkit.task.judging.step import Notes, StepResult
@@ -30,6 +31,7 @@ class Loaded:
     score_path: Path
     date: str
     trajectories: tuple[str, ...]
+    config: ConfigFile | None = None  # the command's --config, for every load of the task
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -43,15 +45,16 @@ class Inputs(StepResult):
 
 
 def load(task_dir: str | Path, run_dir: str | Path, trajectories: list[str],
-         date: str) -> Loaded:
-    task = load_task(task_dir)
+         date: str, config: ConfigFile | None = None) -> Loaded:
+    task = load_task(task_dir, config)
     bad = [f for f in task.findings if f.unusable]
     if bad:
         raise InputError(bad[0].path, bad[0].message, bad[0].line, bad[0].col)
     check_trajectories(trajectories)
+    from gavelkit.task.formats.score import find_score_file
+
     run = Path(run_dir)
-    return Loaded(task, run, run / "score_result.json" if run.is_dir() else run, date,
-                  tuple(trajectories))
+    return Loaded(task, run, find_score_file(run), date, tuple(trajectories), config)
 
 
 def oracle_digest(task: Task) -> str:

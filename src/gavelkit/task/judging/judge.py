@@ -47,15 +47,18 @@ from gavelkit.task.judging.verdict import FAIL
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from gavelkit.task.formats.load import Task
+    from gavelkit.task.config import ConfigFile
 
 __all__ = ["JudgeResult", "judge_run"]
 
 def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[str] | None = None,
               reference_run: str | Path | None = None, solution: str | Path | None = None,
               forbid: list[str] | None = None, write: bool = True, move_state: bool = True,
-              date: str | None = None, spotcheck: str | Path | None = None) -> JudgeResult:
-    loaded = I.load(task_dir, run_dir, trajectories or [], date or _dt.date.today().isoformat())
+              date: str | None = None, spotcheck: str | Path | None = None,
+              config: ConfigFile | None = None) -> JudgeResult:
+    """Judge one scored run; `config` is the command's --config (read once, at the CLI)."""
+    loaded = I.load(task_dir, run_dir, trajectories or [], date or _dt.date.today().isoformat(),
+                    config)
     entered = I.entry(loaded) if write else I.Entry()
     if entered.refusal is not None:
         return JudgeResult(loaded, entered)  # nothing is written
@@ -71,7 +74,7 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
     fair = fairness(task, spotcheck)
     before = [c for s in (inp, pre, cheat, measured, solv, fair) for c in s.checks]
     sc = scores(task, score, solv.reference, pre.solution, before, pre.passed, solv.threshold)
-    same = oracle_unchanged(task, digest)
+    same = oracle_unchanged(loaded, digest)
     steps = (inp, pre, cheat, measured, solv, fair, sc, same)
     res = JudgeResult(loaded, entered, digest, inp, pre, score, cheat, measured, solv, fair, sc,
                       same, conclude(task, steps, fair, sc),
@@ -85,11 +88,12 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
     return res
 
 
-def oracle_unchanged(task: Task, digest: str) -> StepResult:
+def oracle_unchanged(loaded: I.Loaded, digest: str) -> StepResult:
     """The oracle is the one the judgement began on (a change mid-run voids it)."""
     from gavelkit.task.formats.load import load_task
 
-    if I.oracle_digest(load_task(task.dir)) == digest:
+    task = loaded.task
+    if I.oracle_digest(load_task(task.dir, loaded.config)) == digest:
         return StepResult()
     notes = Notes(str(task.dir))
     notes.add("TSK-J007", "error", "the oracle changed while judging")

@@ -244,7 +244,7 @@ def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None =
     layers = layer_rates(cases)
     gap = integration_gap(layers)
     ctx = _context(task, package)
-    dims = for_task("dimensions", task.dir)["rule"]
+    dims = for_task("dimensions", task)["rule"]
     ref_pass = {c["nodeid"]: c["counted_as"] == "passed"
                 for c in normalise((reference or {}).get("cases", []))}
     ordered, classes = _clusters(cases, ctx)
@@ -398,7 +398,7 @@ def weak_passing_integration(task: Any, cases: list[dict[str, Any]]) -> list[str
 
 def saturation(task: Any, rate: float | None, solution_dir: str | Path | None,
                package: str | None) -> dict[str, Any]:
-    cfg = for_task("labels", task.dir)["saturation"]
+    cfg = for_task("labels", task)["saturation"]
     data = task.task_json.data if task.task_json else {}
     up = None
     for holder, key in ((data.get("source_meta"), "files"), (data.get("source_meta"), "py_files"),
@@ -428,7 +428,7 @@ def saturation(task: Any, rate: float | None, solution_dir: str | Path | None,
 
 
 def labels(task: Any, m: Metrics) -> list[dict[str, str]]:
-    th = for_task("labels", task.dir)["thresholds"]
+    th = for_task("labels", task)["thresholds"]
     out: list[dict[str, str]] = []
     r = m.pass_rate
     if r is not None:

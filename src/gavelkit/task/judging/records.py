@@ -111,7 +111,8 @@ def move(res: JudgeResult, notes: Notes, written: list[str]) -> tuple[bool, Tran
     d = res.task.dir
     state = res.task.state
     if state == "S4_DONE":
-        r = transition(d, "S5_JUDGE", "judge started", date=res.date)
+        r = transition(d, "S5_JUDGE", "judge started", date=res.date, run=res.score_path,
+                       config=res.loaded.config)
         if not r.written:
             why = tuple(f.message for f in r.findings)
             notes.add("TSK-J009", "warning", "could not enter S5_JUDGE: " + "; ".join(why))
@@ -121,7 +122,7 @@ def move(res: JudgeResult, notes: Notes, written: list[str]) -> tuple[bool, Tran
     if to is None:
         return False, Transition(False, ("PENDING: the task stays in S5_JUDGE until the judge "
                                          "can certify or route it",), state, None, state)
-    plan = plan_transition(d, to)
+    plan = plan_transition(d, to, res.loaded.config, run=res.score_path)
     if not plan.ok:
         notes.add("TSK-J009", "warning", f"state transition S5_JUDGE -> {to} refused: "
                   + "; ".join(f.message for f in plan.findings if f.severity == "error"))
@@ -129,7 +130,8 @@ def move(res: JudgeResult, notes: Notes, written: list[str]) -> tuple[bool, Tran
                                  plan.to_state)
     status = "RETIRED" if plan.to_state == "RETIRED" else STATUS_OF.get(res.verdict, "BROKEN")
     write_task_json(res, status, written)
-    r = transition(d, to, f"judge: {res.verdict}; " + "; ".join(res.reasons)[:300], date=res.date)
+    r = transition(d, to, f"judge: {res.verdict}; " + "; ".join(res.reasons)[:300], date=res.date,
+                   run=res.score_path, config=res.loaded.config)
     if not r.written:
         notes.add("TSK-J009", "warning", f"state transition S5_JUDGE -> {to} refused: "
                   + "; ".join(f.message for f in r.findings))
@@ -181,7 +183,10 @@ def record(res: JudgeResult) -> dict[str, Any]:
     scan = res.scan
     solv = res.solvability
     sc = res.fairness.spotcheck if res.fairness else None
+    from gavelkit.task.judging.schema import SCHEMA_VERSION
+
     return {
+        "schema_version": SCHEMA_VERSION,
         "verdict": res.verdict, "route": res.route, "reasons": res.reasons, "date": res.date,
         "order": res.steps,
         "checks": [c.to_dict() for c in res.checks],
@@ -196,7 +201,7 @@ def record(res: JudgeResult) -> dict[str, Any]:
         "solvability": {"reference": solv.source if solv else "",
                         "pass_rate": res.reference_rate,
                         "diagnosis": solv.diagnosis_text if solv else []},
-        "fairness_gates": fairness(res),
+        "fairness_gates": fairness(res), "fairness_notes": fairness_notes(res),
         "standard": res.gates.standard if res.gates else None,
         "spotcheck": sc.to_dict() if sc else {}, "coverage_gap": res.coverage_caveat,
         "scores_usable": res.scores_usable, "scores_withheld_because": res.scores_why or None,
@@ -209,23 +214,26 @@ def record(res: JudgeResult) -> dict[str, Any]:
 
 
 def fairness(res: JudgeResult) -> dict[str, str]:
-    from gavelkit.task.gates.gate_d import source_note
-
-    by = {c.name: c.status for c in res.checks}
-    out = {"A/C_spotcheck": by.get("gate-A/C", "UNVERIFIABLE"),
-           "B_failure_pattern": by.get("gate-B", "UNVERIFIABLE")}
-    for g, name in (("D", "D_coverage"), ("E", "E_static_quality"), ("F", "F_phrasing")):
-        v = res.gates.verdicts.get(g) if res.gates else None
-        out[name] = v or "NOT RUN"
-    d = res.gates.results.get("D") if res.gates else None
-    if d is not None and d.data.get("gap_accepted"):
-        out["D_gap_accepted"] = "accepted caveat: task.json coverage_gap"
-    if d is not None and d.data.get("source") == "task_record":
-        out["D_source"] = source_note(d)
-    f = res.gates.results.get("F") if res.gates else None
-    if f is not None and f.verdict == "N/A":
-        out["F_not_applied"] = str(f.data.get("not_applied", ""))
+    """Each gate's verdict under its check's name (gate-A/C and gate-B: the check's status;
+    gate-D/E/F: the static gate's own verdict, e.g. FULL / GAP, PASS, N/A)."""
+    by = {c.name: str(c.status) for c in res.checks}
+    out = {name: by.get(name, "UNVERIFIABLE") for name in ("gate-A/C", "gate-B")}
+    for g in "DEF":
+        r = res.fairness.result(g) if res.fairness else None
+        out[f"gate-{g}"] = r.verdict if r is not None else "NOT RUN"
     return out
+
+
+def fairness_notes(res: JudgeResult) -> dict[str, str]:
+    """What a gate verdict rests on, when it is not the plain recomputed result."""
+    from gavelkit.task.judging.fairness import gate_note
+
+    notes = {}
+    for g in "DEF":
+        r = res.fairness.result(g) if res.fairness else None
+        if r is not None and gate_note(r):
+            notes[f"gate-{g}"] = gate_note(r)
+    return notes
 
 
 def task_json_updates(res: JudgeResult, status: str) -> dict[str, Any]:
@@ -241,7 +249,7 @@ def task_json_updates(res: JudgeResult, status: str) -> dict[str, Any]:
                   "preflight_output": res.preflight.block_text if res.preflight else None,
                   "anti_cheat": res.scan.verdict if res.scan else None,
                   "reference_pass_rate": res.reference_rate,
-                  "fairness_gates": fairness(res),
+                  "fairness_gates": fairness(res), "fairness_notes": fairness_notes(res),
                   "standard": (res.gates.standard or {}).get("applied") if res.gates else None,
                   "score_result": rel(res.task, res.score_path) if res.score_path else None},
     }

@@ -32,7 +32,7 @@ def solution_for(run: Path, explicit: str | Path | None) -> Path:
 
 
 def rescore_and_judge(task_dir: str | Path, run_dir: str | Path, *, solution: str | Path | None,
-                      date: str | None = None, **judge_kw: Any) -> Any:
+                      date: str | None = None, config: Any = None, **judge_kw: Any) -> Any:
     from gavelkit.task.formats.load import load_task
     from gavelkit.task.judging.judge import judge_run
     from gavelkit.task.pipeline.state import transition
@@ -41,7 +41,7 @@ def rescore_and_judge(task_dir: str | Path, run_dir: str | Path, *, solution: st
 
     d = Path(task_dir)
     run = Path(run_dir)
-    task = load_task(d)
+    task = load_task(d, config)
     if task.pipeline is None:
         raise InputError(str(d), "--rescore walks PIPELINE_STATE.md; this task has none")
     state = task.state or ""
@@ -51,7 +51,7 @@ def rescore_and_judge(task_dir: str | Path, run_dir: str | Path, *, solution: st
     sol = solution_for(run, solution)
 
     def step(to: str, why: str) -> str:
-        r = transition(d, to, f"rescore: {why}", date=date)
+        r = transition(d, to, f"rescore: {why}", date=date, run=run, config=config)
         if not r.written:
             raise InputError(str(d / "PIPELINE_STATE.md"), f"{state} -> {to} refused: "
                              + "; ".join(f.message for f in r.findings))
@@ -59,9 +59,9 @@ def rescore_and_judge(task_dir: str | Path, run_dir: str | Path, *, solution: st
 
     if state in ("REOPENED_S3", "S4_SETUP"):
         state = step("S4_EVAL_RUN", "re-run the candidate on the current oracle")
-    run_solution(d, RunOptions(solution=sol, out=run))
+    run_solution(d, RunOptions(solution=sol, out=run, config=config))
     if state == "S4_EVAL_RUN":
         state = step("S4_ANALYSIS", f"candidate re-scored into {run.name}")
     while state in WALK:
         state = step(WALK[state], "walking to the judge")
-    return judge_run(d, run, solution=sol, date=date, **judge_kw)
+    return judge_run(d, run, solution=sol, date=date, config=config, **judge_kw)

@@ -89,7 +89,7 @@ def gate_b(metrics: Metrics, task: Task | None = None) -> GateB:
     it is reimplementation-neutral and whether Q-A holds: until then Gate B is PENDING."""
     from gavelkit.task.judgedata import for_task
 
-    cfg = for_task("gate_b", task.dir if task else None)
+    cfg = for_task("gate_b", task)
     limit = float(cfg["fail_share"])
     total = sum(len(c.tests) for c in metrics.clusters)
     ver = sum(len(c.tests) for c in metrics.clusters if c.klass == "verifier")

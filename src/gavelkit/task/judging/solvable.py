@@ -41,20 +41,16 @@ def threshold(task: Task) -> float:
 def find_reference(task: Task, explicit: str | Path | None) -> tuple[ScoreResult | None, str]:
     """The reference score: --reference-run, else judge/reference_run, else the task's own
     reference_score.json; the first that reads as a JSON object."""
-    from gavelkit.core.safeio import json_object_or_none
-    from gavelkit.task.formats.score import score_from_dict
+    from gavelkit.task.formats.score import find_score_file, read_score
 
-    cands = []
-    if explicit:
-        p = Path(explicit)
-        cands.append(p / "score_result.json" if p.is_dir() else p)
+    cands = [find_score_file(Path(explicit), "reference")] if explicit else []
     cands += [task.dir / "judge" / "reference_run" / "score_result.json"]
     cands += [task.paths["reference_score"]] if "reference_score" in task.paths else []
     for c in cands:
         if c.is_file():
-            data = json_object_or_none(c)
-            if data is not None:
-                return score_from_dict(data, str(c))[0], str(c)
+            sr, _ = read_score(c, "reference")
+            if sr is not None:
+                return sr, str(c)
     return None, ""
 
 

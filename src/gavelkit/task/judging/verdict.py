@@ -72,6 +72,9 @@ REQUIRED = ("inputs", "preflight", "anti-cheat", "solvability", "score", "gate-A
 # route -> the state the seed's loop exits name
 ROUTES: dict[str, str] = {"spec": "S2_SPEC_DRAFT", "filter": "S3_ORACLE_MERGE",
                           "env": "S4_SETUP", "rerun": "S4_EVAL_RUN"}
+# judge_result.json's shape (judging/schema.py builds its JSON Schema); the QUALIFIED guard
+# reads only records of this version
+SCHEMA_VERSION = 1
 # checks whose result must be PASS before any score value may be used or shown
 SCORE_GATES = ("inputs", "preflight", "run-integrity", "freshness", "solvability", "score")
 
@@ -203,6 +206,9 @@ def qualified_record_ok(rec: Any, oracle_digest: str, score_sha: str | None) -> 
     """
     if not isinstance(rec, dict):
         return False, "no readable judge/judge_result.json: run `gavel task judge` first"
+    if rec.get("schema_version") != SCHEMA_VERSION:
+        return False, (f"judge/judge_result.json has schema_version {rec.get('schema_version')!r}"
+                       f", this gavel reads {SCHEMA_VERSION}: re-run `gavel task judge`")
     d = decide(checks_from_record(rec))
     if d.verdict != "QUALIFIED" or rec.get("verdict") != "QUALIFIED":
         why = "; ".join(d.reasons[:3]) or f"recorded verdict {rec.get('verdict')!r}"

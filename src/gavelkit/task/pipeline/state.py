@@ -132,7 +132,21 @@ _GUARDS = {"exists": _g_exists, "reference_full": _g_reference_full,
            "judge_qualified": lambda guard, task_dir, cfg: judge_qualified(task_dir)}
 
 
-def _guard_ok(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any]) -> tuple[bool, str]:
+def _g_named_run(run: Path) -> tuple[bool, str]:
+    """The candidate run the command names (--run): its own score, not whatever a glob finds."""
+    from gavelkit.task.formats.score import find_score_file
+
+    hit = find_score_file(run)
+    sr, fnd = read_score(hit) if hit.is_file() else (None, [])
+    if sr is None:
+        return False, f"{hit}: " + (fnd[0].message if fnd else "not there")
+    return True, str(hit)
+
+
+def _guard_ok(guard: dict[str, Any], task_dir: Path, cfg: dict[str, Any],
+              run: Path | None = None) -> tuple[bool, str]:
+    if guard["kind"] == "candidate_score" and run is not None:
+        return _g_named_run(run)
     check = _GUARDS.get(guard["kind"])
     if check is None:
         raise ValueError(f"unknown guard kind {guard['kind']!r}")
@@ -214,21 +228,23 @@ def _count_loops(ps: PipelineState, to: str, cfg: dict[str, Any], plan: Plan) ->
 
 
 def _check_guards(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any],
-                  plan: Plan) -> None:
+                  plan: Plan, run: Path | None = None) -> None:
     enabled = set(cfg["state"].get("enable_guards", []))
     for guard in state_table().get("guards", []):
         if guard["to"] != to or (guard.get("from") and ps.state not in guard["from"]):
             continue
         if guard.get("optional") and guard.get("name") not in enabled:
             continue
-        ok, detail = _guard_ok(guard, task_dir, cfg)
+        ok, detail = _guard_ok(guard, task_dir, cfg, run)
         if not ok:
             plan.findings.append(Finding("TSK-S003", "error", f"{guard['why']}: {detail}",
                                          ps.path, 0, 0))
 
 
-def plan_from(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any] | None = None) -> Plan:
-    """Decide what a transition to `to` would do, without writing anything."""
+def plan_from(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any] | None = None,
+              run: Path | None = None) -> Plan:
+    """Decide what a transition to `to` would do, without writing anything; `run` is the
+    candidate run the command names (its score is the S5_JUDGE guard's evidence)."""
     cfg = cfg or load_config(task_dir)
     plan = Plan(ps.state, to, to)
     refused = _refusal(ps, to, task_dir)
@@ -237,7 +253,7 @@ def plan_from(ps: PipelineState, to: str, task_dir: Path, cfg: dict[str, Any] | 
         return plan
     _count_loops(ps, to, cfg, plan)
     if plan.to_state == to:  # retiring past a cap: the requested state is not entered
-        _check_guards(ps, to, task_dir, cfg, plan)
+        _check_guards(ps, to, task_dir, cfg, plan, run)
     return plan
 
 
@@ -251,9 +267,10 @@ def _read_ps(task_dir: Path) -> PipelineState:
     return ps
 
 
-def plan_transition(task_dir: str | Path, to: str, config: str | Path | None = None) -> Plan:
+def plan_transition(task_dir: str | Path, to: str, config: Any = None,
+                    run: Path | None = None) -> Plan:
     d = Path(task_dir)
-    return plan_from(_read_ps(d), to, d, load_config(d, config))
+    return plan_from(_read_ps(d), to, d, load_config(d, config), run)
 
 
 @dataclass(slots=True)
@@ -272,8 +289,8 @@ class Result:
 
 
 def transition(task_dir: str | Path, to: str, note: str = "", *, date: str | None = None,
-               config: str | Path | None = None, dry_run: bool = False,
-               extra: dict[str, str] | None = None) -> Result:
+               config: Any = None, dry_run: bool = False,
+               extra: dict[str, str] | None = None, run: Path | None = None) -> Result:
     """Apply a transition under the state-file lock; refused transitions write nothing."""
     d = Path(task_dir)
     path = d / STATE_NAME
@@ -282,7 +299,7 @@ def transition(task_dir: str | Path, to: str, note: str = "", *, date: str | Non
     cfg = load_config(d, config)
     with locked(path):
         ps = _read_ps(d)
-        plan = plan_from(ps, to, d, cfg)
+        plan = plan_from(ps, to, d, cfg, run)
         if not plan.ok or dry_run:
             return Result(plan, False)
         day = date or today()

@@ -47,7 +47,7 @@ def context_for(task: Any, opts: Any = None) -> Context:
         body = "\n".join(task.spec.lines)
         names = set(re.findall(r"`([A-Za-z_][\w.]*)`", body))
         names |= {n.rsplit(".", 1)[-1] for n in names}
-    rules = list(for_task("failure_classes", task.dir)["rule"])
+    rules = list(for_task("failure_classes", task)["rule"])
     return Context(pkg, reqs, names, rules, str(getattr(opts, "role", None) or "candidate"))
 
 

@@ -36,6 +36,7 @@ class RunOptions:
     package_spec: str | None = None  # install this requirement as the solution (x==1.2)
     install: str = "auto"  # auto: build + install project folders | never: copy as a folder
     warm: Any = None  # a prestarted test process (warm.prestart), used for the first launch
+    config: Any = None  # the command's --config (task.config.ConfigFile), for load_task
 
 
 @dataclass(slots=True)

@@ -122,7 +122,7 @@ def _missing_files(task: Task, expected: list[str], source: str) -> dict[str, st
 
 def make_plan(task_dir: str | Path, opts: RunOptions, run_dir: Path) -> Plan:
     """Load the task and decide what is scored (raises InputError on unusable input)."""
-    task = load_task(task_dir)
+    task = load_task(task_dir, opts.config)
     spec = opts.package_spec
     sol_src = None if spec else Path(opts.solution)
     if sol_src is not None and not sol_src.is_dir():

@@ -47,7 +47,7 @@ def check_solvability(task_dir: str | Path, reference: str | None, reference_pac
     from gavelkit.task.judging.blame import reference_diagnosis
     from gavelkit.task.scoring.runner import run_solution
 
-    task = load_task(task_dir)
+    task = load_task(task_dir, getattr(opts, "config", None))
     thr = threshold if threshold is not None else (1.0 if task.state == "S3_REFERENCE_RUN"
                                                    else 0.95)
     if reference_package:
