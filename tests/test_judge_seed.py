@@ -112,7 +112,7 @@ def test_verdict_function_every_check_counts() -> None:
 
 
 def test_record_guard_re_decides_the_checks() -> None:
-    rec = {"verdict": "QUALIFIED", "checks": [c.to_dict() for c in
+    rec = {"schema_version": 1, "verdict": "QUALIFIED", "checks": [c.to_dict() for c in
                                               (V.Check(n, V.PASS) for n in V.REQUIRED)],
            "judged_on": {"oracle_digest": "abc", "score_sha256": "s1", "score_file": "x"}}
     assert V.qualified_record_ok(rec, "abc", "s1")[0]

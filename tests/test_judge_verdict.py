@@ -325,16 +325,36 @@ def test_state_not_moved_outside_s5(task: Path, provenance) -> None:  # type: ig
     assert res.written == [] and "state:       S2_SPEC_DONE" in (task / "PIPELINE_STATE.md").read_text()
 
 
-def test_state_entry_refused_is_reported(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """A run outside candidate-runs/: the S5_JUDGE entry guard finds no candidate score."""
+def test_the_s5_entry_guard_checks_the_run_judged(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A run outside candidate-runs/ is the run judged: the S5_JUDGE entry guard checks its
+    score (it searched candidate-runs/ by glob, and refused this run)."""
     elsewhere = tmp_path / "elsewhere"
     shutil.copytree(task / "candidate-runs" / "bad", elsewhere)
     shutil.rmtree(task / "candidate-runs")
     res = judge_run(task, elsewhere)
+    clean(res.findings, "TSK-J009")
+    assert res.verdict == "QUALIFIED" and "state:       QUALIFIED" in (
+        task / "PIPELINE_STATE.md").read_text()
+
+
+def test_a_refused_state_move_is_reported(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """BROKEN routed to S4_SETUP, whose guard needs a 100 % reference: the move is refused,
+    said (TSK-J009), and task.json's status is not written without it."""
+    provenance["passed"] = False
+    p = task / "judge" / "reference_run" / "score_result.json"
+    ref = json.loads(p.read_text())
+    case = next(c for c in ref["cases"] if c["counted_as"] == "passed")
+    case["outcome"] = case["counted_as"] = "failed"
+    ref["summary"]["passed"] -= 1
+    ref["summary"]["failed"] += 1
+    ref["pass_rate_excluding_skips"] = ref["summary"]["passed"] / ref["summary"]["total"]
+    p.write_text(json.dumps(ref))
+    res = judge_run(task, task / "candidate-runs" / "bad")
     w = fires(res.findings, "TSK-J009")
-    assert "S5_JUDGE" in w.message
-    assert "state:       S4_DONE" in (task / "PIPELINE_STATE.md").read_text()
-    assert json.loads((task / "task.json").read_text("utf-8-sig")).get("status") != "QUALIFIED"
+    assert "S4_SETUP" in w.message and res.route == "env"
+    assert "state:       S4_DONE" not in (task / "PIPELINE_STATE.md").read_text()
+    assert "state:       S5_JUDGE" in (task / "PIPELINE_STATE.md").read_text()
+    assert json.loads((task / "task.json").read_text("utf-8-sig")).get("status") != "BROKEN"
 
 
 def test_missing_score_moves_back_to_eval_run(task: Path) -> None:

@@ -149,24 +149,26 @@ def aggregate_main(argv: list[str], prog: str) -> int:
         res.failed.append("the memo's adjudications are not in a Phase 7 memo (AWD-P012)")
     shown = res.findings if args.format != "text" else [
         f for f in res.findings if f.code not in PANEL_CONDITION_CODES]
-    code = emit_keeping_code(shown, args.format, "award aggregate", {"panel": res.to_dict()},
-                             text=render_panel(res), quiet=args.quiet)
-    return code if code == 2 else (0 if res.passed else 1)
+    from gavelkit.core.findings import exit_code
+
+    rc = 2 if exit_code(shown) == 2 else (0 if res.passed else 1)
+    return emit_keeping_code(shown, args.format, "award aggregate", {"panel": res.to_dict()},
+                             text=render_panel(res), quiet=args.quiet, code=rc)
 
 
 def emit_keeping_code(findings: list[Finding], fmt: str, command: str,
                       extra: dict[str, Any] | None = None, text: str | None = None,
-                      quiet: bool = False) -> int:
+                      quiet: bool = False, code: int | None = None) -> int:
     """`emit`, but a reader that stops early (`| head -1`) does not change the exit code."""
     from gavelkit.core.findings import exit_code
 
     try:
-        return emit(findings, fmt, command, extra, text=text, quiet=quiet)
+        return emit(findings, fmt, command, extra, text=text, quiet=quiet, code=code)
     except BrokenPipeError:
         from gavelkit.cli.main import _silence_stdout
 
         _silence_stdout()
-        return exit_code(findings)
+        return exit_code(findings) if code is None else code
 
 
 def schema_main(argv: list[str], prog: str) -> int:

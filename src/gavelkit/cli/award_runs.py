@@ -111,12 +111,14 @@ def status_main(argv: list[str], prog: str) -> int:
     findings = st.findings if args.format != "table" else [
         f for f in st.findings if f.severity == "error"]
     from gavelkit.cli.award_blocks import emit_keeping_code
+    from gavelkit.core.findings import exit_code
 
     # The exit code is decided by the run, never by where the output goes (`| head -1`).
-    code = emit_keeping_code(findings, fmt, "award status", extra, text=text, quiet=args.quiet)
     # An unreadable file inside a readable run is an error finding (1); only a run
     # folder that cannot be read at all exits 2 (raised before this point).
-    return 0 if st.action.may_continue and code == 0 else 1
+    rc = 0 if st.action.may_continue and exit_code(findings) == 0 else 1
+    return emit_keeping_code(findings, fmt, "award status", extra, text=text, quiet=args.quiet,
+                             code=rc)
 
 
 def briefs_main(argv: list[str], prog: str) -> int:

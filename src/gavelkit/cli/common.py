@@ -30,17 +30,18 @@ def add_format(p: argparse.ArgumentParser, sarif: bool = False) -> None:
 
 def emit(findings: Sequence[Finding], fmt: str, command: str,
          extra: dict[str, Any] | None = None, text: str | None = None,
-         quiet: bool = False, anchor: str | None = None, *, outcome: int = 0) -> int:
-    """Print findings in the chosen format and return the command's one exit code.
+         quiet: bool = False, anchor: str | None = None, *, outcome: int = 0,
+         code: int | None = None) -> int:
+    """Print findings in the chosen format and return the command's one exit code, which is
+    also the JSON's `exit_code`: a command never prints one code and exits with another.
 
-    `outcome` is what the command itself decided, as an exit code: 1 when a gate failed or
-    a verdict is not a pass, 2 when it could not decide at all. The exit code is the worse
-    of that and what the findings imply, and it is the JSON's `exit_code` too: a command
-    never prints one code and exits with another. SARIF puts a finding that has no path at
-    `anchor`, the command's main input."""
+    `outcome` is what the command itself decided, as an exit code (1: a gate failed or a
+    verdict is not a pass): the exit code is the worse of it and the findings'. A command
+    whose rule differs (the panel's verdict decides, not its findings) passes `code`. SARIF
+    puts a finding that has no path at `anchor`, the command's main input."""
     from gavelkit.core import render
 
-    rc = max(exit_code(findings), outcome)
+    rc = code if code is not None else max(exit_code(findings), outcome)
     if fmt == "json":
         print(render.render_json(findings, command, extra, rc))
     elif fmt == "sarif":

@@ -54,23 +54,23 @@ def main(argv: list[str], prog: str) -> int:
     summary = {"tasks": n, "passed": passed, "failed": n - passed - len(unreadable),
                "unreadable": len(unreadable), "older_standard": fg.older_standard}
     causes = fg.causes[: max(a.top, 0)]
+    outcome = 0 if passed == n else 1
     if a.format == "json":
         extra = {"summary": summary, "tasks": [r.as_dict() for r in fg.rows],
                  "causes": [{"code": c.code, "title": c.title, "tasks": c.tasks,
                              "findings": c.findings, "examples": c.examples} for c in fg.causes]}
-        emit(findings, "json", "task gates-all", extra=extra)
-    else:
-        lines = [] if a.quiet else [*_table(fg, gates), ""]
-        lines.append(f"{n} task(s): {passed} pass every gate, {summary['failed']} fail"
-                     + (f", {len(unreadable)} cannot be loaded" if unreadable else ""))
-        if fg.older_standard:
-            lines.append("written to an earlier spec standard (gates applied that version): "
-                         + ", ".join(f"{k} x{v}" for k, v in sorted(fg.older_standard.items())))
-        if causes:
-            lines.append(f"\nmost common causes (error findings; of {len(fg.causes)} rules):")
-            for i, c in enumerate(causes, 1):
-                lines.append(f"{i:>2}. {c.code} {c.title}: {c.tasks} task(s), {c.findings} "
-                             f"finding(s) (e.g. {', '.join(c.examples)})")
-            lines.append("details: gavel task gates TASK; rule text: gavel rules CODE")
-        emit(findings, "text", "task gates-all", text="\n".join(lines), quiet=a.quiet)
-    return 0 if passed == n else 1
+        return emit(findings, "json", "task gates-all", extra=extra, outcome=outcome)
+    lines = [] if a.quiet else [*_table(fg, gates), ""]
+    lines.append(f"{n} task(s): {passed} pass every gate, {summary['failed']} fail"
+                 + (f", {len(unreadable)} cannot be loaded" if unreadable else ""))
+    if fg.older_standard:
+        lines.append("written to an earlier spec standard (gates applied that version): "
+                     + ", ".join(f"{k} x{v}" for k, v in sorted(fg.older_standard.items())))
+    if causes:
+        lines.append(f"\nmost common causes (error findings; of {len(fg.causes)} rules):")
+        for i, c in enumerate(causes, 1):
+            lines.append(f"{i:>2}. {c.code} {c.title}: {c.tasks} task(s), {c.findings} "
+                         f"finding(s) (e.g. {', '.join(c.examples)})")
+        lines.append("details: gavel task gates TASK; rule text: gavel rules CODE")
+    return emit(findings, "text", "task gates-all", text="\n".join(lines), quiet=a.quiet,
+                outcome=outcome)

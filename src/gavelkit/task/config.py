@@ -46,6 +46,12 @@ def _defaults() -> dict[str, Any]:
 
 
 @functools.cache
+def judge_table(name: str) -> dict[str, Any]:
+    """A judge table's package default (data/judge/NAME.toml), parsed once."""
+    return tomllib.loads(data_path("judge", f"{name}.toml").read_text("utf-8"))
+
+
+@functools.cache
 def state_table() -> dict[str, Any]:
     text = data_path("task_states.toml").read_text("utf-8")
     return tomllib.loads(text)
@@ -72,7 +78,6 @@ def _toml(path: Path) -> dict[str, Any]:
 def _checked(data: dict[str, Any], path: Path) -> dict[str, Any]:
     """Each value of the kind its default has, tables named (else exit 2, naming it)."""
     from gavelkit.core.typecheck import check_like
-    from gavelkit.task.judgedata import table
 
     tables = data.get("tables", {})
     if not isinstance(tables, dict):
@@ -84,7 +89,7 @@ def _checked(data: dict[str, Any], path: Path) -> dict[str, Any]:
         if not isinstance(over, dict):
             raise InputError(str(path), f"[tables.{name}] should be a table, not "
                              f"{type(over).__name__}")
-        check_like(table(name), over, str(path), f"tables.{name}")
+        check_like(judge_table(name), over, str(path), f"tables.{name}")
     check_like(_defaults(), {k: v for k, v in data.items() if k != "tables"}, str(path))
     return data
 

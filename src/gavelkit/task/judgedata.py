@@ -8,17 +8,11 @@ overrides any key, type-checked when it is read; `for_task` merges the two.
 
 from __future__ import annotations
 
-import functools
-import tomllib
 from pathlib import Path
 from typing import Any
 
-
-@functools.cache
-def table(name: str) -> dict[str, Any]:
-    from gavelkit.data import path
-
-    return tomllib.loads(path("judge", f"{name}.toml").read_text("utf-8"))
+from gavelkit.task.config import judge_table as table
+from gavelkit.task.config import load_config, merge
 
 
 def for_task(name: str, task: Any) -> dict[str, Any]:
@@ -28,12 +22,8 @@ def for_task(name: str, task: Any) -> dict[str, Any]:
         return table(name)
     cfg = getattr(task, "config", None)
     if not isinstance(cfg, dict):
-        from gavelkit.task.config import load_config
-
         cfg = load_config(task if isinstance(task, str | Path) else task.dir)
     over = (cfg.get("tables") or {}).get(name)
     if not over:
         return table(name)
-    from gavelkit.task.config import merge
-
     return merge(table(name), over)

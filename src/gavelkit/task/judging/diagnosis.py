@@ -6,6 +6,10 @@ line: a report without it is structurally invalid (seed "Anti-Cheat"). The
 Q-A/Q-B triage table is prefilled per failure cluster: what the program can
 decide (traced to a spec section? does the reference pass?) is filled in, what
 needs a senior engineer's reading of the spec (Q-A) is left as `?` to fill.
+
+Layout lives in data/templates/diagnosis_report.md.j2, filter_correction_request.md.j2 and
+spec_patch_request.md.j2 (core.mdtemplate: a value the view does not hold is an error);
+the values come from the small view functions below.
 """
 
 from __future__ import annotations
@@ -21,237 +25,167 @@ if TYPE_CHECKING:
     from gavelkit.task.judging.result import JudgeResult
 
 
-def _esc(x: Any) -> str:
-    return str(x).replace("|", "\\|").replace("\n", " ")
-
-
-def _pct(x: Any) -> str:
-    return "n/a" if x is None else f"{x:.1%}"
-
-
 def render_report(res: JudgeResult) -> str:
-    t = res.task
-    m = res.metrics
-    s = dict(res.score.raw) if res.score is not None else {}
+    from gavelkit.core.mdtemplate import render
+
+    return render("diagnosis_report.md.j2", r=report_view(res))
+
+
+def report_view(res: JudgeResult) -> dict[str, Any]:
+    """What the report template shows, each section from its own small function. Scores
+    (and everything computed from them) only when `scores_usable`."""
     usable = res.scores_usable
-    withheld = f"Not shown: {res.scores_why}" if not usable else ""
-    if not usable:
-        m = None
-        s = {}
-    out: list[str] = [f"# Diagnosis Report - {t.id}", "", f"Verdict: {res.verdict}", ""]
-    if res.route:
-        out += [f"Route: {res.route} (next state per the seed's loop exits)", ""]
-    if res.verdict == "PENDING":
-        out += ["Not certified: no check failed, but the checks below marked PENDING or "
-                "UNVERIFIABLE must pass before the judge can issue QUALIFIED; the task stays "
-                "in S5_JUDGE.", ""]
-    labels = res.labels
-    out += ["Labels: " + (", ".join(f"`{lab['label']}`" for lab in labels) if labels
-                          else "none"), "",
-            "Hard checks and gates (one function decides: anything not PASS blocks QUALIFIED):",
-            "", "| check | status | reason |", "|---|---|---|"]
-    out += [f"| {c.name} | {c.status} | {_esc(c.reason)} |" for c in res.checks]
-    out += ["", "## Preflight output", "",
-            res.preflight.block_text.replace("### Preflight output\n\n", ""), ""]
-    # 1. anti-cheat
-    out += ["## Anti-Cheat", "", f"Trajectory scan: **{res.scan.verdict}** — {res.scan.reason}", ""]
-    for f in res.scan.findings[:20]:
-        out.append(f"- `{f.code}` {f.location()}: {f.message}")
-    tamper = [f for f in res.anticheat.run_findings if str(f.get("code", "")).startswith("TSK-X")]
-    if tamper:
-        out += ["", "Scoring-run integrity findings:", ""]
-        out += [f"- `{f['code']}` {f['severity']}: {f['message']}" for f in tamper[:20]]
-    iso = ((s.get("gavel") or {}).get("isolation") or {})
-    out += ["", f"Isolation during scoring: **{'active' if iso.get('active') else 'INACTIVE'}** "
-            f"({iso.get('mechanism', '?')}; network {iso.get('network', '?')}; filesystem "
-            f"{iso.get('filesystem', '?')})"
-            + (f" — {iso.get('why_inactive')}" if iso.get("why_inactive") else ""), ""]
-    # 2. solvability
-    out += ["## Solvability", ""]
+    return {
+        "id": res.task.id, "verdict": str(res.verdict), "route": res.route,
+        "pending": res.verdict == "PENDING",
+        "labels": res.labels,
+        "labels_line": ", ".join(f"`{lab['label']}`" for lab in res.labels) or "none",
+        "checks": [{"name": c.name, "status": str(c.status), "reason": c.reason}
+                   for c in res.checks],
+        "preflight_block": res.preflight.block_text.replace("### Preflight output\n\n", "")
+        if res.preflight else "",
+        **_anticheat_view(res),
+        "solvability": _solvability_view(res),
+        "gates": _gates_view(res),
+        "usable": usable, "withheld": "" if usable else f"Not shown: {res.scores_why}",
+        "total": count_line(res.score.summary, res.score.pass_rate)
+        if usable and res.score else "",
+        "metrics": _metrics_view(res) if usable and res.metrics else None,
+        "weaknesses": res.weaknesses, "reasons": res.reasons, "terminal": res.terminal,
+        "transition": _transition_line(res.transition), "findings": res.findings,
+    }
+
+
+def _anticheat_view(res: JudgeResult) -> dict[str, Any]:
+    scan = res.scan
+    tamper = [{"code": f.get("code"), "severity": f.get("severity"), "message": f.get("message")}
+              for f in (res.anticheat.run_findings if res.anticheat else ())
+              if str(f.get("code", "")).startswith("TSK-X")]
+    return {"scan": {"verdict": scan.verdict if scan else "?", "reason": scan.reason if scan
+                     else ""},
+            "scan_findings": list(scan.findings[:20]) if scan else [],
+            "tamper": tamper[:20], "isolation": _isolation_line(res)}
+
+
+def _isolation_line(res: JudgeResult) -> str:
+    iso = res.score.gavel.get("isolation") if res.scores_usable and res.score else None
+    iso = iso if isinstance(iso, dict) else {}
+    line = (f"**{'active' if iso.get('active') else 'INACTIVE'}** ({iso.get('mechanism', '?')}; "
+            f"network {iso.get('network', '?')}; filesystem {iso.get('filesystem', '?')})")
+    return line + (f" — {iso.get('why_inactive')}" if iso.get("why_inactive") else "")
+
+
+def _solvability_view(res: JudgeResult) -> dict[str, Any]:
     solv = res.solvability
-    ref = solv.reference
+    ref = solv.reference if solv else None
     if ref is None:
-        out += ["No reference run found: solvability is not established.", ""]
-    else:
-        cfg = t.config["judge"]
-        out += [f"Reference: `{solv.source}`: {count_line(ref.summary, res.reference_rate)} "
-                f"(threshold {cfg['solvable'] * 100:g} % of non-skipped; "
-                f"{cfg['solvable_at_s3'] * 100:g} % at S3_REFERENCE_RUN).", ""]
-        env = ref.gavel.get("environment") or {}
-        if env:
-            out += [f"Environment: {env.get('kind')} at `{env.get('path')}`, requirements hash "
-                    f"`{env.get('requirements_hash')}`, digest `{str(env.get('digest'))[:16]}`, "
-                    f"plugins {env.get('plugins') or 'none'}.", ""]
-        flaky = ref.gavel.get("flaky") or []
-        if flaky:
-            out += [f"Flaky reference nodes ({len(flaky)}): " + ", ".join(f"`{x}`" for x in flaky[:10]), ""]
-        if solv.diagnosis:
-            out += ["Environment diagnosis of the reference failures:", ""]
-            out += [f"- {d}" for d in solv.diagnosis_text] + [""]
-    # fairness
-    out += ["## Fairness Gates", ""]
-    std = res.fairness.standard_line()
-    if std:
-        cur = str(res.gates.standard.get("line") or "").partition("under the current standard")
-        out += [f"Spec standard: {_esc(std)}." + (
-            f" Under the current standard{_esc(cur[2])}." if cur[1] else ""), ""]
-    out += ["| gate | verdict |", "|---|---|"]
+        return {"source": None}
+    cfg = res.task.config["judge"]
+    env = ref.gavel.get("environment") or {}
+    flaky = list(ref.gavel.get("flaky") or [])
+    return {"source": solv.source, "counts": count_line(ref.summary, res.reference_rate),
+            "threshold": f"{cfg['solvable'] * 100:g}",
+            "threshold_s3": f"{cfg['solvable_at_s3'] * 100:g}",
+            "environment": (f"{env.get('kind')} at `{env.get('path')}`, requirements hash "
+                            f"`{env.get('requirements_hash')}`, digest "
+                            f"`{str(env.get('digest'))[:16]}`, plugins "
+                            f"{env.get('plugins') or 'none'}") if env else "",
+            "flaky": flaky, "flaky_shown": ", ".join(f"`{x}`" for x in flaky[:10]),
+            "diagnosis": solv.diagnosis_text}
+
+
+def _gates_view(res: JudgeResult) -> dict[str, Any]:
+    from gavelkit.core.mdtemplate import cell
+
+    fair = res.fairness
+    std = fair.standard_line() if fair else ""
+    cur = str(fair.standard.get("line") or "").partition("under the current standard") \
+        if fair else ("", "", "")
+    d = fair.result("D") if fair else None
+    sc = fair.spotcheck if fair else None
+    return {"standard": f"{cell(std)}." + (f" Under the current standard{cell(cur[2])}."
+                                           if cur[1] else "") if std else "",
+            "rows": _gate_rows(res), "caveat": res.coverage_caveat,
+            "errors": [f for f in (res.gates.findings if res.gates else [])[:25]
+                       if f.severity == "error"],
+            "uncovered": d.data.get("uncovered", []) if d else [],
+            "spotcheck": list(sc.prefilled) if sc is not None else []}
+
+
+def _gate_rows(res: JudgeResult) -> list[dict[str, str]]:
+    rows = []
     for k, r in (res.gates.results.items() if res.gates else []):
         note = gate_note(r)
-        out.append(f"| {k} | {r.verdict}{_esc(f' ({note})' if note else '')} |")
+        rows.append({"gate": k, "verdict": f"{r.verdict}" + (f" ({note})" if note else "")})
     gb = res.gate_b
-    if gb.verdict in ("PASS", "FAIL"):
-        out.append(f"| B (failure pattern) | {gb.verdict} ({gb.verifier} "
-                   f"verifier + {gb.untraced} untraced of {gb.failures} failures"
-                   + (f": {_esc(gb.why)}" if gb.why else "") + ") |")
-    else:
-        out.append(f"| B (failure pattern) | not audited ({_esc(gb.why)}) |")
+    rows.append({"gate": "B (failure pattern)", "verdict": (
+        f"{gb.verdict} ({gb.verifier} verifier + {gb.untraced} untraced of {gb.failures} "
+        f"failures" + (f": {gb.why}" if gb.why else "") + ")")
+        if gb.verdict in ("PASS", "FAIL") else f"not audited ({gb.why})"})
     ac = next((c for c in res.checks if c.name == "gate-A/C"), None)
     if ac is not None:
-        out.append(f"| A/C (spot-check) | {ac.status}: {_esc(ac.reason)} |")
-    out.append("")
-    cav = res.coverage_caveat
-    if cav:
-        out += ["Gate D exception (seed Gate D): the GAP in "
-                + ", ".join(cav["sections"]) + " is accepted as a caveat because task.json "
-                "records coverage_gap with the reason: " + _esc(cav["reason"]) + ". test-filter "
-                "has confirmed that no further spec-derivable tests can be produced for these "
-                "sections without circular assertions; the task carries the `coverage-gap` "
-                "label.", ""]
-    for f in (res.gates.findings if res.gates else [])[:25]:
-        if f.severity == "error":
-            out.append(f"- `{f.code}` {f.location()}: {f.message}")
-    d = res.gates.results.get("D") if res.gates else None
-    if d and d.data.get("uncovered"):
-        out += ["", "| spec section | uncovered behaviors | impact | recommendation |",
-                "|---|---|---|---|"]
-        for u in d.data["uncovered"]:
-            out.append("| " + " | ".join(_esc(u[k]) for k in ("spec section", "uncovered behaviors",
-                                                               "impact", "recommendation")) + " |")
-    sc = res.fairness.spotcheck
-    if sc is not None and sc.prefilled:
-        out += ["", "Gate A/C spot-check table written to `judge/spotcheck.md` (seed 0): fill "
-                "`verdict` from the quoted heading alone, then re-run the judge (it verifies the "
-                "table like `gavel task spotcheck --verify`):", "",
-                "| nodeid | assertion summary | spec_section | verdict |", "|---|---|---|---|"]
-        for r in sc.prefilled:
-            out.append(f"| `{r.nodeid}` | {_esc(r.summary)} | {_esc(r.spec_section)} | {_esc(r.verdict)} |")
-    out.append("")
-    # 3. candidate score by layer
-    out += ["## Candidate Score By Layer", ""]
-    if not usable:
-        out += [withheld, ""]
-    sm = s.get("summary", {}) if usable else {}
-    if usable:
-        out += [f"Total: {count_line(sm, s.get('pass_rate_excluding_skips'))}.", "",
-                "| layer | passed | total | rate |", "|---|---:|---:|---:|"]
-        for layer, v in sorted((m.layers if m else {}).items()):
-            out.append(f"| {layer} | {v['passed']} | {v['total']} | {_pct(v['rate'])} |")
-        out.append("")
-    if m:
-        cls = m.classes
-        out += ["Failure classes: " + (", ".join(f"{k} {n}" for k, n in sorted(cls.items()))
-                                       or "none") + " (only `candidate` failures are model "
-                "evidence).", ""]
-    # 4. protocol issues
-    out += ["## Protocol Issues", ""]
-    if not usable:
-        out += [withheld, ""]
-    proto = [c for c in (m.clusters if m else []) if c.klass != "candidate" or not c.traced_to_spec]
-    if not proto and usable:
-        out += ["None found by the program.", ""]
-    for c in proto:
-        what = ("verifier failure: return to test-filter, mark excluded" if c.klass == "verifier"
-                else "environment/infrastructure: fix the scoring environment" if c.klass in (
-                    "environment", "infrastructure")
-                else "not traced to a spec section: verifier failure (Pass 1)")
-        out.append(f"- {c.id} ({len(c.tests)} test(s), {c.klass}): {_esc(c.signature)} -> {what}")
-    integ = [c for c in (m.clusters if m else []) if c.klass == "candidate"
-             and any(k in ("integration", "system_e2e") for k in c.layers)]
-    if integ:
-        out += ["", "Spec adequacy of integration failures (seed Pass 1): does the spec state the "
-                "cross-module constraint each cluster tests? A `no` is a spec gap: "
-                "spec_patch_request.md type=spec_gap.", "",
-                "| cluster | integration/e2e tests | spec sections | constraint stated in spec? |",
-                "|---|---:|---|---|"]
-        for c in integ:
-            n = sum(v for k, v in c.layers.items() if k in ("integration", "system_e2e"))
-            out.append(f"| {c.id} | {n} | {_esc('; '.join(c.sections) or '-')} | ? |")
-    neg = m.negative_gap if m else {}
-    if neg.get("applies"):
-        out += ["", f"Negative gap: atomic {_pct(neg['atomic_rate'])} < integration "
-                f"{_pct(neg['integration_e2e_rate'])}.", ""]
-        out += [f"- {x}" for x in neg.get("diagnosis", [])]
-    out.append("")
-    # 5. failure clusters with triage
-    out += ["## Failure Clusters", ""]
-    if not usable:
-        out += [withheld, ""]
-    if m:
-        out += ["| cluster | tests | layers | root cause | class | dimension | spec sections | "
-                "traces to spec? | reimplementation-neutral? | Q-A spec matches candidate? | "
-                "Q-B reference passes? | action |",
-                "|---|---:|---|---|---|---|---|---|---|---|---|---|"]
-    for c in (m.clusters if m else []):
-        qb = {True: "yes", False: "no", None: "unknown"}[c.reference_passes]
-        neutral = "no" if c.klass == "verifier" else "?"
-        action = ("return to test-filter" if c.klass == "verifier" or not c.traced_to_spec
-                  else "fix environment" if c.klass in ("environment", "infrastructure")
-                  else "verifier failure: exclude" if c.reference_passes is False
-                  else "model failure unless Q-A = yes (then spec_error)")
-        out.append(f"| {c.id} | {len(c.tests)} | "
-                   + ", ".join(f"{k} {n}" for k, n in c.layers.items())
-                   + f" | {_esc(c.signature)} | {c.klass} | {c.dimension} | "
-                   f"{_esc('; '.join(c.sections) or '-')} | {'yes' if c.traced_to_spec else 'no'} "
-                   f"| {neutral} | ? | {qb} | {action} |")
-    out.append("")
-    # 6. cascade
-    if not m:
-        out += ["## Cascade Analysis", "", withheld or "No failures.", "", "## Integration Gap", "",
-                withheld or "-", "", "## Labels", ""]
-        out += [f"- `{lab['label']}`: {lab['evidence']}" for lab in labels] or ["- none"]
-        out.append("")
-    if m:
-        cd = m.to_dict()["cascade"]
-        out += ["## Cascade Analysis", "",
-                f"{cd['failures']} candidate failure(s) root in {cd['root_causes']} root "
-                f"cause(s); {cd['cascaded']} are cascaded.", ""]
-        for c in [c for c in m.clusters if c.klass == "candidate"][:10]:
-            out.append(f"- {c.id}: {_esc(c.signature)} explains {len(c.tests)} failure(s)")
-        out += ["", "## Integration Gap", "",
-                f"atomic_rate {_pct(m.integration_gap['atomic_rate'])}, integration_e2e_rate "
-                f"{_pct(m.integration_gap['integration_e2e_rate'])}, rate_gap "
-                f"{m.integration_gap['rate_gap']}.", "",
-                f"True gap events: {len(m.true_gap_events)}."]
-        for e in m.true_gap_events[:15]:
-            out.append(f"- `{e['failed_test']}` ({e['layer']}, {e['root_cause_dimension']}): all "
-                       f"{len(e['depended_atomic_tests'])} depended atomic tests pass "
-                       f"({e['basis']})")
-        sat = m.saturation
-        out += ["", "Saturation heuristic: " + ("applies — " if sat.get("applies") else
-                                                "does not apply — ") + str(sat.get("reason", "")),
-                ""]
-        out += ["## Labels", ""]
-        out += [f"- `{lab['label']}`: {lab['evidence']}" for lab in labels] or ["- none"]
-        out.append("")
-    if res.weaknesses:
-        out += ["## Weaknesses", ""]
-        out += [f"- {w.dimension} ({w.layer}, {w.affected_tests} tests): "
-                f"{_esc(w.description)}" for w in res.weaknesses]
-        out.append("")
-    out += ["## Final Action", "", f"Verdict **{res.verdict}**. " + "; ".join(res.reasons), ""]
-    for todo in res.terminal:
-        out.append(f"- terminal todo: {todo}")
-    if res.verdict == "QUALIFIED" and not res.terminal:
-        out.append("- terminal todo: append the QUALIFIED row to CANDIDATES.md (not done by "
-                   "the judge in this run: the state was not moved)")
-    if res.transition:
-        tr = res.transition
-        out.append(f"State: {tr.get('from', '?')} -> {tr.get('to', tr.get('requested', '?'))} "
-                   f"({'written' if tr.get('written') else 'not written: ' + '; '.join(tr.get('why', []))})")
-    for f in res.findings:
-        out.append(f"- `{f.code}` {f.severity}: {f.message}")
-    return "\n".join(out).rstrip() + "\n"
+        rows.append({"gate": "A/C (spot-check)", "verdict": f"{ac.status}: {ac.reason}"})
+    return rows
+
+
+_PROTOCOL = {"verifier": "verifier failure: return to test-filter, mark excluded",
+             "environment": "environment/infrastructure: fix the scoring environment",
+             "infrastructure": "environment/infrastructure: fix the scoring environment"}
+_END_TO_END = ("integration", "system_e2e")
+
+
+def _metrics_view(res: JudgeResult) -> dict[str, Any]:
+    m = res.metrics
+    assert m is not None  # callers check scores_usable and metrics
+    return {
+        "layers": sorted(m.layers.items()),
+        "classes": ", ".join(f"{k} {n}" for k, n in sorted(m.classes.items())) or "none",
+        "protocol": [{"id": c.id, "tests": len(c.tests), "klass": c.klass,
+                      "signature": c.signature,
+                      "what": _PROTOCOL.get(c.klass, "not traced to a spec section: verifier "
+                                                     "failure (Pass 1)")}
+                     for c in m.clusters if c.klass != "candidate" or not c.traced_to_spec],
+        "integration": [{"id": c.id, "sections": "; ".join(c.sections) or "-",
+                         "tests": sum(v for k, v in c.layers.items() if k in _END_TO_END)}
+                        for c in m.clusters if c.klass == "candidate"
+                        and any(k in _END_TO_END for k in c.layers)],
+        "negative": m.negative_gap if m.negative_gap.get("applies") else None,
+        "clusters": [_cluster_row(c) for c in m.clusters],
+        "cascade": m.to_dict()["cascade"],
+        "roots": [{"id": c.id, "signature": c.signature, "tests": len(c.tests)}
+                  for c in m.clusters if c.klass == "candidate"][:10],
+        "gap": m.integration_gap, "events": m.true_gap_events, "saturation": {
+            "applies": bool(m.saturation.get("applies")),
+            "reason": str(m.saturation.get("reason", ""))},
+    }
+
+
+def _cluster_row(c: Any) -> dict[str, Any]:
+    """One row of the Q-A/Q-B triage table: what the program can decide is filled in."""
+    if c.klass == "verifier" or not c.traced_to_spec:
+        action = "return to test-filter"
+    elif c.klass in ("environment", "infrastructure"):
+        action = "fix environment"
+    elif c.reference_passes is False:
+        action = "verifier failure: exclude"
+    else:
+        action = "model failure unless Q-A = yes (then spec_error)"
+    return {"id": c.id, "tests": len(c.tests),
+            "layers": ", ".join(f"{k} {n}" for k, n in c.layers.items()),
+            "signature": c.signature, "klass": c.klass, "dimension": c.dimension,
+            "sections": "; ".join(c.sections) or "-",
+            "traced": "yes" if c.traced_to_spec else "no",
+            "neutral": "no" if c.klass == "verifier" else "?",
+            "qb": {True: "yes", False: "no", None: "unknown"}[c.reference_passes],
+            "action": action}
+
+
+def _transition_line(tr: dict[str, Any]) -> str:
+    if not tr:
+        return ""
+    where = tr.get("to", tr.get("requested", "?"))
+    done = "written" if tr.get("written") else "not written: " + "; ".join(tr.get("why", []))
+    return f"{tr.get('from', '?')} -> {where} ({done})"
 
 
 def reference_failures(ref: ScoreResult | None) -> list[str]:
@@ -265,69 +199,64 @@ def reference_failures(ref: ScoreResult | None) -> list[str]:
 
 def render_requests(res: JudgeResult) -> dict[str, str]:
     """filter_correction_request.md / spec_patch_request.md when a gate routes back."""
-    out: dict[str, str] = {}
-    m = res.metrics
-    if res.route == "filter":
-        lines = [f"# Filter Correction Request - {res.task.id}", "",
-                 f"date: {res.date}", "from: task-judge", "to: test-filter", "",
-                 "The judge does not edit the oracle (seed Role Boundary); test-filter owns these "
-                 "changes and the oracle version bump.", "", "## Reasons", ""]
-        lines += [f"- {r}" for r in res.reasons]
-        d = res.gates.results.get("D") if res.gates else None
-        from gavelkit.task.formats.spec import norm_heading
+    from gavelkit.core.mdtemplate import render
 
-        accepted = set((d.data.get("coverage_gap") or {}).get("sections", [])
-                       if d and d.data.get("gap_accepted") else [])
-        keys = {norm_heading(x) for x in accepted}
-        ask = [u for u in (d.data.get("uncovered", []) if d else [])
-               if norm_heading(u["spec section"]) not in keys]
-        if ask:
-            lines += ["", "## Uncovered spec sections (Gate D)", ""]
-            lines += [f"- {u['spec section']}: {u['recommendation']}" for u in ask]
-        if accepted:
-            lines += ["", "Not requested: " + ", ".join(sorted(accepted)) + " (Gate D GAP "
-                      "accepted as a caveat in task.json coverage_gap)."]
-        bad = [c for c in (m.clusters if m else []) if c.klass == "verifier" or not c.traced_to_spec]
-        if bad:
-            lines += ["", "## Tests to review (verifier failures / untraced)", ""]
-            for c in bad:
-                lines += [f"- {c.id} {c.signature}:"] + [f"  - `{t}`" for t in c.tests[:30]]
-        neg = m.negative_gap if m else {}
-        if neg.get("applies"):
-            lines += ["", "## Negative gap", ""] + [f"- {x}" for x in neg.get("diagnosis", [])]
-        checks = {c.name: c for c in res.checks}
-        ac = checks.get("gate-A/C")
-        if ac is not None and ac.status == "FAIL":
-            lines += ["", "## Gate A/C spot-check", "", f"- {ac.reason}",
-                      f"- table: `{res.fairness.spotcheck.path}`; correct the map rows it names:"]
-            lines += _failed_spot_rows(res.fairness.spotcheck.to_dict())
-        sv = checks.get("solvability")
-        if sv is not None and sv.status == "FAIL":
-            ids = reference_failures(res.solvability.reference)
-            lines += ["", f"## Reference failures ({len(ids)} node ids)", ""]
-            lines += [f"- `{x}`" for x in ids[:300]]
-            if len(ids) > 300:
-                lines.append(f"- ... {len(ids) - 300} more in {res.solvability.source}")
-        out["filter_correction_request.md"] = "\n".join(lines) + "\n"
+    out: dict[str, str] = {}
+    if res.route == "filter":
+        out["filter_correction_request.md"] = render("filter_correction_request.md.j2",
+                                                     strip=False, r=filter_request_view(res))
     if res.route == "spec":
-        lines = [f"# Spec Patch Request - {res.task.id}", "", f"date: {res.date}",
-                 "type: spec_error" if any("spec_error" in r for r in res.reasons) else
-                 "type: spec_gap", "to: spec-writer", "", "## Reasons", ""]
-        lines += [f"- {r}" for r in res.reasons]
-        for g in ("E", "F"):
-            r = res.gates.results.get(g) if res.gates else None
-            if r:
-                errs = [f for f in r.findings if f.severity == "error"]
-                if errs:
-                    lines += ["", f"## Gate {g}", ""]
-                    lines += [f"- `{f.code}` {f.location()}: {f.message}" for f in errs[:40]]
-        out["spec_patch_request.md"] = "\n".join(lines) + "\n"
+        out["spec_patch_request.md"] = render("spec_patch_request.md.j2", strip=False,
+                                              r=spec_request_view(res))
     return out
+
+
+def filter_request_view(res: JudgeResult) -> dict[str, Any]:
+    """What test-filter is asked: uncovered sections (not those accepted as a caveat), the
+    verifier/untraced failures, the negative gap, a failed spot-check, reference failures."""
+    from gavelkit.task.formats.spec import norm_heading
+
+    d = res.fairness.result("D") if res.fairness else None
+    accepted = set((d.data.get("coverage_gap") or {}).get("sections", [])
+                   if d and d.data.get("gap_accepted") else [])
+    keys = {norm_heading(x) for x in accepted}
+    m = res.metrics
+    checks = {c.name: c for c in res.checks}
+    ac, sv = checks.get("gate-A/C"), checks.get("solvability")
+    neg = m.negative_gap if m else {}
+    return {
+        "id": res.task.id, "date": res.date, "reasons": res.reasons,
+        "uncovered": [u for u in (d.data.get("uncovered", []) if d else [])
+                      if norm_heading(u["spec section"]) not in keys],
+        "accepted": sorted(accepted),
+        "review": [{"id": c.id, "signature": c.signature, "tests": c.tests[:30]}
+                   for c in (m.clusters if m else [])
+                   if c.klass == "verifier" or not c.traced_to_spec],
+        "negative": neg.get("diagnosis", []) if neg.get("applies") else [],
+        "spotcheck": {"reason": ac.reason, "path": res.fairness.spotcheck.path,
+                      "rows": _failed_spot_rows(res.fairness.spotcheck.to_dict())}
+        if ac is not None and ac.status == "FAIL" and res.fairness and res.fairness.spotcheck
+        else None,
+        "reference": {"ids": reference_failures(res.solvability.reference),
+                      "source": res.solvability.source}
+        if sv is not None and sv.status == "FAIL" and res.solvability else None,
+    }
+
+
+def spec_request_view(res: JudgeResult) -> dict[str, Any]:
+    gates = []
+    for g in ("E", "F"):
+        r = res.fairness.result(g) if res.fairness else None
+        errs = [f for f in r.findings if f.severity == "error"][:40] if r else []
+        if errs:
+            gates.append({"gate": g, "errors": errs})
+    return {"id": res.task.id, "date": res.date, "reasons": res.reasons, "gates": gates,
+            "type": "spec_error" if any("spec_error" in r for r in res.reasons) else "spec_gap"}
 
 
 def _failed_spot_rows(spot: dict[str, Any]) -> list[str]:
     """The spot-check rows that failed, one line each, for the filter request."""
     rows = [r for f in spot.get("findings") or [] if f.get("code") == "TSK-A007"
             for r in (f.get("data") or {}).get("rows") or []]
-    return [f"  - `{r['nodeid']}`: {r['verdict']} (spec_section {r['spec_section']}; table "
+    return [f"`{r['nodeid']}`: {r['verdict']} (spec_section {r['spec_section']}; table "
             f"line {r['line']})" for r in rows]
