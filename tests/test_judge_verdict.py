@@ -554,3 +554,39 @@ def test_judge_tables_are_overridden_and_type_checked(task: Path, provenance, tm
     (task / "gavel-judge.toml").write_text('[gate_b]\nfail_share = "half"\n')  # the older file
     with pytest.raises(InputError, match="fail_share"):
         load_task(task)
+
+
+# ---------------------------------------------------------------- thresholds are data
+
+def _fail_one_reference_case(task: Path) -> None:
+    p = task / "judge" / "reference_run" / "score_result.json"
+    ref = json.loads(p.read_text())
+    case = next(c for c in ref["cases"] if c["counted_as"] == "passed")
+    case["outcome"] = case["counted_as"] = "failed"
+    ref["summary"]["passed"] -= 1
+    ref["summary"]["failed"] += 1
+    ref["pass_rate_excluding_skips"] = ref["summary"]["passed"] / ref["summary"]["total"]
+    p.write_text(json.dumps(ref))
+
+
+def test_the_solvability_threshold_is_data(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    _fail_one_reference_case(task)
+    run = task / "candidate-runs" / "bad"
+    res = judge_run(task, run, move_state=False)
+    solv = next(c for c in res.checks if c.name == "solvability")
+    assert solv.status == "FAIL" and "below 95%" in solv.reason
+    with (task / "gavel-task.toml").open("a") as fh:  # the task's own file, plus this
+        fh.write("\n[judge]\nsolvable = 0.8\n")
+    res = judge_run(task, run, move_state=False)
+    solv = next(c for c in res.checks if c.name == "solvability")
+    assert solv.status == "PASS" and solv.reason.endswith(">= 80 %"), solv.reason
+
+
+def test_the_prefilled_spotcheck_size_is_data(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    (task / "judge" / "spotcheck.md").unlink()
+    with (task / "gavel-task.toml").open("a") as fh:
+        fh.write("\n[judge]\nspotcheck_rows = 2\n")
+    res = judge_run(task, task / "candidate-runs" / "bad", move_state=False)
+    assert res.verdict == "PENDING" and len(res.fairness.spotcheck.prefilled) == 2
+    table = (task / "judge" / "spotcheck.md").read_text()
+    assert table.count("| `") == 2

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from pathlib import Path
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -57,10 +56,6 @@ def positive_int(text: str) -> int:
     return _int(text, 1)
 
 
-def nonneg_int(text: str) -> int:
-    return _int(text, 0)
-
-
 def iso_date(text: str) -> str:
     """YYYY-MM-DD and a real calendar day (the History table and renames rely on it)."""
     if not _DATE.match(text):
@@ -81,18 +76,6 @@ def abs_path(text: str) -> str:
     return str(resolve_arg(text)) if text else text
 
 
-def existing_dir(text: str) -> Path:
-    """An existing folder (not a file, not a dangling link), absolute."""
-    from gavelkit.core.errors import InputError
-    from gavelkit.core.safeio import check_input, resolve_arg
-
-    p = resolve_arg(text)
-    assert p is not None
-    try:
-        check_input(p, want="dir")
-    except InputError as exc:
-        raise argparse.ArgumentTypeError(f"{text}: {exc.message}") from None
-    return p
 
 
 def task_config(text: str):  # type: ignore[no-untyped-def]

@@ -1,9 +1,12 @@
-"""Find fenced YAML blocks in Markdown, keeping where each one starts.
+"""The one Markdown fence scanner: where fenced code blocks open and close.
 
 Handles what real phase logs contain and the public extractor missed: any case
 of the `yaml`/`yml` tag, info strings after it, `~~~` fences, fences indented
 inside list items (content dedented by the fence's indent), longer fences that
-contain shorter ones, and a fence left open at the end of the file.
+contain shorter ones, and a fence left open at the end of the file. A backtick
+fence whose info string holds a backtick is not a fence (CommonMark). The task
+readers' code mask (task/formats/_md.code_mask) uses the same two rules,
+`fence_open` and `fence_closes`.
 """
 
 from __future__ import annotations
@@ -37,6 +40,21 @@ def _lang(info: str) -> str:
     return re.split(r"[\s{]", info, maxsplit=1)[0].lower() if info else ""
 
 
+def fence_open(line: str) -> tuple[str, str, int] | None:
+    """(fence, info string, indent) when `line` opens a fenced block, else None."""
+    m = _OPEN.match(line)
+    if not m or (m.group("fence")[0] == "`" and "`" in m.group("info")):
+        return None
+    return m.group("fence"), m.group("info"), len(m.group("indent").expandtabs(4))
+
+
+def fence_closes(line: str, fence: str) -> bool:
+    """Does `line` close a block opened by `fence` (the same character, at least as long,
+    nothing else on the line)?"""
+    s = line.strip()
+    return len(s) >= len(fence) and set(s) == {fence[0]}
+
+
 def find_fences(text: str) -> list[Fence]:
     """All fenced code blocks of a Markdown text (any language)."""
     lines = text.split("\n")
@@ -44,24 +62,17 @@ def find_fences(text: str) -> list[Fence]:
     i = 0
     n = len(lines)
     while i < n:
-        m = _OPEN.match(lines[i])
-        if not m or (m.group("fence")[0] == "`" and "`" in m.group("info")):
+        opened = fence_open(lines[i])
+        if opened is None:
             i += 1
             continue
-        fence = m.group("fence")
-        indent_str = m.group("indent")
-        indent = len(indent_str.expandtabs(4))
-        close = re.compile(r"^[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$")
+        fence, info, indent = opened
         body: list[str] = []
         j = i + 1
-        closed = False
-        while j < n:
-            if close.match(lines[j]):
-                closed = True
-                break
+        while j < n and not fence_closes(lines[j], fence):
             body.append(_dedent(lines[j], indent))
             j += 1
-        out.append(Fence(_lang(m.group("info")), "\n".join(body), i + 1, indent, i + 1, closed))
+        out.append(Fence(_lang(info), "\n".join(body), i + 1, indent, i + 1, j < n))
         i = j + 1
     return out
 
@@ -72,7 +83,3 @@ def _dedent(line: str, indent: int) -> str:
     while k < indent and k < len(expanded) and expanded[k] == " ":
         k += 1
     return expanded[k:]
-
-
-def has_yaml_fence(text: str) -> bool:
-    return any(f.lang in YAML_TAGS for f in find_fences(text))

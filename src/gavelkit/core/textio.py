@@ -47,9 +47,10 @@ def sha256_file(path: str | os.PathLike[str]) -> str | None:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
     with open(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return None
         h = hashlib.sha256()
         try:
             for chunk in iter(lambda: fh.read(1 << 20), b""):

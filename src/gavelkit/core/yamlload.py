@@ -61,10 +61,6 @@ class PosList(list):  # type: ignore[type-arg]
         return self.item_pos[i] if 0 <= i < len(self.item_pos) else self.pos
 
 
-def pos_of(obj: Any, default: Pos = (0, 0)) -> Pos:
-    return getattr(obj, "pos", default)
-
-
 class DuplicateKey:
     __slots__ = ("col", "first_line", "key", "line")
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gavelkit.core.fences import fence_closes, fence_open
+
 _SEP_CELL = re.compile(r"^\s*:?-{1,}:?\s*$")
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 
 @dataclass(slots=True)
@@ -90,8 +91,7 @@ def code_mask(lines: list[str]) -> list[bool]:
     for i, line in enumerate(lines):
         if fence is not None:
             mask[i] = True
-            s = line.strip()
-            if s.startswith(fence[0] * len(fence)) and set(s) <= {fence[0]}:
+            if fence_closes(line, fence):
                 fence = None
             continue
         if in_comment:
@@ -99,9 +99,9 @@ def code_mask(lines: list[str]) -> list[bool]:
             if "-->" in line:
                 in_comment = False
             continue
-        m = _FENCE.match(line)
-        if m:
-            fence = m.group(1)
+        opened = fence_open(line)
+        if opened is not None:
+            fence = opened[0]
             mask[i] = True
             continue
         if line.lstrip().startswith("<!--"):

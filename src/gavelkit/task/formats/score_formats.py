@@ -32,7 +32,6 @@ COUNT_KEYS = {"passed": "passed", "xfailed": "passed", "xpassed": "passed", "xfa
               "xpass": "passed", "failed": "failed", "error": "error", "errors": "error",
               "skipped": "skipped", "timeout": "timeout", "collection_error": "collection_error",
               "not_collected": "not_collected"}
-PHASES = ("setup", "call", "teardown")
 
 
 @dataclass(frozen=True, slots=True)

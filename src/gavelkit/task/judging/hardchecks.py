@@ -48,7 +48,7 @@ class AntiCheat(StepResult):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Run(StepResult):
-    usable_file: bool = False
+    """The run's own checks (score, freshness, run-integrity): no facts of its own."""
 
 
 def preflight(loaded: Loaded, meta: RunMeta, solution: str | Path | None) -> Preflight:
@@ -76,6 +76,8 @@ def preflight(loaded: Loaded, meta: RunMeta, solution: str | Path | None) -> Pre
                           f"{meta.solution_package}: {meta.provenance.why})")
     else:
         why = ("no target package known (set task.json package)" if not package
+               else f"the run records its solution folder on another system "
+                    f"({meta.foreign_paths[0]}): pass --solution" if not sol and meta.foreign_paths
                else f"solution folder {sol or '(unknown)'} not found (pass --solution)")
         pre = api.not_run(package, why)
     _decide_preflight(notes, pre, meta)
@@ -171,7 +173,7 @@ def run(loaded: Loaded, score: ScoreResult, run_findings: tuple[dict[str, object
     if env_run:
         notes.check("run-integrity", FAIL, "the candidate run is not a valid measurement: "
                     + "; ".join(str(f.get("message")) for f in env_run[:2]), "env")
-    return Run(usable_file=problem is None, **notes.frozen())
+    return Run(**notes.frozen())
 
 
 def read_candidate_score(loaded: Loaded) -> ScoreResult:

@@ -41,7 +41,6 @@ class RunMeta:
     run_dir: Path
     package: str | None = None
     solution_dir: str | None = None
-    solution_dir_recorded: str | None = None
     import_root: str | None = None
     python: str | None = None
     remove_paths: tuple[str, ...] = ()
@@ -113,7 +112,7 @@ def read_run_meta(score_path: Path) -> RunMeta:
                     if isinstance(v := data.get(k), str) and is_foreign(v))
     return RunMeta(
         run_dir=base, package=_str(data.get("package")), solution_dir=sol,
-        solution_dir_recorded=recorded, import_root=root,
+        import_root=root,
         python=_str(_dict(data.get("environment")).get("python")),
         remove_paths=tuple(x for x in (removes if isinstance(removes, list) else [])
                            if isinstance(x, str)),

@@ -53,10 +53,6 @@ class Plan:
         return not any(f.severity == "error" for f in self.findings)
 
 
-def states() -> list[str]:
-    return list(state_table()["states"])
-
-
 def allowed_next(state: str) -> list[str]:
     st = state_table()["states"].get(state)
     return list(st["next"]) if st else []

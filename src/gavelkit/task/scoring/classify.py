@@ -16,7 +16,6 @@ from typing import Any
 from gavelkit.task.judgedata import for_task
 from gavelkit.task.scoring.envbuild import norm, read_requirements
 
-CLASSES = ("environment", "verifier", "infrastructure", "candidate")
 _MNF = re.compile(r"No module named '([\w.]+)'")
 _CANNOT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 _ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")

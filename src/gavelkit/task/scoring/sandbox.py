@@ -270,11 +270,6 @@ class Sandbox:
             timeout: float | None = None) -> FileRun:
         return self.start(label, files, expected, extra_args, timeout).finish()
 
-    def run_file(self, test_file: str, expected: list[str], extra_args: list[str],
-                 files: list[str] | None = None) -> FileRun:
-        """One process for `files` (default: just `test_file`); kept for callers of 0.1."""
-        return self.run(test_file, files or [test_file], expected, extra_args)
-
 
 class _Launch:
     """A running pytest process with its result pipe, log file and kill timer."""
