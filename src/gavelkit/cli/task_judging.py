@@ -100,37 +100,54 @@ def _score_text(score: dict[str, Any]) -> str:
     from gavelkit.task.scoring.counts import count_line
 
     s = score["summary"]
-    rate = score.get("pass_rate_excluding_skips")
     g = score.get("gavel", {})
-    iso = g.get("isolation", {})
     rest = ", ".join(f"{k} {v}" for k, v in s.items() if k not in ("passed", "total", "skipped")
                      and v)
-    lines = [count_line(s, rate) + (f" ({rest})" if rest else "")]
-    for layer, v in sorted(score.get("by_layer", {}).items()):
-        lines.append(f"  {layer}: {v.get('passed', 0)}/{v['total']}")
+    lines = [count_line(s, score.get("pass_rate_excluding_skips"))
+             + (f" ({rest})" if rest else "")]
+    lines += [f"  {layer}: {v.get('passed', 0)}/{v['total']}"
+              for layer, v in sorted(score.get("by_layer", {}).items())]
     if g.get("classification"):
         lines.append("failure classes: " + ", ".join(f"{k} {n}" for k, n in
                                                      sorted(g["classification"].items())))
-    lines.append(f"isolation: {'active (' + iso.get('mechanism', '') + ')' if iso.get('active') else 'INACTIVE - ' + str(iso.get('why_inactive'))}")
-    env = g.get("environment", {})
-    lines.append(f"environment: {env.get('kind')} {env.get('requirements_hash', '')} "
-                 f"({'reused' if env.get('reused') else 'built'})"
-                 if not env.get("error") else f"environment: NOT BUILT - {env['error']}")
+    return "\n".join([*lines, *_run_lines(g)])
+
+
+def _run_lines(g: dict[str, Any]) -> list[str]:
+    """How the run was made: isolation, environment, installation, pytest arguments."""
+    lines = [_isolation_line(g.get("isolation", {})), _environment_line(g.get("environment", {}))]
     inst = g.get("install") or {}
     if inst.get("kind") in ("project", "spec"):
-        prov = inst.get("provenance") or {}
-        lines.append(f"installed: {inst.get('spec') or 'the solution project'} with its "
-                     "dependencies" + (f"; provenance {'OK' if prov.get('ok') else 'FAILED'}"
-                                       f" - {prov.get('why')}" if prov else ""))
+        lines.append(_install_line(inst))
     pa = g.get("pytest_args") or {}
-    for key, word in (("refused", "refused"), ("dropped", "dropped")):
-        for d in pa.get(key) or []:
-            lines.append(f"pytest_args {word}: {' '.join(d['args'])} ({d['why']})")
-    proc = g.get("processes") or {}
-    if proc.get("rerun_alone"):
+    lines += [f"pytest_args {word}: {' '.join(d['args'])} ({d['why']})"
+              for key, word in (("refused", "refused"), ("dropped", "dropped"))
+              for d in pa.get(key) or []]
+    rerun = (g.get("processes") or {}).get("rerun_alone")
+    if rerun:
         lines.append("re-run alone after the shared process did not finish them: "
-                     + ", ".join(proc["rerun_alone"]))
-    return "\n".join(lines)
+                     + ", ".join(rerun))
+    return lines
+
+
+def _isolation_line(iso: dict[str, Any]) -> str:
+    if iso.get("active"):
+        return f"isolation: active ({iso.get('mechanism', '')})"
+    return f"isolation: INACTIVE - {iso.get('why_inactive')}"
+
+
+def _environment_line(env: dict[str, Any]) -> str:
+    if env.get("error"):
+        return f"environment: NOT BUILT - {env['error']}"
+    return (f"environment: {env.get('kind')} {env.get('requirements_hash', '')} "
+            f"({'reused' if env.get('reused') else 'built'})")
+
+
+def _install_line(inst: dict[str, Any]) -> str:
+    prov = inst.get("provenance") or {}
+    return (f"installed: {inst.get('spec') or 'the solution project'} with its dependencies"
+            + (f"; provenance {'OK' if prov.get('ok') else 'FAILED'} - {prov.get('why')}"
+               if prov else ""))
 
 
 def run_parser(prog: str) -> argparse.ArgumentParser:
@@ -206,15 +223,14 @@ def solvability_main(argv: list[str], prog: str) -> int:
                 quiet=a.quiet)
 
 
-def judge_main(argv: list[str], prog: str) -> int:
-    from gavelkit.task.judging.judge import judge_run
-    from gavelkit.task.judging.records import record
-
+def judge_parser(prog: str) -> argparse.ArgumentParser:
     p = parser(prog, "Judge a scored run: preflight, anti-cheat, solvability, fairness gates, "
                      "then scores; writes judge/diagnosis_report.md, updates task.json and "
                      "moves the state.")
     p.add_argument("task", help="task folder")
-    p.add_argument("--run", required=True, type=at.abs_path, help="candidate run folder (with score_result.json)")
+    p.add_argument("--run", required=True, type=at.abs_path,
+                   help="candidate run folder (with score_result.json or another scorer's "
+                        "result file), or the score file itself")
     p.add_argument("--trajectory", nargs="+", default=[], metavar="FILE",
                    help="agent trajectory files for the anti-cheat scan")
     p.add_argument("--reference-run", help="reference run folder or score file "
@@ -233,52 +249,70 @@ def judge_main(argv: list[str], prog: str) -> int:
     p.add_argument("--date", type=at.iso_date, help="date to record (default: today)")
     p.add_argument("--config", type=at.task_config, help=CONFIG_HELP)
     add_format(p)
-    a = p.parse_args(argv)
-    if a.rescore:
-        from gavelkit.task.judging.rejudge import rescore_and_judge
+    return p
 
-        if a.dry_run or a.no_state:
-            raise UsageError("--rescore moves the state and writes the run: not with "
-                             "--dry-run or --no-state")
-        res = rescore_and_judge(a.task, a.run, solution=a.solution, date=a.date,
-                                trajectories=a.trajectory, reference_run=a.reference_run,
-                                forbid=a.forbid, spotcheck=a.spotcheck, config=a.config)
-    else:
-        res = judge_run(a.task, a.run, trajectories=a.trajectory,
-                        reference_run=a.reference_run, solution=a.solution, forbid=a.forbid,
-                        write=not a.dry_run, move_state=not a.no_state, date=a.date,
-                        spotcheck=a.spotcheck, config=a.config)
+
+def judge_main(argv: list[str], prog: str) -> int:
+    from gavelkit.task.judging.records import record
+
+    a = judge_parser(prog).parse_args(argv)
+    res = _judged(a)
     if res.verdict == "REFUSED":
         return emit(res.findings, a.format, "task judge", extra={"judge": {
             "verdict": "REFUSED", "reasons": res.reasons}, "written": []},
             text="refused: " + "; ".join(res.reasons), quiet=a.quiet, outcome=1)
-    rec = record(res)
-    lines = [f"verdict: {res.verdict}" + (f" (route: {res.route})" if res.route else "")
-             + (" - not certified" if res.verdict == "PENDING" else ""),
-             *[f"  {r}" for r in res.reasons],
-             f"preflight: {'PASS' if res.preflight.passed else 'FAIL'} - {res.preflight.reason}",
-             f"anti-cheat: {res.scan.verdict}",
-             f"reference: {res.reference_rate:.1%}" if res.reference_rate is not None
-             else "reference: none"]
+    return emit(res.findings, a.format, "task judge",
+                extra={"judge": record(res), "written": res.written},
+                text="\n".join(_judge_lines(res)), quiet=a.quiet,
+                outcome=0 if res.verdict == "QUALIFIED" else 1)
+
+
+def _judged(a: argparse.Namespace) -> Any:
+    kw = {"trajectories": a.trajectory, "reference_run": a.reference_run, "forbid": a.forbid,
+          "spotcheck": a.spotcheck, "config": a.config, "date": a.date,
+          "solution": a.solution}
+    if not a.rescore:
+        from gavelkit.task.judging.judge import judge_run
+
+        return judge_run(a.task, a.run, write=not a.dry_run, move_state=not a.no_state, **kw)
+    if a.dry_run or a.no_state:
+        raise UsageError("--rescore moves the state and writes the run: not with "
+                         "--dry-run or --no-state")
+    from gavelkit.task.judging.rejudge import rescore_and_judge
+
+    return rescore_and_judge(a.task, a.run, **kw)
+
+
+def _judge_lines(res: Any) -> list[str]:
+    """The text output: verdict and reasons, the hard checks, what was written."""
+    lines = _verdict_lines(res)
     if not res.scores_usable:
         lines.append(f"scores: not shown ({res.scores_why})")
-    if res.metrics:
-        ig = res.metrics.integration_gap
-        lines.append(f"gap: atomic {ig['atomic_rate']} integration {ig['integration_e2e_rate']} "
-                     f"rate_gap {ig['rate_gap']}; true gap events {len(res.metrics.true_gap_events)}")
-        cd = res.metrics.to_dict()["cascade"]
-        lines.append(f"cascade: {cd['failures']} failures in {cd['root_causes']} root causes")
+    lines += _metrics_lines(res.metrics) if res.metrics else []
     if res.transition:
         tr = res.transition
         lines.append(f"state: -> {tr.get('to', tr.get('requested'))} "
                      + ("(written)" if tr.get("written") else
                         "(not written: " + "; ".join(tr.get("why", [])) + ")"))
     lines += [f"todo: {t}" for t in res.terminal]
-    if res.written:
-        lines.append("wrote: " + ", ".join(res.written))
-    return emit(res.findings, a.format, "task judge", extra={"judge": rec, "written": res.written},
-                text="\n".join(lines), quiet=a.quiet,
-                outcome=0 if res.verdict == "QUALIFIED" else 1)
+    return lines + (["wrote: " + ", ".join(res.written)] if res.written else [])
+
+
+def _verdict_lines(res: Any) -> list[str]:
+    rate = "none" if res.reference_rate is None else f"{res.reference_rate:.1%}"
+    return [f"verdict: {res.verdict}" + (f" (route: {res.route})" if res.route else "")
+            + (" - not certified" if res.verdict == "PENDING" else ""),
+            *[f"  {r}" for r in res.reasons],
+            f"preflight: {'PASS' if res.preflight.passed else 'FAIL'} - {res.preflight.reason}",
+            f"anti-cheat: {res.scan.verdict}", f"reference: {rate}"]
+
+
+def _metrics_lines(m: Any) -> list[str]:
+    ig = m.integration_gap
+    cd = m.to_dict()["cascade"]
+    return [f"gap: atomic {ig['atomic_rate']} integration {ig['integration_e2e_rate']} "
+            f"rate_gap {ig['rate_gap']}; true gap events {len(m.true_gap_events)}",
+            f"cascade: {cd['failures']} failures in {cd['root_causes']} root causes"]
 
 
 def judge_all_main(argv: list[str], prog: str) -> int:

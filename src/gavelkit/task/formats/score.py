@@ -17,8 +17,9 @@ file is a complete measurement; the judge, reports and the state guard all ask t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -136,15 +137,8 @@ def _result(norm: Normalised, path: str, findings: list[Finding]) -> tuple[Score
     data = norm.data
     summary = data.get("summary") if isinstance(data.get("summary"), dict) else data
     counts, total = _counts(summary)
-    if total is None:
-        total = sum(counts.values()) if counts else 0
-        if not counts:
-            findings.append(Finding("TSK-R006", "error",
-                                    "no summary counts (passed/total) found", path, 0, 0))
-    if counts and sum(counts.values()) != total:
-        findings.append(Finding("TSK-R006", "warning",
-                                f"outcome counts add up to {sum(counts.values())}, total says "
-                                f"{total}", path, 0, 0))
+    findings += _count_findings(counts, total, path)
+    total = sum(counts.values()) if total is None else total
     stated = _stated(data, summary)
     sr = ScoreResult(path, counts, total, _layers(data), _cases(data), data, stated,
                      norm.format, norm.notes, norm.gaps)
@@ -152,12 +146,20 @@ def _result(norm: Normalised, path: str, findings: list[Finding]) -> tuple[Score
     if stated is not None and 1.0 < stated <= 100.0 and rate is not None \
             and abs(rate - stated / 100.0) <= 5e-5:
         # stated as a percentage (100.0), counts give a fraction (1.0)
-        sr = ScoreResult(path, counts, total, sr.by_layer, sr.cases, data, stated / 100.0,
-                         norm.format, norm.notes, norm.gaps)
+        sr = replace(sr, stated_rate=stated / 100.0)
     if sr.rate_mismatch:
         findings.append(Finding("TSK-R006", "warning", sr.rate_mismatch, path, 0, 0))
-    findings += _reading_findings(sr)
-    return sr, findings
+    return sr, findings + _reading_findings(sr)
+
+
+def _count_findings(counts: dict[str, int], total: int | None, path: str) -> list[Finding]:
+    if total is None and not counts:
+        return [Finding("TSK-R006", "error", "no summary counts (passed/total) found", path,
+                        0, 0)]
+    if total is not None and counts and sum(counts.values()) != total:
+        return [Finding("TSK-R006", "warning", f"outcome counts add up to "
+                        f"{sum(counts.values())}, total says {total}", path, 0, 0)]
+    return []
 
 
 def _reading_findings(sr: ScoreResult) -> list[Finding]:
@@ -248,16 +250,23 @@ def find_score_file(run: Path, role: str = "candidate") -> Path:
     if not run.is_dir():
         return run
     usual = run / "score_result.json"
-    if usual.exists() or usual.is_symlink():
+    if os.path.lexists(usual):
         return usual
-    found = sorted(p for p in run.iterdir() if p.suffix.lower() in (".json", ".xml")
-                   and p.is_file() and any(h in p.name.lower() for h in SCORE_NAME_HINTS)
-                   and p.name != "run_meta.json")
-    if len(found) > 1:
-        mine = [p for p in found if role in p.name.lower()]
-        found = mine if len(mine) == 1 else found
-    if len(found) > 1:
-        raise InputError(str(run), "no score_result.json, and several result files: "
-                         + ", ".join(p.name for p in found) + "; pass the one to judge as "
-                         "--run FILE", code="TSK-R006")
-    return found[0] if found else usual
+    found = [p for p in sorted(run.iterdir()) if _looks_like_a_score(p)]
+    return _pick(found, role, run) if found else usual
+
+
+def _pick(found: list[Path], role: str, run: Path) -> Path:
+    """One result file, or the one whose name says its role; several: never a guess."""
+    mine = [p for p in found if role in p.name.lower()]
+    if len(found) == 1 or len(mine) == 1:
+        return found[0] if len(found) == 1 else mine[0]
+    raise InputError(str(run), "no score_result.json, and several result files: "
+                     + ", ".join(p.name for p in found) + "; pass the one to judge as "
+                     "--run FILE", code="TSK-R006")
+
+
+def _looks_like_a_score(p: Path) -> bool:
+    name = p.name.lower()
+    return (p.suffix.lower() in (".json", ".xml") and name != "run_meta.json"
+            and any(h in name for h in SCORE_NAME_HINTS) and p.is_file())

@@ -124,34 +124,46 @@ class _Reading:
 def summary_from(counts: dict[str, int], total: int | None, cases: list[dict[str, Any]],
                  r: _Reading) -> dict[str, int] | None:
     """gavel's summary from stated counts, checked against the cases (or from the cases)."""
-    complete = bool(cases) and (total is None or len(cases) == total)
     if not counts and total is None:
-        if not cases:
-            r.gaps.append("no counts and no per-test outcomes")
-            return None
-        r.notes.append(f"no summary: counts derived from its {len(cases)} test records")
-        return {**_case_counts(cases), "total": len(cases)}
+        return _from_cases(cases, r)
     if total is None:
         total = sum(counts.values())
         r.notes.append("no total: the sum of its counts")
     if sum(counts.values()) != total:
-        if not complete:
-            r.gaps.append(f"its counts add up to {sum(counts.values())}, its total says {total}")
-            return {**counts, "total": total}
-        r.notes.append(f"its counts add up to {sum(counts.values())}, not its total {total}: "
-                       f"counts derived from its {len(cases)} test records")
-        return {**_case_counts(cases), "total": total}
+        return _counts_off(counts, total, cases, r)
     missing = [k for k in ("passed", "failed") if k not in counts]
     if missing:
         r.notes.append(f"its summary omits zero counts ({', '.join(missing)}): read as 0")
     summary = {**dict.fromkeys(CATEGORIES, 0), **counts, "total": total}
-    if complete:
-        derived = _case_counts(cases)
-        if any(derived[k] != summary[k] for k in CATEGORIES):
-            r.gaps.append("its summary disagrees with its own test records (" + ", ".join(
-                f"{k} {summary[k]} vs {derived[k]}" for k in CATEGORIES
-                if derived[k] != summary[k]) + ")")
+    if cases and len(cases) == total:
+        _cross_check(summary, _case_counts(cases), r)
     return summary
+
+
+def _from_cases(cases: list[dict[str, Any]], r: _Reading) -> dict[str, int] | None:
+    if not cases:
+        r.gaps.append("no counts and no per-test outcomes")
+        return None
+    r.notes.append(f"no summary: counts derived from its {len(cases)} test records")
+    return {**_case_counts(cases), "total": len(cases)}
+
+
+def _counts_off(counts: dict[str, int], total: int, cases: list[dict[str, Any]],
+                r: _Reading) -> dict[str, int]:
+    """Counts that do not add up to the total: the test records decide when they are all
+    there, else the file is not a complete measurement."""
+    if not cases or len(cases) != total:
+        r.gaps.append(f"its counts add up to {sum(counts.values())}, its total says {total}")
+        return {**counts, "total": total}
+    r.notes.append(f"its counts add up to {sum(counts.values())}, not its total {total}: "
+                   f"counts derived from its {len(cases)} test records")
+    return {**_case_counts(cases), "total": total}
+
+
+def _cross_check(summary: dict[str, int], derived: dict[str, int], r: _Reading) -> None:
+    off = [f"{k} {summary[k]} vs {derived[k]}" for k in CATEGORIES if derived[k] != summary[k]]
+    if off:
+        r.gaps.append("its summary disagrees with its own test records (" + ", ".join(off) + ")")
 
 
 def _stated_rate(*blocks: Any) -> float | None:
@@ -215,22 +227,9 @@ def from_counts(data: Mapping[str, Any], role: str) -> Normalised:
     """Counts only (a summary block, a role's block, or top-level counts), perhaps with a
     list of the failures alone."""
     r = _Reading()
-    block: Mapping[str, Any] = data
-    for key in ("summary", "pytest_summary", role):
-        b = data.get(key)
-        if isinstance(b, dict) and (block_counts(b)[0] or block_counts(b)[1] is not None):
-            block = b
-            if key != "summary":
-                r.notes.append(f"counts from its '{key}' record")
-            break
+    block = _counts_block(data, role, r)
     counts, total = block_counts(block)
-    # a list of failures belongs to the file's one run, or to its candidate block
-    own = block is data or block is data.get("summary") or block is data.get("candidate") \
-        or not any(isinstance(data.get(k), dict) for k in ("candidate", "reference"))
-    failures = next((v for k in ("cases", "failures", "failed_cases")
-                     if isinstance(v := data.get(k), list)), []) if own else []
-    fails = [c for c in (case({**x, "outcome": x.get("outcome") or "failed"})
-                         for x in failures if isinstance(x, Mapping)) if c is not None]
+    fails = _failures(data, block)
     summary = summary_from(counts, total, [], r)
     if fails:
         r.gaps.append(f"per-test outcomes are recorded for its {len(fails)} failure(s) only, "
@@ -239,6 +238,29 @@ def from_counts(data: Mapping[str, Any], role: str) -> Normalised:
         r.gaps.append("no per-test outcomes (counts only)")
     return Normalised(_shape(summary, fails, _stated_rate(block, data), _by_layer(data, fails),
                              "counts"), "counts", tuple(r.notes), tuple(r.gaps))
+
+
+def _counts_block(data: Mapping[str, Any], role: str, r: _Reading) -> Mapping[str, Any]:
+    """Where the counts are: `summary`, `pytest_summary`, the role's own block, else the top."""
+    for key in ("summary", "pytest_summary", role):
+        b = data.get(key)
+        if isinstance(b, dict) and any(block_counts(b)[i] not in ({}, None) for i in (0, 1)):
+            if key != "summary":
+                r.notes.append(f"counts from its '{key}' record")
+            return b
+    return data
+
+
+def _failures(data: Mapping[str, Any], block: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A list of failures, when it belongs to the counts read (the file's one run, or its
+    candidate block: a reference block's failures are not listed)."""
+    if block is data.get("reference") and isinstance(data.get("candidate"), dict):
+        return []
+    failures = next((v for k in ("cases", "failures", "failed_cases")
+                     if isinstance(v := data.get(k), list)), [])
+    cases = (case({**x, "outcome": x.get("outcome") or "failed"}) for x in failures
+             if isinstance(x, Mapping))
+    return [c for c in cases if c is not None]
 
 
 def normalise(data: Mapping[str, Any], role: str = "candidate") -> Normalised:
@@ -250,33 +272,38 @@ def normalise(data: Mapping[str, Any], role: str = "candidate") -> Normalised:
     return from_test_list(data, fmt)
 
 
+def _tag(el: Any) -> str:
+    return str(el.tag).rsplit("}", 1)[-1]
+
+
 def _junit_nodeid(tc: Any) -> tuple[str, bool]:
     """pytest's node id for a <testcase>; True when it had to be rebuilt from `classname`
     (JUnit records no file path unless the writer adds `file`)."""
-    name = tc.get("name") or ""
-    cls = tc.get("classname") or ""
+    parts = [p for p in (tc.get("classname") or "").split(".") if p]
+    classes = [p for p in parts if p[:1].isupper()]
     f = tc.get("file")
-    if f:
-        tail = [p for p in cls.split(".") if p[:1].isupper()]
-        return "::".join([f, *tail, name]), False
-    parts = cls.split(".") if cls else []
-    mods = [p for p in parts if not p[:1].isupper()]
-    classes = parts[len(mods):]
-    path = "/".join(mods) + ".py" if mods else ""
-    return "::".join([x for x in (path, *classes, name) if x]), True
+    if not f:
+        mods = parts[:len(parts) - len(classes)]
+        f = "/".join(mods) + ".py" if mods else ""
+    return "::".join(x for x in (f, *classes, tc.get("name") or "") if x), not tc.get("file")
+
+
+def _junit_outcome(tc: Any) -> tuple[str, Any]:
+    """(outcome, the element that says why): failure/error first, then skipped (an xfail
+    is written as a skip of type pytest.xfail)."""
+    found: tuple[str, Any] = ("passed", None)
+    for child in tc:
+        tag = _tag(child)
+        if tag in ("failure", "error"):
+            return ("failed" if tag == "failure" else "error"), child
+        if tag == "skipped":
+            found = ("xfail" if "xfail" in (child.get("type") or "") else "skipped"), child
+    return found
 
 
 def _junit_case(tc: Any) -> tuple[dict[str, Any], bool]:
     nid, rebuilt = _junit_nodeid(tc)
-    outcome, detail = "passed", None
-    for child in tc:
-        tag = child.tag.rsplit("}", 1)[-1]
-        if tag in ("failure", "error"):
-            outcome, detail = ("failed" if tag == "failure" else "error"), child
-            break
-        if tag == "skipped":
-            outcome = "xfail" if "xfail" in (child.get("type") or "") else "skipped"
-            detail = child
+    outcome, detail = _junit_outcome(tc)
     c: dict[str, Any] = {"nodeid": nid, "outcome": outcome, "counted_as": counted(outcome),
                          "layer": ""}
     if detail is not None and c["counted_as"] not in ("passed", "skipped"):
@@ -303,7 +330,7 @@ def from_junit(text: str, path: str) -> Normalised:
         raise InputError(path, f"not well-formed XML: {exc}", line, col + 1,
                          code="TSK-R006") from None
     r = _Reading()
-    pairs = [_junit_case(tc) for tc in root.iter() if tc.tag.rsplit("}", 1)[-1] == "testcase"]
+    pairs = [_junit_case(tc) for tc in root.iter() if _tag(tc) == "testcase"]
     cases = [c for c, _ in pairs]
     if any(rebuilt for _, rebuilt in pairs):
         r.notes.append("node ids rebuilt from JUnit classname and name (no file recorded)")
@@ -318,10 +345,8 @@ def from_junit(text: str, path: str) -> Normalised:
 
 def _junit_stated(root: Any, n: int) -> str | None:
     """The suites' own `tests` attributes must count the test cases read."""
-    suites = [s for s in root.iter() if s.tag.rsplit("}", 1)[-1] == "testsuite"]
-    stated = [_int(int(s.get("tests"))) if (s.get("tests") or "").isdigit() else None
-              for s in suites]
-    if suites and None not in stated and sum(x or 0 for x in stated) != n:
-        return f"its <testsuite tests=...> attributes count {sum(x or 0 for x in stated)}, " \
-               f"it holds {n} <testcase> elements"
-    return None
+    stated = [s.get("tests") or "" for s in root.iter() if _tag(s) == "testsuite"]
+    if not stated or not all(x.isdigit() for x in stated) or sum(map(int, stated)) == n:
+        return None
+    return (f"its <testsuite tests=...> attributes count {sum(map(int, stated))}, it holds "
+            f"{n} <testcase> elements")

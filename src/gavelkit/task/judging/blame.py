@@ -66,15 +66,22 @@ def distribution_of(module: str) -> str:
 def _evidence(case: Mapping[str, Any]) -> str:
     """The line that decided the class, led by the exception message when that differs."""
     call = case.get("call") or {}
-    crash = str((call.get("crash") or {}).get("message") or "").strip().splitlines()
-    head = crash[0] if crash else ""
-    ev = str((case.get("classification") or {}).get("evidence") or "")
-    if not ev:
-        lines = str(call.get("longrepr") or "").strip().splitlines()
-        ev = lines[-1] if lines else ""
+    head = _first_line((call.get("crash") or {}).get("message"))
+    ev = str((case.get("classification") or {}).get("evidence") or "") or _last_line(
+        call.get("longrepr"))
     if head and head not in ev:
         ev = f"{head} ({ev})" if ev else head
     return " ".join(ev.split())[:240]
+
+
+def _first_line(text: Any) -> str:
+    lines = str(text or "").strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _last_line(text: Any) -> str:
+    lines = str(text or "").strip().splitlines()
+    return lines[-1] if lines else ""
 
 
 def _upstream(ref: Mapping[str, Any]) -> str:
@@ -98,31 +105,33 @@ def _cause(klass: str, rule: str, clean: bool) -> Cause:
     return "oracle" if clean or klass == "verifier" else "inconclusive"
 
 
+_RULE_ADVICE = {
+    "reference-metadata": "environment: the reference has no installed metadata (entry points, "
+                          "importlib.metadata); install it as a package, not a copied folder",
+    "environment-build": "environment: the scoring environment could not be built; fix it and "
+                         "re-run",
+    "gavel-command-line": "infrastructure: gavel's own pytest command line was rejected (a "
+                          "gavel defect)",
+}
+_CLASS_ADVICE = {"environment": "environment: fix the environment and re-run",
+                 "infrastructure": "infrastructure: raise the resource limits / re-run",
+                 "verifier": "oracle defect: return to test-filter"}
+
+
 def _advice(klass: str, rule: str, evidence: str, ref: Mapping[str, Any], clean: bool) -> str:
-    if rule == "reference-dependency" or rule == "missing-requirement":
+    if rule in ("reference-dependency", "missing-requirement"):
         m = _MNF.search(evidence)
-        dist = distribution_of(m.group(1)) if m else "?"
-        return (f"environment: the distribution {dist!r} is not installed; install the "
-                "reference with its dependencies (a project folder or --reference-package "
-                "is installed with them)")
-    if rule == "reference-metadata":
-        return ("environment: the reference has no installed metadata (entry points, "
-                "importlib.metadata); install it as a package, not a copied folder")
+        return (f"environment: the distribution {distribution_of(m.group(1)) if m else '?'!r} "
+                "is not installed; install the reference with its dependencies (a project "
+                "folder or --reference-package is installed with them)")
     if rule == "reference-version":
         return f"reference version: it lacks names of its own package; use {_upstream(ref)}"
-    if rule == "environment-build":
-        return "environment: the scoring environment could not be built; fix it and re-run"
     if rule == "oracle-file-missing":
         return (f"{evidence or 'oracle file missing'}: add the file to the task or drop its "
                 "node ids (return to test-filter)")
-    if rule == "gavel-command-line":
-        return "infrastructure: gavel's own pytest command line was rejected (a gavel defect)"
-    if klass == "environment":
-        return "environment: fix the environment and re-run"
-    if klass == "infrastructure":
-        return "infrastructure: raise the resource limits / re-run"
-    if klass == "verifier":
-        return "oracle defect: return to test-filter"
+    fixed = _RULE_ADVICE.get(rule) or _CLASS_ADVICE.get(klass)
+    if fixed:
+        return fixed
     if not clean:
         return ("not conclusive: the reference does not import cleanly in this run; fix the "
                 "failures above first and re-run")
@@ -138,33 +147,53 @@ def reference_diagnosis(ref: Mapping[str, Any]) -> list[str]:
 
 def diagnose(ref: Mapping[str, Any]) -> tuple[Blame, ...]:
     """One line per (class, rule) of the reference's failures, blocking causes first."""
+    groups = _groups(ref)
+    clean = not any(k in BLOCKING or r == "reference-version" for k, r in groups)
+    out = [_blame(klass, rule, cases, ref, clean)
+           for (klass, rule), cases in sorted(groups.items(), key=_precedence)]
+    out += _plain_folder_note(ref, groups) if out else []
+    return tuple(out) or (Blame("nothing-scored", "the reference run scored nothing (0/0): "
+                                "environment or node-id drift"),)
+
+
+_CLASS_ORDER = {"environment": 0, "infrastructure": 1, "verifier": 2, "candidate": 3}
+
+
+def _precedence(kv: tuple[tuple[str, str], list[Any]]) -> tuple[int, int, int]:
+    """A wrong reference version first, then environment, infrastructure, the oracle."""
+    (klass, rule), cases = kv
+    return (0 if rule == "reference-version" else 1, _CLASS_ORDER.get(klass, 4), -len(cases))
+
+
+def _plain_folder_note(ref: Mapping[str, Any], groups: dict[tuple[str, str], Any]) -> list[Blame]:
+    inst = ((ref.get("gavel") or {}).get("install") or {})
+    if inst.get("kind") != "none" or not any(k == "candidate" for k, _ in groups):
+        return []
+    return [Blame("note", "note: the reference ran as a plain folder without installed "
+                  "metadata; failures that look up entry points or importlib.metadata come "
+                  "from that")]
+
+
+def _groups(ref: Mapping[str, Any]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The reference's failures by (class, rule)."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for c in ref.get("cases", []):
-        if not isinstance(c, dict) or c.get("counted_as", c.get("outcome")) in PASSING:
-            continue
-        cls = c.get("classification") or {}
-        groups.setdefault((cls.get("class", "unclassified"), cls.get("rule", "?")), []).append(c)
-    clean = not any(k in BLOCKING or r == "reference-version" for k, r in groups)
-    order = {"environment": 0, "infrastructure": 1, "verifier": 2, "candidate": 3}
-    out: list[Blame] = []
-    for (klass, rule), cases in sorted(groups.items(), key=lambda kv: (
-            0 if kv[0][1] == "reference-version" else 1, order.get(kv[0][0], 4), -len(kv[1]))):
-        first = cases[0]
-        ev = _evidence(first)
-        signal = (first.get("classification") or {}).get("signal", "")
-        # the scorer calls a non-environment failure "candidate"; in a reference run it is
-        # the reference that fails, so it is named as such
-        name = "reference behaviour" if klass == "candidate" else klass
-        out.append(Blame(_cause(klass, rule, clean),
-                         f"{len(cases)} {name} failure(s) [{rule}: {signal}] -> "
-                         f"{_advice(klass, rule, ev, ref, clean)}; evidence: {ev!r} in "
-                         f"{first.get('nodeid')}"))
-    inst = ((ref.get("gavel") or {}).get("install") or {})
-    if out and inst.get("kind") == "none" and any(k == "candidate" for k, _ in groups):
-        out.append(Blame("note", "note: the reference ran as a plain folder without installed "
-                         "metadata; failures that look up entry points or importlib.metadata "
-                         "come from that"))
-    if not out:
-        out.append(Blame("nothing-scored", "the reference run scored nothing (0/0): "
-                         "environment or node-id drift"))
-    return tuple(out)
+        if isinstance(c, dict) and c.get("counted_as", c.get("outcome")) not in PASSING:
+            cls = c.get("classification") or {}
+            groups.setdefault((cls.get("class", "unclassified"), cls.get("rule", "?")),
+                              []).append(c)
+    return groups
+
+
+def _blame(klass: str, rule: str, cases: list[dict[str, Any]], ref: Mapping[str, Any],
+           clean: bool) -> Blame:
+    first = cases[0]
+    ev = _evidence(first)
+    signal = (first.get("classification") or {}).get("signal", "")
+    # the scorer calls a non-environment failure "candidate"; in a reference run it is the
+    # reference that fails, so it is named as such
+    name = "reference behaviour" if klass == "candidate" else klass
+    return Blame(_cause(klass, rule, clean),
+                 f"{len(cases)} {name} failure(s) [{rule}: {signal}] -> "
+                 f"{_advice(klass, rule, ev, ref, clean)}; evidence: {ev!r} in "
+                 f"{first.get('nodeid')}")

@@ -44,28 +44,37 @@ class Conclusion(StepResult):
 
 def conclude(task: Task, steps: Sequence[StepResult], fairness: Fairness | None,
              scores: Scores | None) -> Conclusion:
+    checks = _with_other_errors(steps)
+    d = decide(checks)
+    std = fairness.standard_line() if fairness else ""
+    m = scores.metrics if scores else None
+    labels = [*(m.labels if m is not None else []), *_coverage_gap_label(fairness)]
+    weak = weaknesses(task, scores) if d.verdict == Verdict.QUALIFIED and scores else ()
+    return Conclusion(checks=tuple(complete(checks)), decision=d,
+                      reasons=(*d.reasons, *([std] if std else [])),
+                      labels=tuple(labels), weaknesses=weak)
+
+
+def _with_other_errors(steps: Sequence[StepResult]) -> list[Check]:
+    """Every step's checks; plus a failing one when an error finding sits beside checks
+    that would otherwise certify."""
     checks: list[Check] = [c for s in steps for c in s.checks]
     errs = [f for s in steps for f in s.findings if f.severity == "error"]
     if errs and decide(checks).verdict == Verdict.QUALIFIED:
         checks.append(Check("other-errors", FAIL, "; ".join(f"{f.code}: {f.message}"
                                                            for f in errs[:3]), "env"))
-    d = decide(checks)
-    reasons = list(d.reasons)
-    std = fairness.standard_line() if fairness else ""
-    if std:
-        reasons.append(std)
-    m = scores.metrics if scores else None
-    labels = list(m.labels) if m is not None else []
+    return checks
+
+
+def _coverage_gap_label(fairness: Fairness | None) -> list[dict[str, str]]:
     gd = fairness.result("D") if fairness else None
-    if gd is not None and gd.verdict == "GAP":
-        secs = ", ".join(u["spec section"] for u in gd.data.get("uncovered", [])
-                         if "core" in str(u.get("impact", "")))
-        labels.append({"label": "coverage-gap", "evidence": f"Gate D GAP: {secs}"
-                       + (" (accepted as a caveat: task.json coverage_gap)"
-                          if fairness and fairness.coverage_caveat else "")})
-    weak = weaknesses(task, scores) if d.verdict == Verdict.QUALIFIED and scores else ()
-    return Conclusion(checks=tuple(complete(checks)), decision=d, reasons=tuple(reasons),
-                      labels=tuple(labels), weaknesses=weak)
+    if fairness is None or gd is None or gd.verdict != "GAP":
+        return []
+    secs = ", ".join(u["spec section"] for u in gd.data.get("uncovered", [])
+                     if "core" in str(u.get("impact", "")))
+    accepted = " (accepted as a caveat: task.json coverage_gap)" if fairness.coverage_caveat \
+        else ""
+    return [{"label": "coverage-gap", "evidence": f"Gate D GAP: {secs}{accepted}"}]
 
 
 def weaknesses(task: Task, scores: Scores) -> tuple[Weakness, ...]:
@@ -77,24 +86,39 @@ def weaknesses(task: Task, scores: Scores) -> tuple[Weakness, ...]:
         return ()
     desc = for_task("dimensions", task).get("descriptions", {})
     layer_of = {c.nodeid: c.layer or "unknown" for c in score.cases}
-    by: dict[tuple[str, str], tuple[list[str], list[str], list[int]]] = {}
+    by: dict[tuple[str, str], _Weak] = {}
     for c in m.clusters:
-        if c.klass != "candidate":
-            continue
-        per_layer: dict[str, list[str]] = {}
-        for t in c.tests:
-            per_layer.setdefault(layer_of.get(t, "unknown"), []).append(t)
-        for layer, tests in per_layer.items():
-            sections, causes, count = by.setdefault((c.dimension, layer), ([], [], [0]))
-            count[0] += len(tests)
-            sections += [s for s in c.sections if s not in sections]
-            ex = (c.example.strip().splitlines() or [""])[0].strip()[:110]
-            gap = c.signature + (f" (e.g. {ex})" if ex and not c.signature.startswith(
-                ("missing", "undefined")) else "")
-            causes.append(f"{gap} ({len(tests)} test{'s' if len(tests) > 1 else ''})")
-    out = [Weakness(dim, layer, f"{desc.get(dim, dim)}: " + "; ".join(causes[:4])
-                    + (f"; +{len(causes) - 4} more root causes" if len(causes) > 4 else ""),
-                    count[0], tuple(sections))
-           for (dim, layer), (sections, causes, count) in by.items()]
+        if c.klass == "candidate":
+            for layer, tests in _per_layer(c.tests, layer_of).items():
+                by.setdefault((c.dimension, layer), _Weak()).add(c, len(tests))
+    out = [w.weakness(dim, layer, desc.get(dim, dim)) for (dim, layer), w in by.items()]
     return tuple(sorted(out, key=lambda w: (-w.affected_tests, w.dimension, w.layer)))
 
+
+def _per_layer(tests: list[str], layer_of: dict[str, str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for t in tests:
+        out.setdefault(layer_of.get(t, "unknown"), []).append(t)
+    return out
+
+
+class _Weak:
+    """One (dimension, layer) while its clusters are gathered (local to `weaknesses`)."""
+
+    def __init__(self) -> None:
+        self.sections: list[str] = []
+        self.causes: list[str] = []
+        self.count = 0
+
+    def add(self, c: Any, n: int) -> None:
+        self.count += n
+        self.sections += [s for s in c.sections if s not in self.sections]
+        ex = (c.example.strip().splitlines() or [""])[0].strip()[:110]
+        plain = not ex or c.signature.startswith(("missing", "undefined"))
+        self.causes.append(f"{c.signature}{'' if plain else f' (e.g. {ex})'} "
+                           f"({n} test{'s' if n > 1 else ''})")
+
+    def weakness(self, dim: str, layer: str, desc: str) -> Weakness:
+        more = f"; +{len(self.causes) - 4} more root causes" if len(self.causes) > 4 else ""
+        return Weakness(dim, layer, f"{desc}: " + "; ".join(self.causes[:4]) + more,
+                        self.count, tuple(self.sections))

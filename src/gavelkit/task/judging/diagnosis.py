@@ -95,21 +95,26 @@ def _solvability_view(res: JudgeResult) -> dict[str, Any]:
 
 
 def _gates_view(res: JudgeResult) -> dict[str, Any]:
-    from gavelkit.core.mdtemplate import cell
-
     fair = res.fairness
-    std = fair.standard_line() if fair else ""
-    cur = str(fair.standard.get("line") or "").partition("under the current standard") \
-        if fair else ("", "", "")
     d = fair.result("D") if fair else None
     sc = fair.spotcheck if fair else None
-    return {"standard": f"{cell(std)}." + (f" Under the current standard{cell(cur[2])}."
-                                           if cur[1] else "") if std else "",
+    return {"standard": _standard_text(fair) if fair else "",
             "rows": _gate_rows(res), "caveat": res.coverage_caveat,
             "errors": [f for f in (res.gates.findings if res.gates else [])[:25]
                        if f.severity == "error"],
             "uncovered": d.data.get("uncovered", []) if d else [],
             "spotcheck": list(sc.prefilled) if sc is not None else []}
+
+
+def _standard_text(fair: Any) -> str:
+    """The spec standard the gates applied, and what the current one says ('' unknown)."""
+    from gavelkit.core.mdtemplate import cell
+
+    std = fair.standard_line()
+    if not std:
+        return ""
+    _, under, rest = str(fair.standard.get("line") or "").partition("under the current standard")
+    return f"{cell(std)}." + (f" Under the current standard{cell(rest)}." if under else "")
 
 
 def _gate_rows(res: JudgeResult) -> list[dict[str, str]]:
@@ -140,24 +145,32 @@ def _metrics_view(res: JudgeResult) -> dict[str, Any]:
     return {
         "layers": sorted(m.layers.items()),
         "classes": ", ".join(f"{k} {n}" for k, n in sorted(m.classes.items())) or "none",
-        "protocol": [{"id": c.id, "tests": len(c.tests), "klass": c.klass,
-                      "signature": c.signature,
-                      "what": _PROTOCOL.get(c.klass, "not traced to a spec section: verifier "
-                                                     "failure (Pass 1)")}
-                     for c in m.clusters if c.klass != "candidate" or not c.traced_to_spec],
-        "integration": [{"id": c.id, "sections": "; ".join(c.sections) or "-",
-                         "tests": sum(v for k, v in c.layers.items() if k in _END_TO_END)}
-                        for c in m.clusters if c.klass == "candidate"
-                        and any(k in _END_TO_END for k in c.layers)],
+        "protocol": [_protocol_row(c) for c in m.clusters
+                     if c.klass != "candidate" or not c.traced_to_spec],
+        "integration": _integration_rows(m.clusters),
         "negative": m.negative_gap if m.negative_gap.get("applies") else None,
         "clusters": [_cluster_row(c) for c in m.clusters],
         "cascade": m.to_dict()["cascade"],
         "roots": [{"id": c.id, "signature": c.signature, "tests": len(c.tests)}
                   for c in m.clusters if c.klass == "candidate"][:10],
-        "gap": m.integration_gap, "events": m.true_gap_events, "saturation": {
-            "applies": bool(m.saturation.get("applies")),
-            "reason": str(m.saturation.get("reason", ""))},
+        "gap": m.integration_gap, "events": m.true_gap_events,
+        "saturation": {"applies": bool(m.saturation.get("applies")),
+                       "reason": str(m.saturation.get("reason", ""))},
     }
+
+
+def _protocol_row(c: Any) -> dict[str, Any]:
+    return {"id": c.id, "tests": len(c.tests), "klass": c.klass, "signature": c.signature,
+            "what": _PROTOCOL.get(c.klass, "not traced to a spec section: verifier failure "
+                                           "(Pass 1)")}
+
+
+def _integration_rows(clusters: list[Any]) -> list[dict[str, Any]]:
+    """Candidate clusters with integration/e2e tests: does the spec state their constraint?"""
+    return [{"id": c.id, "sections": "; ".join(c.sections) or "-",
+             "tests": sum(v for k, v in c.layers.items() if k in _END_TO_END)}
+            for c in clusters if c.klass == "candidate"
+            and any(k in _END_TO_END for k in c.layers)]
 
 
 def _cluster_row(c: Any) -> dict[str, Any]:
@@ -214,33 +227,48 @@ def render_requests(res: JudgeResult) -> dict[str, str]:
 def filter_request_view(res: JudgeResult) -> dict[str, Any]:
     """What test-filter is asked: uncovered sections (not those accepted as a caveat), the
     verifier/untraced failures, the negative gap, a failed spot-check, reference failures."""
-    from gavelkit.task.formats.spec import norm_heading
-
-    d = res.fairness.result("D") if res.fairness else None
-    accepted = set((d.data.get("coverage_gap") or {}).get("sections", [])
-                   if d and d.data.get("gap_accepted") else [])
-    keys = {norm_heading(x) for x in accepted}
     m = res.metrics
-    checks = {c.name: c for c in res.checks}
-    ac, sv = checks.get("gate-A/C"), checks.get("solvability")
     neg = m.negative_gap if m else {}
     return {
         "id": res.task.id, "date": res.date, "reasons": res.reasons,
-        "uncovered": [u for u in (d.data.get("uncovered", []) if d else [])
-                      if norm_heading(u["spec section"]) not in keys],
-        "accepted": sorted(accepted),
+        **_gap_requests(res),
         "review": [{"id": c.id, "signature": c.signature, "tests": c.tests[:30]}
                    for c in (m.clusters if m else [])
                    if c.klass == "verifier" or not c.traced_to_spec],
         "negative": neg.get("diagnosis", []) if neg.get("applies") else [],
-        "spotcheck": {"reason": ac.reason, "path": res.fairness.spotcheck.path,
-                      "rows": _failed_spot_rows(res.fairness.spotcheck.to_dict())}
-        if ac is not None and ac.status == "FAIL" and res.fairness and res.fairness.spotcheck
-        else None,
-        "reference": {"ids": reference_failures(res.solvability.reference),
-                      "source": res.solvability.source}
-        if sv is not None and sv.status == "FAIL" and res.solvability else None,
+        "spotcheck": _failed_spotcheck(res), "reference": _reference_failures(res),
     }
+
+
+def _gap_requests(res: JudgeResult) -> dict[str, Any]:
+    """Gate D's uncovered sections to ask for, and those accepted as a caveat (not asked)."""
+    from gavelkit.task.formats.spec import norm_heading
+
+    d = res.fairness.result("D") if res.fairness else None
+    if d is None:
+        return {"uncovered": [], "accepted": []}
+    accepted = set((d.data.get("coverage_gap") or {}).get("sections", [])
+                   if d.data.get("gap_accepted") else [])
+    keys = {norm_heading(x) for x in accepted}
+    return {"uncovered": [u for u in d.data.get("uncovered", [])
+                          if norm_heading(u["spec section"]) not in keys],
+            "accepted": sorted(accepted)}
+
+
+def _failed_spotcheck(res: JudgeResult) -> dict[str, str] | None:
+    ac = next((c for c in res.checks if c.name == "gate-A/C"), None)
+    sc = res.fairness.spotcheck if res.fairness else None
+    if ac is None or ac.status != "FAIL" or sc is None:
+        return None
+    return {"reason": ac.reason, "path": sc.path, "rows": _failed_spot_rows(sc.to_dict())}
+
+
+def _reference_failures(res: JudgeResult) -> dict[str, Any] | None:
+    sv = next((c for c in res.checks if c.name == "solvability"), None)
+    if sv is None or sv.status != "FAIL" or res.solvability is None:
+        return None
+    return {"ids": reference_failures(res.solvability.reference),
+            "source": res.solvability.source}
 
 
 def spec_request_view(res: JudgeResult) -> dict[str, Any]:

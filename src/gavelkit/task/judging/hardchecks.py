@@ -15,6 +15,7 @@ from pathlib import Path
 
 from gavelkit.task.anticheat.api import Scan
 from gavelkit.task.anticheat.preflight import PreflightResult
+from gavelkit.task.formats.load import Task
 from gavelkit.task.formats.score import ScoreResult
 from gavelkit.task.judging.inputs import Loaded
 from gavelkit.task.judging.runmeta import RunMeta
@@ -52,21 +53,31 @@ class Run(StepResult):
 
 
 def preflight(loaded: Loaded, meta: RunMeta, solution: str | Path | None) -> Preflight:
-    from gavelkit.task.anticheat import api
-
     task = loaded.task
     notes = Notes(str(task.dir))
-    package = meta.package
-    if not package:
-        from gavelkit.task.scoring.target import target_package
-
-        package = target_package(task)
+    package = meta.package or _target_package(task)
     sol = str(Path(solution).resolve()) if solution else (meta.import_root or
                                                           meta.solution_dir or "")
-    installed = _installed_solution(meta, package) if not sol else None
+    pre = _probe(package, sol, meta)
+    _decide_preflight(notes, pre, meta)
+    return Preflight(result=pre, package=package, solution=sol, **notes.frozen())
+
+
+def _target_package(task: Task) -> str | None:
+    from gavelkit.task.scoring.target import target_package
+
+    return target_package(task)
+
+
+def _probe(package: str | None, sol: str, meta: RunMeta) -> PreflightResult:
+    """The literal import in the candidate folder, or in the scoring environment of an
+    installed release; a probe that cannot start says why (never a pass)."""
+    from gavelkit.task.anticheat import api
+
     if package and sol and Path(sol).is_dir():
-        pre = api.preflight(package, sol, python=meta.python, remove_paths=meta.remove_paths)
-    elif package and installed and meta.python:
+        return api.preflight(package, sol, python=meta.python, remove_paths=meta.remove_paths)
+    installed = None if sol else _installed_solution(meta, package)
+    if package and installed and meta.python:
         # a registry release scored as the solution (`task run --solution-package`): the
         # literal import runs in its scoring environment, without PYTHONPATH, and must load
         # the installed distribution's own files, which scoring-time provenance proved
@@ -74,49 +85,61 @@ def preflight(loaded: Loaded, meta: RunMeta, solution: str | Path | None) -> Pre
         if pre.passed and meta.provenance is not None:
             pre = replace(pre, reason=pre.reason + f" (the installed solution "
                           f"{meta.solution_package}: {meta.provenance.why})")
-    else:
-        why = ("no target package known (set task.json package)" if not package
-               else f"the run records its solution folder on another system "
-                    f"({meta.foreign_paths[0]}): pass --solution" if not sol and meta.foreign_paths
-               else f"solution folder {sol or '(unknown)'} not found (pass --solution)")
-        pre = api.not_run(package, why)
-    _decide_preflight(notes, pre, meta)
-    return Preflight(result=pre, package=package, solution=sol, **notes.frozen())
+        return pre
+    return api.not_run(package, _why_not_run(package, sol, meta))
+
+
+def _why_not_run(package: str | None, sol: str, meta: RunMeta) -> str:
+    if not package:
+        return "no target package known (set task.json package)"
+    if not sol and meta.foreign_paths:
+        return (f"the run records its solution folder on another system "
+                f"({meta.foreign_paths[0]}): pass --solution")
+    return f"solution folder {sol or '(unknown)'} not found (pass --solution)"
 
 
 def _decide_preflight(notes: Notes, pre: PreflightResult, meta: RunMeta) -> None:
     """One preflight check, from the literal import and the scoring-time provenance."""
-    prov = meta.provenance
-    prov_why = ("import provenance of the installed solution failed at scoring time: "
-                f"{prov.why}") if prov is not None and not prov.ok else ""
-    failed = pre.ran and not pre.passed
-    if not pre.ran:
-        notes.add("TSK-J002", "error", f"preflight not run: {pre.reason}")
-    elif failed:
-        notes.add("TSK-J001", "error", f"import provenance failed: {pre.reason}")
-    if prov_why:
-        notes.add("TSK-J001", "error", prov_why)
-    if failed or prov_why:
-        notes.check("preflight", FAIL, "; ".join(
-            r for r in (pre.reason if failed else "", prov_why) if r), "env")
-    elif not pre.ran:
-        notes.check("preflight", UNVERIFIABLE, f"not run: {pre.reason}", "env")
-    else:
+    failed = _preflight_failures(notes, pre, meta)
+    if failed:
+        notes.check("preflight", FAIL, "; ".join(r for r in failed if r), "env")
+    elif pre.ran:
         notes.check("preflight", PASS, pre.reason)
+    else:
+        notes.check("preflight", UNVERIFIABLE, f"not run: {pre.reason}", "env")
     if meta.mismatch:
         notes.add("TSK-J020", "error", f"run record mismatch: {meta.mismatch}")
         notes.check("run-integrity", FAIL, f"run record mismatch: {meta.mismatch}", "env")
+
+
+def _preflight_failures(notes: Notes, pre: PreflightResult, meta: RunMeta) -> list[str]:
+    """Why the preflight failed (the literal import, the scoring-time provenance), each
+    reported; a probe that did not run is reported too, but is not a failure."""
+    failed = [pre.reason] if pre.ran and not pre.passed else []
+    if failed:
+        notes.add("TSK-J001", "error", f"import provenance failed: {pre.reason}")
+    elif not pre.ran:
+        notes.add("TSK-J002", "error", f"preflight not run: {pre.reason}")
+    prov = meta.provenance
+    if prov is not None and not prov.ok:
+        failed.append(f"import provenance of the installed solution failed at scoring time: "
+                      f"{prov.why}")
+        notes.add("TSK-J001", "error", failed[-1])
+    return failed
 
 
 def _installed_solution(meta: RunMeta, package: str | None) -> str | None:
     """For a solution installed from a spec, the installed package's own folder (or module
     file), when scoring-time provenance proved it belongs to that distribution; else None."""
     prov = meta.provenance
-    if meta.install_kind != "spec" or prov is None or not prov.ok or not prov.module_file or (
-            package and prov.package not in (package, package.split(".")[0])):
+    if meta.install_kind != "spec" or prov is None or not prov.ok or not prov.module_file:
+        return None
+    if package and prov.package not in (package, package.split(".")[0]):
         return None
     p = Path(prov.module_file)
-    return str(p.parent if p.name == "__init__.py" else p) if p.exists() else None
+    if not p.exists():
+        return None
+    return str(p.parent if p.name == "__init__.py" else p)
 
 
 def anticheat(loaded: Loaded, package: str | None, forbid: list[str],
@@ -127,16 +150,8 @@ def anticheat(loaded: Loaded, package: str | None, forbid: list[str],
     scan = api.scan(list(loaded.trajectories), str(loaded.task.dir), package, forbid)
     run_findings = tuple(f for f in (score.gavel.get("findings") or [])
                          if isinstance(f, dict))
-    tamper = [f for f in run_findings if f.get("code") in TAMPER_CODES
-              and f.get("severity") == "error"]
-    if scan.verdict == "CHEAT_DETECTED":
-        msg = "trajectory scan: CHEAT_DETECTED (" + "; ".join(
-            f.message for f in scan.findings[:3]) + ")"
-        notes.add("TSK-J003", "error", msg)
-        notes.check("anti-cheat", FAIL, msg, "env")
-    if tamper:
-        msg = "the scoring run caught the candidate tampering: " + "; ".join(
-            str(f.get("message")) for f in tamper[:3])
+    tamper = [f for f in run_findings if _is_tamper(f)]
+    for msg in _cheats(scan, tamper):
         notes.add("TSK-J003", "error", msg)
         notes.check("anti-cheat", FAIL, msg, "env")
     if scan.verdict == "UNVERIFIABLE":
@@ -148,11 +163,40 @@ def anticheat(loaded: Loaded, package: str | None, forbid: list[str],
     return AntiCheat(scan=scan, run_findings=run_findings, **notes.frozen())
 
 
+def _is_tamper(f: dict[str, object]) -> bool:
+    return f.get("code") in TAMPER_CODES and f.get("severity") == "error"
+
+
+def _cheats(scan: Scan, tamper: list[dict[str, object]]) -> list[str]:
+    """What the trajectory scan and the scoring run's tamper evidence caught."""
+    out = []
+    if scan.verdict == "CHEAT_DETECTED":
+        out.append("trajectory scan: CHEAT_DETECTED (" + "; ".join(
+            f.message for f in scan.findings[:3]) + ")")
+    if tamper:
+        out.append("the scoring run caught the candidate tampering: " + "; ".join(
+            str(f.get("message")) for f in tamper[:3]))
+    return out
+
+
 def run(loaded: Loaded, score: ScoreResult, run_findings: tuple[dict[str, object], ...],
         oracle_digest: str) -> Run:
     """The run itself: readable, fresh, a valid measurement."""
     notes = Notes(str(loaded.task.dir))
-    path = loaded.score_path
+    _score_check(loaded.score_path, score, notes)
+    stale = _stale(score, oracle_digest)
+    if stale:
+        notes.add("TSK-J011", "error", stale)
+        notes.check("freshness", FAIL, stale, "rerun")
+    env_run = [f for f in run_findings if f.get("severity") == "error"
+               and f.get("code") in ENV_RUN_CODES]
+    if env_run:
+        notes.check("run-integrity", FAIL, "the candidate run is not a valid measurement: "
+                    + "; ".join(str(f.get("message")) for f in env_run[:2]), "env")
+    return Run(**notes.frozen())
+
+
+def _score_check(path: Path, score: ScoreResult, notes: Notes) -> None:
     problem = score.problem()
     read_as = "" if score.format == "gavel" else f" (read as {score.format}: " + (
         "; ".join(score.notes) or "nothing derived") + ")"
@@ -161,19 +205,16 @@ def run(loaded: Loaded, score: ScoreResult, run_findings: tuple[dict[str, object
         notes.check("score", UNVERIFIABLE, f"{path.name}: {problem}{read_as}", "rerun")
     else:
         notes.check("score", PASS, f"score file complete{read_as}")
+
+
+def _stale(score: ScoreResult, oracle_digest: str) -> str:
+    """Why the run was not scored on today's oracle ('' when it was, or says nothing)."""
     integrity = score.gavel.get("integrity")
     scored_on = integrity.get("oracle_digest_before") if isinstance(integrity, dict) else None
-    if scored_on and scored_on != oracle_digest:
-        msg = ("the run is stale: the oracle changed after it was scored "
-               f"(scored on {str(scored_on)[:12]}, now {oracle_digest[:12]}); re-run the candidate")
-        notes.add("TSK-J011", "error", msg)
-        notes.check("freshness", FAIL, msg, "rerun")
-    env_run = [f for f in run_findings if f.get("severity") == "error"
-               and f.get("code") in ENV_RUN_CODES]
-    if env_run:
-        notes.check("run-integrity", FAIL, "the candidate run is not a valid measurement: "
-                    + "; ".join(str(f.get("message")) for f in env_run[:2]), "env")
-    return Run(**notes.frozen())
+    if not scored_on or scored_on == oracle_digest:
+        return ""
+    return ("the run is stale: the oracle changed after it was scored "
+            f"(scored on {str(scored_on)[:12]}, now {oracle_digest[:12]}); re-run the candidate")
 
 
 def read_candidate_score(loaded: Loaded) -> ScoreResult:

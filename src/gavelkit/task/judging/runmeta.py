@@ -94,34 +94,40 @@ def read_run_meta(score_path: Path) -> RunMeta:
     base = score_path.parent
     data = _raw(score_path)
     recorded = _str(data.get("solution_dir"))
-    sol = _resolve(recorded, base)
-    root = _resolve(data.get("import_root"), base)
-    alt = _str(data.get("solution_dir_absolute"))
-    if alt and is_foreign(alt):
-        alt = None
-    if sol and not Path(sol).is_dir() and alt and Path(alt).is_dir():
-        # the run moved without its solution (scored from elsewhere): the folder at the
-        # recorded absolute path is used only if its files match the recorded digests
-        if root:
-            root = str(Path(alt) / os.path.relpath(root, sol))
-        sol = alt
-    inst = _dict(data.get("install"))
-    prov = _dict(inst.get("provenance"))
+    sol, root = _solution(data, recorded, base)
     removes = data.get("remove_paths")
     foreign = tuple(v for k in ("solution_dir", "import_root", "solution_dir_absolute")
                     if isinstance(v := data.get(k), str) and is_foreign(v))
+    inst = _dict(data.get("install"))
     return RunMeta(
-        run_dir=base, package=_str(data.get("package")), solution_dir=sol,
-        import_root=root,
+        run_dir=base, package=_str(data.get("package")), solution_dir=sol, import_root=root,
         python=_str(_dict(data.get("environment")).get("python")),
         remove_paths=tuple(x for x in (removes if isinstance(removes, list) else [])
                            if isinstance(x, str)),
         install_kind=_str(inst.get("kind")), solution_package=_str(data.get("solution_package")),
-        provenance=Provenance(bool(prov.get("ok")), str(prov.get("why") or ""),
-                              _str(prov.get("package")), _str(prov.get("module_file")))
-        if prov else None,
+        provenance=_provenance(_dict(inst.get("provenance"))),
         mismatch=mismatch(data.get("solution_files"), sol, recorded, base),
         foreign_paths=foreign)
+
+
+def _solution(data: Mapping[str, Any], recorded: str | None,
+              base: Path) -> tuple[str | None, str | None]:
+    """The solution folder and import root, resolved against the run folder; a run moved
+    without its solution (scored from elsewhere) falls back to the recorded absolute path,
+    which is used only if its files match the recorded digests (`mismatch`)."""
+    sol = _resolve(recorded, base)
+    root = _resolve(data.get("import_root"), base)
+    alt = _str(data.get("solution_dir_absolute"))
+    if not alt or is_foreign(alt) or not sol or Path(sol).is_dir() or not Path(alt).is_dir():
+        return sol, root
+    return alt, (str(Path(alt) / os.path.relpath(root, sol)) if root else None)
+
+
+def _provenance(prov: Mapping[str, Any]) -> Provenance | None:
+    if not prov:
+        return None
+    return Provenance(bool(prov.get("ok")), str(prov.get("why") or ""), _str(prov.get("package")),
+                      _str(prov.get("module_file")))
 
 
 def mismatch(files: Any, sol: str | None, recorded: str | None, base: Path) -> str:

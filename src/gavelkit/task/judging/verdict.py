@@ -149,24 +149,37 @@ def decide(checks: Iterable[Check]) -> Decision:
     """Verdict and route from all checks; QUALIFIED only when every check is PASS."""
     allc = complete(checks)
     blocking = tuple(c for c in allc if c.blocks)
-    reasons = tuple(f"{c.name} {c.status}: {c.reason}" for c in blocking)
-    cheat = next((c for c in blocking if c.name == "anti-cheat" and c.status == FAIL), None)
-    if cheat is not None:
-        return Decision(Verdict.CHEAT_DETECTED, "env", reasons, blocking)
-    failed = [c for c in blocking if c.status == FAIL]
-    if failed:
-        return Decision(Verdict.BROKEN, failed[0].route or "env", reasons, blocking)
-    routed = [c for c in blocking if c.status == UNVERIFIABLE and c.route]
-    if routed:
-        return Decision(Verdict.BROKEN, routed[0].route, reasons, blocking)
-    if blocking:
-        return Decision(Verdict.PENDING, None, reasons, blocking)
-    na = [c for c in allc if c.status == NA]
-    return Decision(Verdict.QUALIFIED, None, (
-        "all hard checks and gates A-F pass" + (" or do not apply to the task's standard ("
-                                                + "; ".join(f"{c.name} N/A: {c.reason}"
-                                                            for c in na) + ")" if na else "")
-        + "; the scoring set is valid",))
+    if not blocking:
+        return Decision(Verdict.QUALIFIED, None, (_qualified_reason(allc),))
+    verdict, route = _blocked(blocking)
+    return Decision(verdict, route, tuple(f"{c.name} {c.status}: {c.reason}" for c in blocking),
+                    blocking)
+
+
+def _blocked(blocking: tuple[Check, ...]) -> tuple[Verdict, Route | None]:
+    """A failed anti-cheat is a cheat; the first failure (else the first routed
+    UNVERIFIABLE) in the seed's order routes a BROKEN task; anything else waits."""
+    failed: Check | None = None
+    routed: Check | None = None
+    for c in blocking:
+        if c.status == FAIL and c.name == "anti-cheat":
+            return Verdict.CHEAT_DETECTED, "env"
+        if c.status == FAIL:
+            failed = failed or c
+        elif c.status == UNVERIFIABLE and c.route:
+            routed = routed or c
+    if failed is not None:
+        return Verdict.BROKEN, failed.route or "env"
+    if routed is not None:
+        return Verdict.BROKEN, routed.route
+    return Verdict.PENDING, None
+
+
+def _qualified_reason(allc: list[Check]) -> str:
+    na = "; ".join(f"{c.name} N/A: {c.reason}" for c in allc if c.status == NA)
+    return ("all hard checks and gates A-F pass"
+            + (f" or do not apply to the task's standard ({na})" if na else "")
+            + "; the scoring set is valid")
 
 
 def scores_usable(checks: Iterable[Check]) -> tuple[bool, str]:
@@ -185,16 +198,16 @@ def checks_from_record(rec: Any) -> list[Check]:
     raw = rec.get("checks") if isinstance(rec, dict) else None
     if not isinstance(raw, list):
         return [Check("inputs", UNVERIFIABLE, "the judge record lists no checks")]
-    out = []
-    for i, x in enumerate(raw):
-        if not (isinstance(x, dict) and x.get("name") in ORDER
-                and isinstance(x.get("status"), str) and x.get("status") in STATUSES
-                and (x.get("status") != NA or x.get("name") in MAY_NOT_APPLY)):
-            out.append(Check("inputs", UNVERIFIABLE, f"judge record check #{i + 1} is malformed"))
-            continue
-        route = x.get("route") if x.get("route") in ROUTES else None
-        out.append(Check(x["name"], x["status"], str(x.get("reason") or ""), route))
-    return out
+    return [_recorded_check(i, x) for i, x in enumerate(raw)]
+
+
+def _recorded_check(i: int, x: Any) -> Check:
+    ok = (isinstance(x, dict) and x.get("name") in ORDER and isinstance(x.get("status"), str)
+          and x.get("status") in STATUSES)
+    if not ok or (x["status"] == NA and x["name"] not in MAY_NOT_APPLY):
+        return Check("inputs", UNVERIFIABLE, f"judge record check #{i + 1} is malformed")
+    route = x.get("route") if x.get("route") in ROUTES else None
+    return Check(x["name"], x["status"], str(x.get("reason") or ""), route)
 
 
 def qualified_record_ok(rec: Any, oracle_digest: str, score_sha: str | None) -> tuple[bool, str]:
