@@ -18,7 +18,7 @@ def opt(rec: Any = False, **over: Any) -> dict[str, Any]:
 
 
 def test_good_memo(tmp_path: Path) -> None:
-    fs = lint(tmp_path, "memo", memo())
+    fs = lint(tmp_path, "decision_memo", memo())
     assert fs == []
     for code in [f"AWD-M{n:03d}" for n in range(1, 10)]:
         clean(fs, code)
@@ -27,48 +27,48 @@ def test_good_memo(tmp_path: Path) -> None:
 def test_missing_and_types(tmp_path: Path) -> None:
     m = memo()
     del m["decision_memo"]["options"]
-    fires(lint(tmp_path, "memo", m), "AWD-M001")
-    fires(lint(tmp_path, "memo", memo(phase="7")), "AWD-M002")
-    fires(lint(tmp_path, "memo", memo(unresolved="none")), "AWD-M002")
-    fires(lint(tmp_path, "memo", memo(phase=11)), "AWD-M003")
+    fires(lint(tmp_path, "decision_memo", m), "AWD-M001")
+    fires(lint(tmp_path, "decision_memo", memo(phase="7")), "AWD-M002")
+    fires(lint(tmp_path, "decision_memo", memo(unresolved="none")), "AWD-M002")
+    fires(lint(tmp_path, "decision_memo", memo(phase=11)), "AWD-M003")
 
 
 @pytest.mark.parametrize("bs", [None, [2, 2], {"loops": "two", "cap": 2}, {"loops": 1},
                                 {"loops": 0, "cap": 0}])
 def test_budget_spent_malformed(tmp_path: Path, bs: object) -> None:
-    fires(lint(tmp_path, "memo", memo(budget_spent=bs)), "AWD-M004")
+    fires(lint(tmp_path, "decision_memo", memo(budget_spent=bs)), "AWD-M004")
 
 
 def test_budget_overrun(tmp_path: Path) -> None:
-    fires(lint(tmp_path, "memo", memo(budget_spent={"loops": 3, "cap": 2})), "AWD-M005")
-    clean(lint(tmp_path, "memo", memo(budget_spent={"loops": 1, "cap": 2})), "AWD-M005")
+    fires(lint(tmp_path, "decision_memo", memo(budget_spent={"loops": 3, "cap": 2})), "AWD-M005")
+    clean(lint(tmp_path, "decision_memo", memo(budget_spent={"loops": 1, "cap": 2})), "AWD-M005")
 
 
 def test_unresolved_needs_severity(tmp_path: Path) -> None:
-    fires(lint(tmp_path, "memo", memo(unresolved=[{"id": "G7-1", "summary": "x"}])), "AWD-M006")
-    fires(lint(tmp_path, "memo", memo(unresolved=["G7-1 thin sensitivity"])), "AWD-M006")
-    clean(lint(tmp_path, "memo", memo(unresolved=[])), "AWD-M006")
+    fires(lint(tmp_path, "decision_memo", memo(unresolved=[{"id": "G7-1", "summary": "x"}])), "AWD-M006")
+    fires(lint(tmp_path, "decision_memo", memo(unresolved=["G7-1 thin sensitivity"])), "AWD-M006")
+    clean(lint(tmp_path, "decision_memo", memo(unresolved=[])), "AWD-M006")
 
 
 @pytest.mark.parametrize("n", [0, 1, 4])
 def test_options_count(tmp_path: Path, n: int) -> None:
     opts = [opt(i == 0) for i in range(n)]
-    fires(lint(tmp_path, "memo", memo(options=opts)), "AWD-M007")
+    fires(lint(tmp_path, "decision_memo", memo(options=opts)), "AWD-M007")
 
 
 def test_three_options_ok(tmp_path: Path) -> None:
-    assert lint(tmp_path, "memo", memo(options=[opt(True), opt(), opt()])) == []
+    assert lint(tmp_path, "decision_memo", memo(options=[opt(True), opt(), opt()])) == []
 
 
 def test_option_malformed(tmp_path: Path) -> None:
-    fires(lint(tmp_path, "memo", memo(options=["submit", opt(True)])), "AWD-M008")
-    fires(lint(tmp_path, "memo", memo(options=[opt(True, consequence=""), opt()])), "AWD-M008")
-    fires(lint(tmp_path, "memo", memo(options=[opt("yes"), opt()])), "AWD-M008")
+    fires(lint(tmp_path, "decision_memo", memo(options=["submit", opt(True)])), "AWD-M008")
+    fires(lint(tmp_path, "decision_memo", memo(options=[opt(True, consequence=""), opt()])), "AWD-M008")
+    fires(lint(tmp_path, "decision_memo", memo(options=[opt("yes"), opt()])), "AWD-M008")
 
 
 def test_exactly_one_recommended(tmp_path: Path) -> None:
-    fires(lint(tmp_path, "memo", memo(options=[opt(True), opt(True)])), "AWD-M009")
-    fires(lint(tmp_path, "memo", memo(options=[opt(), opt()])), "AWD-M009")
+    fires(lint(tmp_path, "decision_memo", memo(options=[opt(True), opt(True)])), "AWD-M009")
+    fires(lint(tmp_path, "decision_memo", memo(options=[opt(), opt()])), "AWD-M009")
 
 
 def test_good_variant(tmp_path: Path) -> None:

@@ -79,7 +79,7 @@ def test_draft_after_round3_offers_only_what_can_be_done(tmp_path: Path) -> None
     assert any("accept_risk | change_scope | stop" in i for i in st.action.items)
     rc, _, _ = cli("award", "status", str(run), "--write-memo")
     assert rc == 1
-    res = lint_paths([run / "phase-logs" / "phase7-decision-memo.md"], "memo")[0]
+    res = lint_paths([run / "phase-logs" / "phase7-decision-memo.md"], "decision_memo")[0]
     assert res.all_findings() == [], res.all_findings()
     clean(res.all_findings(), "AWD-M011")
 
@@ -92,7 +92,7 @@ def test_rework_after_round3_is_no_round4(tmp_path: Path) -> None:
     assert "round 4" not in st.action.reason
     assert "all 3 panel rounds are used" in st.action.reason
     assert "accept_risk, change_scope" in st.action.reason
-    fires(lint_paths([p], "memo")[0].all_findings(), "AWD-M013")
+    fires(lint_paths([p], "decision_memo")[0].all_findings(), "AWD-M013")
 
 
 def test_rework_before_the_last_round_is_fine(tmp_path: Path) -> None:
@@ -101,7 +101,7 @@ def test_rework_before_the_last_round_is_fine(tmp_path: Path) -> None:
         for s in "ABC":
             add_card(run, s, r, modeling=70)  # round 2 did not improve: STOP
     p = _decide(run, "rework", round_=2)
-    clean(lint_paths([p], "memo")[0].all_findings(), "AWD-M013")
+    clean(lint_paths([p], "decision_memo")[0].all_findings(), "AWD-M013")
     st = run_status(run)
     assert st.action.kind == "rescore" and "round 3" in st.action.reason
 
@@ -131,7 +131,7 @@ def test_change_scope_without_a_passing_target_stops_again(tmp_path: Path) -> No
 def test_decision_target_must_name_a_tier(tmp_path: Path) -> None:
     bad = memo(decision={"choice": "change_scope", "by": "lead", "rationale": "r",
                          "target": "gold"}, stopped_at={"phase": 7, "round": 3})
-    f = fires(lint(tmp_path, "memo", bad), "AWD-M012")
+    f = fires(lint(tmp_path, "decision_memo", bad), "AWD-M012")
     assert "gold" in f.message
 
 
@@ -161,10 +161,10 @@ def test_memo_accepting_with_a_high_open_warns_unless_named(tmp_path: Path) -> N
     accept = {"option": "submit at the current level", "consequence": "keeps the schedule",
               "recommended": True}
     other = {"option": "stop", "consequence": "nothing handed in", "recommended": False}
-    f = fires(lint(tmp_path, "memo", memo(options=[accept, other])), "AWD-M011")
+    f = fires(lint(tmp_path, "decision_memo", memo(options=[accept, other])), "AWD-M011")
     assert f.severity == "warning" and "G7-1" in f.message
     named = dict(accept, consequence="submits with G7-1 (thin sensitivity) open")
-    clean(lint(tmp_path, "memo", memo(options=[named, other])), "AWD-M011")
+    clean(lint(tmp_path, "decision_memo", memo(options=[named, other])), "AWD-M011")
 
 
 def test_gate_loop_gap_counts_and_is_an_error(tmp_path: Path) -> None:

@@ -24,7 +24,8 @@ values = st.recursive(scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
     max_leaves=12)
 
-BASES = {"handoff": handoff, "gate": gate, "scorecard": card, "memo": memo, "variant": variant}
+BASES = {"handoff": handoff, "gate": gate, "scorecard": card, "decision_memo": memo,
+         "variant": variant}
 
 
 def _paths(obj: Any, prefix: tuple = ()) -> list[tuple]:

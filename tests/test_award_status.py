@@ -312,7 +312,7 @@ def test_write_memo_lints_clean(tmp_path: Path) -> None:
     rc, out, _ = cli("award", "status", str(run), "--write-memo")
     assert rc == 1 and "decision memo draft written to" in out
     memo = run / "phase-logs" / "phase4-decision-memo.md"
-    res = lint_paths([memo], "memo")[0]
+    res = lint_paths([memo], "decision_memo")[0]
     assert res.all_findings() == [], res.all_findings()
     body = res.blocks[0].block.body
     assert {u["id"] for u in body["unresolved"]} == {"G4-1", "G4-3"}
@@ -327,7 +327,7 @@ def test_write_memo_for_panel_stop_lints_clean(tmp_path: Path) -> None:
         for s in "ABC":
             add_card(run, s, r, modeling=sc)
     cli("award", "status", str(run), "--write-memo")
-    res = lint_paths([run / "phase-logs" / "phase7-decision-memo.md"], "memo")[0]
+    res = lint_paths([run / "phase-logs" / "phase7-decision-memo.md"], "decision_memo")[0]
     assert res.all_findings() == []
 
 

@@ -226,7 +226,7 @@ def test_recorded_decision_lifts_stop_and_run_resumes(tmp_path: Path) -> None:
     # a drafted memo without a decision keeps the STOP
     assert run_status(run).action.kind == "STOP"
     _decide(memo_path, "rework")
-    assert lint_paths([memo_path], "memo")[0].all_findings() == []
+    assert lint_paths([memo_path], "decision_memo")[0].all_findings() == []
     st = run_status(run)
     assert (st.action.kind, st.action.phase) == ("fix", 4), st.action
     rc, out, _ = cli("award", "status", str(run))
@@ -367,7 +367,7 @@ def test_draft_never_recommends_accepting_a_high(tmp_path: Path) -> None:
     add_gate(run, 4, 0, [("G4-1", "high"), ("G4-2", "high")])
     add_gate(run, 4, 1, [("G4-1", "high"), ("G4-3", "high")])
     cli("award", "status", str(run), "--write-memo")
-    res = lint_paths([run / "phase-logs" / "phase4-decision-memo.md"], "memo")[0]
+    res = lint_paths([run / "phase-logs" / "phase4-decision-memo.md"], "decision_memo")[0]
     assert res.all_findings() == []
     body = res.blocks[0].block.body
     rec = next(o for o in body["options"] if o["recommended"])
@@ -380,7 +380,7 @@ def test_phase7_draft_counts_rescores(tmp_path: Path) -> None:
         for s in "ABC":
             add_card(run, s, r, modeling=sc)
     cli("award", "status", str(run), "--write-memo")
-    res = lint_paths([run / "phase-logs" / "phase7-decision-memo.md"], "memo")[0]
+    res = lint_paths([run / "phase-logs" / "phase7-decision-memo.md"], "decision_memo")[0]
     assert res.blocks[0].block.body["budget_spent"] == {"loops": 2, "cap": 2}
 
 
@@ -389,25 +389,25 @@ def test_lint_memo_rejects_recommending_accept_with_high_open(tmp_path: Path) ->
         {"option": "accept the residual risk and advance", "consequence": "c",
          "recommended": True},
         {"option": "rework", "consequence": "d", "recommended": False}])
-    fires(lint(tmp_path, "memo", bad), "AWD-M011")
+    fires(lint(tmp_path, "decision_memo", bad), "AWD-M011")
     ok = memo(unresolved=[{"id": "G7-1", "severity": "medium", "summary": "s"}], options=[
         {"option": "accept the residual risk and advance", "consequence": "c",
          "recommended": True},
         {"option": "rework", "consequence": "d", "recommended": False}])
-    clean(lint(tmp_path, "memo", ok), "AWD-M011")
+    clean(lint(tmp_path, "decision_memo", ok), "AWD-M011")
 
 
 def test_lint_memo_rejects_empty_adjudication_outcome(tmp_path: Path) -> None:
-    fires(lint(tmp_path, "memo", memo(adjudications=[{"criterion": "results", "outcome": ""}])),
+    fires(lint(tmp_path, "decision_memo", memo(adjudications=[{"criterion": "results", "outcome": ""}])),
           "AWD-M010")
-    clean(lint(tmp_path, "memo", memo(adjudications=[{"criterion": "results",
+    clean(lint(tmp_path, "decision_memo", memo(adjudications=[{"criterion": "results",
                                                         "outcome": "kept C"}])), "AWD-M010")
 
 
 def test_lint_memo_checks_the_decision(tmp_path: Path) -> None:
-    fires(lint(tmp_path, "memo", memo(decision={"choice": "maybe", "by": "x"})), "AWD-M012")
-    fires(lint(tmp_path, "memo", memo(decision={"choice": "rework"})), "AWD-M012")
-    clean(lint(tmp_path, "memo", memo(decision={"choice": "rework", "by": "Ana",
+    fires(lint(tmp_path, "decision_memo", memo(decision={"choice": "maybe", "by": "x"})), "AWD-M012")
+    fires(lint(tmp_path, "decision_memo", memo(decision={"choice": "rework"})), "AWD-M012")
+    clean(lint(tmp_path, "decision_memo", memo(decision={"choice": "rework", "by": "Ana",
                                                 "rationale": "new approach"})), "AWD-M012")
 
 

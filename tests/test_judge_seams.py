@@ -23,7 +23,7 @@ from gavelkit.task.judging import verdict as V
 from gavelkit.task.judging.conclude import conclude
 from gavelkit.task.judging.diagnosis import render_requests
 from gavelkit.task.judging.fairness import Fairness, gates_def
-from gavelkit.task.judging.inputs import Entry, Loaded
+from gavelkit.task.judging.inputs import EntryCheck, Loaded
 from gavelkit.task.judging.records import fairness, fairness_notes
 from gavelkit.task.judging.step import Notes, StepResult
 from task_helpers import copy_good, edit
@@ -61,7 +61,7 @@ def _judged(d: Path, others: V.Status = V.PASS, extra: tuple[V.Check, ...] = ())
     stand = StepResult(checks=tuple(V.Check(name, others, "stand-in") for name in V.REQUIRED
                                     if name not in ("gate-D", "gate-E", "gate-F")) + extra)
     loaded = Loaded(task, d / "run", d / "run" / "score_result.json", "2026-01-01", ())
-    return J.JudgeResult(loaded, Entry(), fairness=fair,
+    return J.JudgeResult(loaded, EntryCheck(), fairness=fair,
                          conclusion=conclude(task, [fair, stand], fair, None))
 
 
@@ -159,7 +159,7 @@ def test_gate_d_unknown_blocks_qualified_as_unverifiable(tmp_path):
     res = _judged(d)
     gd = _check(res, "gate-D")
     assert gd.status == V.UNVERIFIABLE and "no coverage source" in gd.reason
-    assert res.verdict != "QUALIFIED" and gd in res.decision.blocking
+    assert res.verdict != "QUALIFIED" and gd in res.ruling.blocking
 
 
 def test_coverage_from_the_task_record_is_used_and_marked(tmp_path):

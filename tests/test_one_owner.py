@@ -51,3 +51,44 @@ def test_sha256_of_a_fifo_never_blocks(tmp_path: Path) -> None:
     t.start()
     t.join(5)
     assert got == [None]
+
+
+def test_open_blocking_severities_come_from_the_data_only() -> None:
+    """blocker/high was spelled out in four places beside blocks.yaml's gate.open_blocking."""
+    import re
+
+    import gavelkit
+    from gavelkit.award.tables import load_tables, open_blocking
+
+    assert open_blocking() == frozenset(load_tables().blocks["gate"]["open_blocking"])
+    src = Path(gavelkit.__file__).parent
+    spelled = [str(p.relative_to(src)) for p in src.rglob("*.py")
+               if re.search(r"""\(\s*["']blocker["']\s*,\s*["']high["']\s*\)""", p.read_text())]
+    assert not spelled
+
+
+def test_one_vocabulary_for_verdicts_and_gate_names() -> None:
+    from gavelkit.task.judging import schema, verdict
+
+    assert "REFUSED" in verdict.VERDICTS and "PENDING" in verdict.VERDICTS
+    assert set(schema.GATES) <= set(verdict.ORDER)  # a gate is named as its check everywhere
+    assert set(schema.judge_result_schema()["$defs"]["check"]["properties"]["name"]["enum"]) \
+        == set(verdict.ORDER)
+
+
+def test_one_class_per_name_in_the_judge_and_its_inputs() -> None:
+    """Check, Ruling and the step results are defined once (there were two Checks, two
+    Decisions, two Results, and api.Preflight beside PreflightResult)."""
+    import ast
+
+    import gavelkit
+
+    src = Path(gavelkit.__file__).parent
+    names: dict[str, list[str]] = {}
+    for p in src.rglob("*.py"):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ClassDef):
+                names.setdefault(node.name, []).append(str(p.relative_to(src)))
+    for name in ("Check", "Ruling", "Decision", "Preflight", "PreflightResult",
+                 "TransitionResult", "ScoreResult", "ScoreCase", "SolvabilityCheck"):
+        assert len(names.get(name, [])) <= 1, (name, names.get(name))

@@ -166,6 +166,13 @@ def _check(cfg: dict[str, Any], key: str, defaults: dict[str, Any],
 
 
 @functools.cache
+def open_blocking() -> frozenset[str]:
+    """The severities an open issue blocks a gate with (blocks.yaml gate.open_blocking;
+    seed §2: blocker and high): the one list every check and status reads."""
+    return frozenset(_read("blocks.yaml")["gate"]["open_blocking"])
+
+
+@functools.cache
 def load_tables(config_path: str | None = None) -> Tables:
     from gavelkit.core.config import load_config, section
 

@@ -12,7 +12,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing stays off the lint start-up path
     from typing import Any
 
-KINDS = ("handoff", "gate", "scorecard", "memo", "variant")
+# the command words: `memo` is the seed's word for the decision_memo block ("Lint with
+# lint_run.py memo"); the block has that one name everywhere else
+KINDS = ("handoff", "gate", "scorecard", "memo", "decision_memo", "variant")
+BLOCK_OF = {"memo": "decision_memo"}
 
 
 def expand(paths: list[str]) -> list[str]:
@@ -71,7 +74,8 @@ def lint_main(argv: list[str], prog: str) -> int:
     from gavelkit.award.blocks.lint import lint_paths
     from gavelkit.award.tables import load_tables
 
-    results = lint_paths(expand(args.files), args.kind, args.agent, args.run_dir,
+    results = lint_paths(expand(args.files), BLOCK_OF.get(args.kind, args.kind), args.agent,
+                         args.run_dir,
                          load_tables(args.config))
     findings = [f for r in results for f in r.all_findings()]
     files = [{"path": r.path, "blocks": [{"kind": b.block.kind, "line": b.block.line,
@@ -175,7 +179,7 @@ def schema_main(argv: list[str], prog: str) -> int:
     from gavelkit.cli.common import parser
 
     p = parser(prog, "Print the JSON Schema of a run block, for editors that validate YAML.")
-    p.add_argument("kind", choices=["handoff", "gate", "scorecard", "memo", "variant"])
+    p.add_argument("kind", choices=KINDS)
     p.add_argument("--format", choices=["json", "text"], default="json",
                    help="json (default, for editors) or text (the same schema as YAML)")
     args = p.parse_args(argv)
@@ -184,9 +188,10 @@ def schema_main(argv: list[str], prog: str) -> int:
     if args.format == "text":
         import yaml
 
-        print(yaml.safe_dump(build(args.kind), sort_keys=False, allow_unicode=True), end="")
+        print(yaml.safe_dump(build(BLOCK_OF.get(args.kind, args.kind)), sort_keys=False,
+                             allow_unicode=True), end="")
     else:
-        print(schema_text(args.kind))
+        print(schema_text(BLOCK_OF.get(args.kind, args.kind)))
     return 0
 
 

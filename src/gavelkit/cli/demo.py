@@ -77,7 +77,7 @@ def kind_steps(run: Path) -> list[Step]:
     steps = []
     for kind, files in (("gate", sorted((run / "gates").glob("*.yaml"))),
                         ("scorecard", sorted((run / "scorecards").glob("*.yaml"))),
-                        ("memo", [run / "phase-logs" / "phase7.md"]),
+                        ("decision_memo", [run / "phase-logs" / "phase7.md"]),
                         ("variant", [run / "phase-logs" / "phase0.md"])):
         results = lint_paths(files, kind)
         errs = [f for r in results for f in r.all_findings() if f.severity == "error"]
@@ -163,7 +163,7 @@ def _stop_and_memo(run: Path) -> tuple[list[Step], Path]:
     steps = [Step("stop: phase 4 loop 1 did not improve (2 -> 2 open high)",
                   st.action.kind == "STOP", f"NEXT {st.action.kind}: {st.action.reason}")]
     memo = write_draft(st)
-    res = lint_paths([memo], "memo")[0]
+    res = lint_paths([memo], "decision_memo")[0]
     rec = [o["option"].split(":")[0] for o in res.blocks[0].block.body["options"]
            if o["recommended"]] if res.blocks else []
     still = run_status(run).action.kind

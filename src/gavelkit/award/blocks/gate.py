@@ -133,7 +133,7 @@ def _fix_or_acceptance(ctx: Ctx, issue: PosDict, i: int, where: tuple[int, int],
     key, acc = _acceptance(issue, keys)
     has_fix = nonblank(issue.get("required_fix"))
     rationale = acc if isinstance(acc, str) else (acc.get("rationale") if isinstance(acc, dict) else None)
-    if key is not None and sev in ("blocker", "high"):
+    if key is not None and sev in spec["open_blocking"]:
         ctx.error("AWD-G014", f"issues[{i}] is {sev}: it must be fixed, not risk-accepted",
                   vpos(issue, key))
         return

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gavelkit.award.blocks.checks import Ctx
-from gavelkit.award.blocks.load import CLI_KIND, Block, select
+from gavelkit.award.blocks.load import Block, select
 from gavelkit.award.runs import runpaths
 from gavelkit.award.tables import Tables, load_tables
 from gavelkit.core.findings import Finding
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from gavelkit.award.blocks.scorecard import Card
 
-LINT_KINDS = ("handoff", "gate", "scorecard", "memo", "variant")
+LINT_KINDS = ("handoff", "gate", "scorecard", "decision_memo", "variant")
 
 
 class BlockResult:
@@ -89,7 +89,7 @@ def check_block(block: Block, tables: Tables, agent: str | None = None,
 def lint_source(source: Source, kind: str, tables: Tables | None = None,
                 agent: str | None = None, run_dir: Path | None = None) -> FileResult:
     tables = tables or load_tables()
-    block_kind = CLI_KIND.get(kind, kind)
+    block_kind = kind
     result = FileResult(source.path, source, findings=list(source.findings))
     blocks, found = select(source, block_kind)
     result.findings.extend(found)
@@ -107,7 +107,7 @@ def lint_source(source: Source, kind: str, tables: Tables | None = None,
 
 def lint_paths(paths: Sequence[str | Path], kind: str, agent: str | None = None,
                run_dir: str | Path | None = None, tables: Tables | None = None) -> list[FileResult]:
-    """Lint every file for blocks of `kind` (handoff|gate|scorecard|memo|variant).
+    """Lint every file for blocks of `kind` (handoff|gate|scorecard|decision_memo|variant).
 
     Raises UnknownAgentError (a UsageError) for an unknown `agent`, before reading anything.
     """

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 KINDS = ("handoff", "gate", "scorecard", "decision_memo", "variant")
-CLI_KIND = {"memo": "decision_memo"}
 
 
 class Block:

@@ -15,7 +15,7 @@ from gavelkit.award.blocks.checks import (
     require,
     vpos,
 )
-from gavelkit.award.tables import Tables
+from gavelkit.award.tables import Tables, open_blocking
 from gavelkit.core.yamlload import PosDict
 
 TYPE_CHECKING = False  # typing costs start-up time that agents pay on every call
@@ -86,7 +86,7 @@ def _no_accept_with_high(ctx: Ctx, body: PosDict) -> None:
     if not isinstance(unresolved, list) or not isinstance(opts, list):
         return
     worst = [str(u.get("id") or u.get("summary") or "?") for u in unresolved
-             if isinstance(u, dict) and u.get("severity") in ("blocker", "high")]
+             if isinstance(u, dict) and u.get("severity") in open_blocking()]
     if not worst:
         return
     for i, o in enumerate(opts):

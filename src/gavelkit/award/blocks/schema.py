@@ -112,7 +112,7 @@ def build(kind: str) -> dict[str, Any]:
                 "fix_one_thing": text, "ranked_gaps": {"type": "array"},
                 "do_not_regress": {"type": "array"},
             }}
-    elif kind == "memo":
+    elif kind == "decision_memo":
         opt = {"type": "object", "required": ["option", "consequence", "recommended"],
                "properties": {"option": text, "consequence": text,
                               "recommended": {"type": "boolean"}}}
@@ -130,7 +130,6 @@ def build(kind: str) -> dict[str, Any]:
                             "contains": {"properties": {"recommended": {"const": True}}},
                             "minContains": 1, "maxContains": 1},
             }}
-        kind = "decision_memo"
     elif kind == "variant":
         body = {
             "type": "object", "required": b["variant"]["required"],

@@ -25,7 +25,7 @@ from gavelkit.award.runs.runstate import (  # re-exported: status_render, report
     RoundInfo,
     RunStatus,
 )
-from gavelkit.award.tables import Budgets, Tables, Tier, budgets, load_tables
+from gavelkit.award.tables import Budgets, Tables, Tier, budgets, load_tables, open_blocking
 from gavelkit.core.errors import UsageError
 from gavelkit.core.findings import Finding
 
@@ -41,7 +41,7 @@ def _issues(gf: GateFile) -> tuple[list[OpenIssue], list[OpenIssue]]:
         oi = OpenIssue(str(it.get("id") or f"issues[{i}]"), str(it.get("severity")),
                        str(it.get("summary") or ""), str(it.get("owner") or "?"),
                        _acceptance(it))
-        (blocking if it.get("severity") in ("blocker", "high") else other).append(oi)
+        (blocking if it.get("severity") in open_blocking() else other).append(oi)
     return blocking, other
 
 

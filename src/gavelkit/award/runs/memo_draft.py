@@ -34,7 +34,9 @@ def _accept(open_ids: list[str], panel: bool) -> dict[str, Any]:
 
 
 def _serious(unresolved: list[dict[str, Any]]) -> list[str]:
-    return [str(u.get("id")) for u in unresolved if u.get("severity") in ("blocker", "high")]
+    from gavelkit.award.tables import open_blocking
+
+    return [str(u.get("id")) for u in unresolved if u.get("severity") in open_blocking()]
 
 
 def _gate_part(st: RunStatus, phase: int, caps: Budgets) -> dict[str, Any]:

@@ -35,7 +35,7 @@ SCORE_NAME_HINTS = ("score", "result", "report", "junit")
 
 
 @dataclass(frozen=True, slots=True)
-class Case:
+class ScoreCase:
     nodeid: str
     outcome: str
     layer: str = ""
@@ -49,7 +49,7 @@ class ScoreResult:
     counts: Mapping[str, int] = field(default_factory=dict)
     total: int = 0
     by_layer: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-    cases: tuple[Case, ...] = ()
+    cases: tuple[ScoreCase, ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict)  # gavel's shape (normalised)
     stated_rate: float | None = None
     format: Format = "gavel"
@@ -187,9 +187,9 @@ def _layers(data: Mapping[str, Any]) -> dict[str, dict[str, int]]:
             for layer, c in (bl.items() if isinstance(bl, dict) else ()) if isinstance(c, dict)}
 
 
-def _cases(data: Mapping[str, Any]) -> tuple[Case, ...]:
+def _cases(data: Mapping[str, Any]) -> tuple[ScoreCase, ...]:
     raw = data.get("cases")
-    return tuple(Case(c["nodeid"], str(c.get("outcome", "")), str(c.get("layer") or ""))
+    return tuple(ScoreCase(c["nodeid"], str(c.get("outcome", "")), str(c.get("layer") or ""))
                  for c in (raw if isinstance(raw, list) else [])
                  if isinstance(c, dict) and isinstance(c.get("nodeid"), str))
 

@@ -42,7 +42,7 @@ _SHAPE_ASSERTS = {"assertIsInstance", "assertIsNotNone", "assertNotIsInstance"}
 
 
 @dataclass(slots=True)
-class Check:
+class Assertion:
     kind: str
     summary: str
     line: int
@@ -53,7 +53,7 @@ class TestFunc:
     name: str
     qualname: str  # Class.name or name
     line: int
-    checks: list[Check] = field(default_factory=list)
+    checks: list[Assertion] = field(default_factory=list)
     calls: set[str] = field(default_factory=set)
     kind: str = "no_check"
 
@@ -122,7 +122,7 @@ class _Visitor(ast.NodeVisitor):
         self.f = func
 
     def visit_Assert(self, node: ast.Assert) -> None:
-        self.f.checks.append(Check(classify_assert(node.test), "assert " + _short(node.test),
+        self.f.checks.append(Assertion(classify_assert(node.test), "assert " + _short(node.test),
                                    node.lineno))
         self.generic_visit(node)
 
@@ -151,10 +151,10 @@ class _Visitor(ast.NodeVisitor):
             if isinstance(item.context_expr, ast.Call):
                 r = self._raises(item.context_expr)
                 if r:
-                    self.f.checks.append(Check("failure_path", r, node.lineno))
+                    self.f.checks.append(Assertion("failure_path", r, node.lineno))
                 w = self._warns(item.context_expr)
                 if w:
-                    self.f.checks.append(Check("positive", w, node.lineno))
+                    self.f.checks.append(Assertion("positive", w, node.lineno))
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -164,12 +164,12 @@ class _Visitor(ast.NodeVisitor):
             if attr.startswith("assert") and isinstance(fn.value, ast.Name) and fn.value.id == "self":
                 kind = ("failure_path" if attr in _FAIL_ASSERTS else
                         "shape" if attr in _SHAPE_ASSERTS else "positive")
-                self.f.checks.append(Check(kind, _short(node), node.lineno))
+                self.f.checks.append(Assertion(kind, _short(node), node.lineno))
             elif attr == "raises" and len(node.args) > 1:  # pytest.raises(X, f, *args)
-                self.f.checks.append(Check("failure_path", f"raises {_short(node.args[0])}",
+                self.f.checks.append(Assertion("failure_path", f"raises {_short(node.args[0])}",
                                            node.lineno))
             elif attr in ("warns", "deprecated_call") and len(node.args) > (attr == "warns"):
-                self.f.checks.append(Check("positive", self._warns(node) or "warns",
+                self.f.checks.append(Assertion("positive", self._warns(node) or "warns",
                                            node.lineno))  # pytest.warns(W, f, *args)
         elif isinstance(fn, ast.Name):
             self.f.calls.add(fn.id)

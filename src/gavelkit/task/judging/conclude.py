@@ -15,7 +15,7 @@ from gavelkit.task.formats.load import Task
 from gavelkit.task.judging.fairness import Fairness
 from gavelkit.task.judging.scores import Scores
 from gavelkit.task.judging.step import StepResult
-from gavelkit.task.judging.verdict import FAIL, Check, Decision, Verdict, complete, decide
+from gavelkit.task.judging.verdict import FAIL, Check, Ruling, Verdict, complete, decide
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,7 @@ class Weakness:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Conclusion(StepResult):
-    decision: Decision
+    ruling: Ruling
     reasons: tuple[str, ...] = ()
     labels: tuple[dict[str, str], ...] = ()
     weaknesses: tuple[Weakness, ...] = ()
@@ -50,7 +50,7 @@ def conclude(task: Task, steps: Sequence[StepResult], fairness: Fairness | None,
     m = scores.metrics if scores else None
     labels = [*(m.labels if m is not None else []), *_coverage_gap_label(fairness)]
     weak = weaknesses(task, scores) if d.verdict == Verdict.QUALIFIED and scores else ()
-    return Conclusion(checks=tuple(complete(checks)), decision=d,
+    return Conclusion(checks=tuple(complete(checks)), ruling=d,
                       reasons=(*d.reasons, *([std] if std else [])),
                       labels=tuple(labels), weaknesses=weak)
 

@@ -35,7 +35,7 @@ class Loaded:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Entry(StepResult):
+class EntryCheck(StepResult):
     refusal: str | None = None
 
 
@@ -82,19 +82,19 @@ def check_trajectories(paths: list[str]) -> None:
                              code="GK-IO002")
 
 
-def entry(loaded: Loaded) -> Entry:
+def entry(loaded: Loaded) -> EntryCheck:
     """Refuse anywhere but the entry states; a killed judge's temp files are still removed
     (a kill after the state move would make every later run a refusal)."""
     why = entry_refusal(loaded.task)
     if why is None:
-        return Entry()
+        return EntryCheck()
     from gavelkit.core.safeio import clean_stale_temps
 
     for folder in (loaded.task.dir / "judge", loaded.task.dir):
         clean_stale_temps(folder / "-")
     notes = Notes(str(loaded.task.dir))
     notes.add("TSK-J012", "error", why)
-    return Entry(refusal=why, **notes.frozen())
+    return EntryCheck(refusal=why, **notes.frozen())
 
 
 def entry_refusal(task: Task) -> str | None:

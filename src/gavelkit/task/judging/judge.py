@@ -7,19 +7,19 @@ The steps, in the seed's order ("Hard Checks", then "Diagnostic Procedure"); eac
 typed inputs and returns one frozen result with its own checks and findings, and no
 score value is read before the preflight has produced its literal block:
 
-| step        | module      | result        |
-|-------------|-------------|---------------|
-| load        | inputs      | Loaded        |
-| entry       | inputs      | Entry         |
-| inputs      | inputs      | Inputs        |
-| preflight   | hardchecks  | Preflight     |
-| anti-cheat  | hardchecks  | AntiCheat     |
-| run         | hardchecks  | Run           |
-| solvability | solvable    | Solvability   |
-| gates       | fairness    | Fairness      |
-| scores      | scores      | Scores        |
-| verdict     | conclude    | Conclusion    |
-| records     | records     | Records       |
+| step        | module      | result           |
+|-------------|-------------|------------------|
+| load        | inputs      | Loaded           |
+| entry       | inputs      | EntryCheck       |
+| inputs      | inputs      | Inputs           |
+| preflight   | hardchecks  | Preflight        |
+| anti-cheat  | hardchecks  | AntiCheat        |
+| run         | hardchecks  | Run              |
+| solvability | solvable    | SolvabilityCheck |
+| gates       | fairness    | Fairness         |
+| scores      | scores      | Scores           |
+| verdict     | conclude    | Conclusion       |
+| records     | records     | Records          |
 
 `verdict.decide` alone turns the checks into QUALIFIED / BROKEN / CHEAT_DETECTED /
 PENDING and the route. The records step writes judge/judge_result.json (the checks, and
@@ -59,7 +59,7 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
     """Judge one scored run; `config` is the command's --config (read once, at the CLI)."""
     loaded = I.load(task_dir, run_dir, trajectories or [], date or _dt.date.today().isoformat(),
                     config)
-    entered = I.entry(loaded) if write else I.Entry()
+    entered = I.entry(loaded) if write else I.EntryCheck()
     if entered.refusal is not None:
         return JudgeResult(loaded, entered)  # nothing is written
     task = loaded.task

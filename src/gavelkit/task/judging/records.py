@@ -139,7 +139,7 @@ def move(res: JudgeResult, notes: Notes, written: list[str]) -> tuple[bool, Tran
             notes.add("TSK-J009", "warning", "could not enter S5_JUDGE: " + "; ".join(why))
             return False, Transition(False, why)
         state = "S5_JUDGE"
-    to = res.decision.next_state if res.decision else None
+    to = res.ruling.next_state if res.ruling else None
     if to is None:
         return False, Transition(False, ("PENDING: the task stays in S5_JUDGE until the judge "
                                          "can certify or route it",), state, None, state)
@@ -298,7 +298,7 @@ def task_json_updates(res: JudgeResult, status: str) -> dict[str, Any]:
 def _judge_block(res: JudgeResult) -> dict[str, Any]:
     out = {"verdict": res.verdict, "date": res.date, "report": REPORT,
            "route": res.route, "reasons": res.reasons,
-           "state": res.decision.next_state if res.decision else None,
+           "state": res.ruling.next_state if res.ruling else None,
            "checks": {c.name: c.status for c in res.checks},
            "preflight_output": res.preflight.block_text if res.preflight else None,
            "anti_cheat": res.scan.verdict if res.scan else None,

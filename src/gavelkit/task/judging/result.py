@@ -17,9 +17,9 @@ from gavelkit.task.judging.conclude import Conclusion, Weakness
 from gavelkit.task.judging.fairness import Fairness
 from gavelkit.task.judging.hardchecks import AntiCheat, Preflight, Run
 from gavelkit.task.judging.scores import GateB, Scores
-from gavelkit.task.judging.solvable import Solvability
+from gavelkit.task.judging.solvable import SolvabilityCheck
 from gavelkit.task.judging.step import StepResult
-from gavelkit.task.judging.verdict import Check, Decision, Route, Verdict
+from gavelkit.task.judging.verdict import Check, Route, Ruling, Verdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,14 +61,14 @@ class JudgeResult:
     """Every step's result; the properties below are the views callers read."""
 
     loaded: I.Loaded
-    entry: I.Entry
+    entry: I.EntryCheck
     oracle_digest: str = ""
     inputs: I.Inputs | None = None
     preflight_step: Preflight | None = None
     candidate: ScoreResult | None = None  # the score file as read (used only if usable)
     anticheat: AntiCheat | None = None
     run: Run | None = None
-    solvability: Solvability | None = None
+    solvability: SolvabilityCheck | None = None
     fairness: Fairness | None = None
     scores: Scores | None = None
     oracle_unchanged: StepResult = field(default_factory=StepResult)
@@ -93,18 +93,18 @@ class JudgeResult:
         return self.conclusion.checks if self.conclusion else ()
 
     @property
-    def decision(self) -> Decision | None:
-        return self.conclusion.decision if self.conclusion else None
+    def ruling(self) -> Ruling | None:
+        return self.conclusion.ruling if self.conclusion else None
 
     @property
     def verdict(self) -> Verdict:
         if self.entry.refusal is not None:
             return Verdict.REFUSED
-        return self.conclusion.decision.verdict if self.conclusion else Verdict.BROKEN
+        return self.conclusion.ruling.verdict if self.conclusion else Verdict.BROKEN
 
     @property
     def route(self) -> Route | None:
-        return self.conclusion.decision.route if self.conclusion else None
+        return self.conclusion.ruling.route if self.conclusion else None
 
     @property
     def reasons(self) -> list[str]:

@@ -18,7 +18,7 @@ from gavelkit.task.judging.verdict import FAIL, PASS, UNVERIFIABLE
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Solvability(StepResult):
+class SolvabilityCheck(StepResult):
     reference: ScoreResult | None = None
     source: str = ""  # the reference score file used
     threshold: float = 0.0
@@ -54,7 +54,7 @@ def find_reference(task: Task, explicit: str | Path | None) -> tuple[ScoreResult
     return None, ""
 
 
-def solvability(task: Task, reference_run: str | Path | None) -> Solvability:
+def solvability(task: Task, reference_run: str | Path | None) -> SolvabilityCheck:
     notes = Notes(str(task.dir))
     ref, src = find_reference(task, reference_run)
     thr = threshold(task)
@@ -63,7 +63,7 @@ def solvability(task: Task, reference_run: str | Path | None) -> Solvability:
                "or pass --reference-run)")
         notes.add("TSK-J005", "error", msg)
         notes.check("solvability", UNVERIFIABLE, msg, "env")
-        return Solvability(threshold=thr, **notes.frozen())
+        return SolvabilityCheck(threshold=thr, **notes.frozen())
     rate = ref.pass_rate
     diag: tuple[Blame, ...] = ()
     if rate is None or rate < thr:
@@ -75,5 +75,5 @@ def solvability(task: Task, reference_run: str | Path | None) -> Solvability:
         notes.check("solvability", FAIL, msg, "env" if points_at_environment(diag) else "filter")
     else:
         notes.check("solvability", PASS, f"reference {rate:.1%} >= {thr * 100:g} %")
-    return Solvability(reference=ref, source=src, threshold=thr, diagnosis=diag,
+    return SolvabilityCheck(reference=ref, source=src, threshold=thr, diagnosis=diag,
                        **notes.frozen())

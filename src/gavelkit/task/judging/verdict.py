@@ -107,7 +107,7 @@ class Check:
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
+class Ruling:
     verdict: Verdict
     route: Route | None
     reasons: tuple[str, ...] = ()
@@ -145,14 +145,14 @@ def complete(checks: Iterable[Check]) -> list[Check]:
     return sorted(have.values(), key=lambda c: (_rank(c), c.name))
 
 
-def decide(checks: Iterable[Check]) -> Decision:
+def decide(checks: Iterable[Check]) -> Ruling:
     """Verdict and route from all checks; QUALIFIED only when every check is PASS."""
     allc = complete(checks)
     blocking = tuple(c for c in allc if c.blocks)
     if not blocking:
-        return Decision(Verdict.QUALIFIED, None, (_qualified_reason(allc),))
+        return Ruling(Verdict.QUALIFIED, None, (_qualified_reason(allc),))
     verdict, route = _blocked(blocking)
-    return Decision(verdict, route, tuple(f"{c.name} {c.status}: {c.reason}" for c in blocking),
+    return Ruling(verdict, route, tuple(f"{c.name} {c.status}: {c.reason}" for c in blocking),
                     blocking)
 
 

@@ -270,7 +270,7 @@ def plan_transition(task_dir: str | Path, to: str, config: Any = None,
 
 
 @dataclass(slots=True)
-class Result:
+class TransitionResult:
     plan: Plan
     written: bool
     row: HistoryRow | None = None
@@ -286,7 +286,7 @@ class Result:
 
 def transition(task_dir: str | Path, to: str, note: str = "", *, date: str | None = None,
                config: Any = None, dry_run: bool = False,
-               extra: dict[str, str] | None = None, run: Path | None = None) -> Result:
+               extra: dict[str, str] | None = None, run: Path | None = None) -> TransitionResult:
     """Apply a transition under the state-file lock; refused transitions write nothing."""
     d = Path(task_dir)
     path = d / STATE_NAME
@@ -297,7 +297,7 @@ def transition(task_dir: str | Path, to: str, note: str = "", *, date: str | Non
         ps = _read_ps(d)
         plan = plan_from(ps, to, d, cfg, run)
         if not plan.ok or dry_run:
-            return Result(plan, False)
+            return TransitionResult(plan, False)
         day = date or today()
         updates: dict[str, str] = {"state": plan.to_state}
         stage = state_table()["states"][plan.to_state].get("stage")
@@ -319,7 +319,7 @@ def transition(task_dir: str | Path, to: str, note: str = "", *, date: str | Non
 
             record_digests(d, date=day)
         atomic_write(path, new_text)
-    return Result(plan, True, row)
+    return TransitionResult(plan, True, row)
 
 
 TEMPLATE = """# Pipeline State — {task_id}
