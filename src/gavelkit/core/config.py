@@ -46,15 +46,19 @@ def find_config(start: Path | None = None) -> Path | None:
 def load_config(path: str | None = None) -> dict[str, Any]:
     """The parsed config (empty when there is none); a broken one is InputError."""
     p = path if path else find_config()
-    if p is None:
-        return {}
+    return read_toml(p) if p is not None else {}
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A configuration file of either pack (gavel.toml, gavel-task.toml, a --config file):
+    read safely, parsed, or InputError GK-IO006 naming it (never silently the defaults)."""
     import tomllib  # only when a config exists: keeps it off the common start-up path
 
-    text = read_text(p, allow_empty=True)
+    text = read_text(path, allow_empty=True)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(str(p), f"TOML error: {exc}", code="GK-IO006") from None
+        raise InputError(str(path), f"TOML error: {exc}", code="GK-IO006") from None
 
 
 def section(config: dict[str, Any], *keys: str) -> dict[str, Any]:

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from gavelkit.core.errors import InputError
-from gavelkit.core.textio import read_text
 from gavelkit.data import path as data_path  # not importlib.resources: zipfile at start-up
 
 TASK_CONFIG_NAME = "gavel-task.toml"
@@ -68,11 +67,9 @@ def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def _toml(path: Path) -> dict[str, Any]:
-    text = read_text(path, allow_empty=True)
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(str(path), f"config is not valid TOML: {exc}", code="GK-IO001") from None
+    from gavelkit.core.config import read_toml
+
+    return read_toml(path)
 
 
 def _checked(data: dict[str, Any], path: Path) -> dict[str, Any]:
