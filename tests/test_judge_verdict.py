@@ -590,3 +590,18 @@ def test_the_prefilled_spotcheck_size_is_data(task: Path, provenance) -> None:  
     assert res.verdict == "PENDING" and len(res.fairness.spotcheck.prefilled) == 2
     table = (task / "judge" / "spotcheck.md").read_text()
     assert table.count("| `") == 2
+
+
+def test_a_recorded_run_of_another_scorer_says_what_it_could_not_derive(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """alembic's recorded run holds counts and its one failure: read, and UNVERIFIABLE with
+    the reason (it was refused as 'no summary object')."""
+    run = task / "candidate-runs" / "bad"
+    (run / "score_result.json").write_text(json.dumps({
+        "candidate": {"passed": 6, "failed": 1, "total": 7, "pass_rate": 6 / 7},
+        "failures": [{"nodeid": "oracle/test_atomic.py::test_x", "message": "boom"}]}))
+    res = judge_run(task, run, move_state=False)
+    f = fires(res.findings, "TSK-J016")
+    assert "recorded for its 1 failure(s) only" in f.message
+    assert "read as counts: counts from its 'candidate' record" in f.message
+    assert res.verdict == "BROKEN" and not res.scores_usable
+

@@ -55,7 +55,7 @@ def test_pytest_json_report_summary_omitting_zero_counts() -> None:
     sr, fnd = score_from_dict(data, "r.json")
     assert sr.problem() is None and sr.pass_rate == 1.0 and sr.counts["failed"] == 0
     assert any("omits zero counts" in n for n in sr.notes)
-    assert fires(fnd, "TSK-R006").severity == "info"
+    clean(fnd, "TSK-R006")  # what was derived is said where the score is used (the judge)
 
 
 # ---------------------------------------------------------------- Bmk-dev harness shapes

@@ -149,7 +149,7 @@ def _result(norm: Normalised, path: str, findings: list[Finding]) -> tuple[Score
         sr = replace(sr, stated_rate=stated / 100.0)
     if sr.rate_mismatch:
         findings.append(Finding("TSK-R006", "warning", sr.rate_mismatch, path, 0, 0))
-    return sr, findings + _reading_findings(sr)
+    return sr, findings
 
 
 def _count_findings(counts: dict[str, int], total: int | None, path: str) -> list[Finding]:
@@ -160,17 +160,6 @@ def _count_findings(counts: dict[str, int], total: int | None, path: str) -> lis
         return [Finding("TSK-R006", "warning", f"outcome counts add up to "
                         f"{sum(counts.values())}, total says {total}", path, 0, 0)]
     return []
-
-
-def _reading_findings(sr: ScoreResult) -> list[Finding]:
-    """What the reader derived (info) and could not derive (warning), for a foreign file."""
-    if sr.format == "gavel":
-        return []
-    out = [Finding("TSK-R006", "info", f"read as {sr.format}: {n}", sr.path, 0, 0)
-           for n in sr.notes]
-    out += [Finding("TSK-R006", "warning", f"read as {sr.format}: not derivable: {g}",
-                    sr.path, 0, 0) for g in sr.gaps]
-    return out
 
 
 def _stated(data: Mapping[str, Any], summary: Mapping[str, Any]) -> float | None:

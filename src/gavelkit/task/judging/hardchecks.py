@@ -197,7 +197,9 @@ def run(loaded: Loaded, score: ScoreResult, run_findings: tuple[dict[str, object
 
 
 def _score_check(path: Path, score: ScoreResult, notes: Notes) -> None:
-    problem = score.problem()
+    """The score is a complete measurement; for another scorer's file, what the reader
+    derived and everything it could not derive are named."""
+    problem = "; ".join(score.gaps) if len(score.gaps) > 1 else score.problem()
     read_as = "" if score.format == "gavel" else f" (read as {score.format}: " + (
         "; ".join(score.notes) or "nothing derived") + ")"
     if problem:
