@@ -73,6 +73,13 @@ def test_harness_summary_with_only_the_nonzero_count() -> None:
     assert sr.raw["cases"][0]["call"]["phase"] == "setup"
 
 
+def test_subtests_outcomes_count_as_their_result() -> None:
+    """pycparser's recorded runs (pytest-subtests): "subtests passed" is a pass."""
+    cases = [_case("t.py::a", "passed"), _case("t.py::b", "subtests passed")]
+    sr, _ = score_from_dict({"summary": {"passed": 2, "total": 2}, "cases": cases}, "s.json")
+    assert sr.problem() is None and sr.pass_rate == 1.0
+
+
 def test_counts_that_do_not_add_up_are_not_a_measurement() -> None:
     # near miss of the above: one count missing from a summary with no test records
     sr, fnd = score_from_dict({"summary": {"error": 2, "total": 3}}, "x.json")

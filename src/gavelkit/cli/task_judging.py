@@ -199,7 +199,9 @@ def solvability_parser(prog: str) -> argparse.ArgumentParser:
     g.add_argument("--reference-package", metavar="SPEC",
                    help="install SPEC (e.g. semver==3.0.2) from the index as the reference")
     p.add_argument("--out", type=at.abs_path, help="run folder (default: TASK/judge/reference_run)")
-    p.add_argument("--threshold", type=at.unit_float, help="pass rate needed (default 0.95, 1.0 at "
+    p.add_argument("--threshold", type=at.unit_float, help="pass rate needed (default: the "
+                                                             "task's [judge] solvable, 0.95; "
+                                                             "solvable_at_s3, 1.0, at "
                                                     "S3_REFERENCE_RUN)")
     _run_args(p)
     add_format(p)

@@ -149,9 +149,11 @@ def gates_main(argv: list[str], prog: str) -> int:
     if d is not None:
         src = d.data.get("source")
         cols = d.data.get("map", {}).get("columns") if src == "map" else None
+        from gavelkit.task.gates.gate_d import source_note
+
         text_lines.append("\nGate D source: " + {
             "map": "spec_test_map.md", "mapping_file": f"oracle.mapping_file ({d.data.get('source_path')})",
-            "task_record": "task.json coverage record (from the task's record, not recomputed)",
+            "task_record": f"task.json coverage record ({source_note(d)})",
         }.get(str(src), "none (no map with sections, mapping file or coverage record)")
             + (" - columns: " + "; ".join(f"{k} = {v}" for k, v in cols.items()) if cols else ""))
     if d and d.table:

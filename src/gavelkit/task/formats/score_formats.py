@@ -57,7 +57,9 @@ def detect(data: Mapping[str, Any]) -> Format:
 
 
 def outcome_of(raw: Any) -> str:
-    o = str(raw or "").strip().lower()
+    """gavel's outcome name for another scorer's spelling (pytest-subtests reports a test's
+    own result as "subtests passed" / "subtests failed")."""
+    o = str(raw or "").strip().lower().removeprefix("subtests ")
     return OUTCOME_ALIASES.get(o, o)
 
 

@@ -58,8 +58,11 @@ def steps(root: Path, Step: Any) -> list[Any]:
                                         out=task / "judge" / "reference_run", role="reference"))
     iso = ref.score["gavel"]["isolation"]
     env = ref.score["gavel"]["environment"]
-    out.append(Step("solvability: reference on the oracle (>= 95 %)",
-                    (ref.pass_rate or 0) >= 0.95,
+    from gavelkit.task.config import load_config
+
+    least = float(load_config(task)["judge"]["solvable"])
+    out.append(Step(f"solvability: reference on the oracle (>= {least * 100:g} %)",
+                    (ref.pass_rate or 0) >= least,
                     f"{count_line(ref.summary, ref.pass_rate)}; env "
                     f"{env.get('requirements_hash')} ({'reused' if env.get('reused') else 'built'});"
                     f" isolation {'bubblewrap' if iso['active'] else 'INACTIVE: ' + iso['why_inactive']}"))

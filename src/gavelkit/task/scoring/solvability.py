@@ -48,8 +48,9 @@ def check_solvability(task_dir: str | Path, reference: str | None, reference_pac
     from gavelkit.task.scoring.runner import run_solution
 
     task = load_task(task_dir, getattr(opts, "config", None))
-    thr = threshold if threshold is not None else (1.0 if task.state == "S3_REFERENCE_RUN"
-                                                   else 0.95)
+    cfg = task.config["judge"]  # data: task_config [judge] solvable / solvable_at_s3
+    thr = threshold if threshold is not None else float(
+        cfg["solvable_at_s3"] if task.state == "S3_REFERENCE_RUN" else cfg["solvable"])
     if reference_package:
         opts.package_spec = reference_package  # installed with its dependencies
         opts.solution = ""
