@@ -605,3 +605,18 @@ def test_a_recorded_run_of_another_scorer_says_what_it_could_not_derive(task: Pa
     assert "read as counts: counts from its 'candidate' record" in f.message
     assert res.verdict == "BROKEN" and not res.scores_usable
 
+
+
+def test_a_score_without_gavels_run_record_is_never_fresh_enough_to_certify(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """Another scorer's file (here: gavel's own without its `gavel` record) cannot show it
+    was scored on today's oracle, nor what the sandbox caught: PENDING, never QUALIFIED."""
+    run = task / "candidate-runs" / "bad"
+    ok = judge_run(task, run, move_state=False)
+    assert ok.verdict == "QUALIFIED"  # near miss: the same run with its record
+    data = json.loads((run / "score_result.json").read_text())
+    data.pop("gavel")
+    (run / "score_result.json").write_text(json.dumps(data))
+    res = judge_run(task, run, move_state=False)
+    fresh = next(c for c in res.checks if c.name == "freshness")
+    assert fresh.status == "UNVERIFIABLE" and "read as harness" in fresh.reason
+    assert res.verdict == "PENDING" and res.route is None

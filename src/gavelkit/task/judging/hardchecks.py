@@ -188,6 +188,11 @@ def run(loaded: Loaded, score: ScoreResult, run_findings: tuple[dict[str, object
     if stale:
         notes.add("TSK-J011", "error", stale)
         notes.check("freshness", FAIL, stale, "rerun")
+    elif not _scored_on(score):
+        # another scorer's file (or one without gavel's run record) cannot show that it was
+        # scored on today's oracle: never certified, but not a fault of the task either
+        notes.check("freshness", UNVERIFIABLE, "the score file records no oracle digest "
+                    f"(read as {score.format}): it cannot show it was scored on today's oracle")
     env_run = [f for f in run_findings if f.get("severity") == "error"
                and f.get("code") in ENV_RUN_CODES]
     if env_run:
@@ -209,10 +214,16 @@ def _score_check(path: Path, score: ScoreResult, notes: Notes) -> None:
         notes.check("score", PASS, f"score file complete{read_as}")
 
 
+def _scored_on(score: ScoreResult) -> str | None:
+    """The oracle digest the run records it was scored on (gavel's run record)."""
+    integrity = score.gavel.get("integrity")
+    got = integrity.get("oracle_digest_before") if isinstance(integrity, dict) else None
+    return got if isinstance(got, str) and got else None
+
+
 def _stale(score: ScoreResult, oracle_digest: str) -> str:
     """Why the run was not scored on today's oracle ('' when it was, or says nothing)."""
-    integrity = score.gavel.get("integrity")
-    scored_on = integrity.get("oracle_digest_before") if isinstance(integrity, dict) else None
+    scored_on = _scored_on(score)
     if not scored_on or scored_on == oracle_digest:
         return ""
     return ("the run is stale: the oracle changed after it was scored "
