@@ -166,10 +166,11 @@ def _check(cfg: dict[str, Any], key: str, defaults: dict[str, Any],
 
 
 @functools.cache
-def open_blocking() -> frozenset[str]:
+def open_blocking() -> tuple[str, ...]:
     """The severities an open issue blocks a gate with (blocks.yaml gate.open_blocking;
-    seed §2: blocker and high): the one list every check and status reads."""
-    return frozenset(_read("blocks.yaml")["gate"]["open_blocking"])
+    seed §2: blocker and high): the one list every check and status reads. A tuple: a
+    severity read from a block may be any YAML value, a list among them (not hashable)."""
+    return tuple(_read("blocks.yaml")["gate"]["open_blocking"])
 
 
 @functools.cache
