@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "gavelkit"
-JUDGE = [*sorted((SRC / "task" / "judging").glob("*.py"))]
-OWNED = [p for p in JUDGE if p.stem not in ("metrics", "fleet", "report", "report_data",
-                                             "report_charts", "demo_task")] + [
+JUDGING = ("judge", "inputs", "hardchecks", "solvable", "fairness", "scores", "conclude",
+           "records", "result", "verdict", "blame", "diagnosis", "runmeta", "rejudge", "step",
+           "schema")
+OWNED = [SRC / "task" / "judging" / f"{m}.py" for m in JUDGING] + [
     SRC / "task" / "formats" / "score.py", SRC / "task" / "formats" / "score_formats.py",
     SRC / "cli" / "task_judging.py", SRC / "cli" / "common.py", SRC / "core" / "config.py",
     SRC / "task" / "config.py", SRC / "task" / "judgedata.py", SRC / "core" / "htmlreport.py",

@@ -14,14 +14,10 @@ instead of preflighting or measuring code that was not the code scored.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-# C:\..., C:/..., \\server\share: absolute on the system that wrote them, not on this one
-_FOREIGN = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +37,7 @@ class RunMeta:
     run_dir: Path
     package: str | None = None
     solution_dir: str | None = None
+    solution_dir_recorded: str | None = None  # as the run wrote it (perhaps another system's)
     import_root: str | None = None
     python: str | None = None
     remove_paths: tuple[str, ...] = ()
@@ -58,8 +55,10 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 
 def is_foreign(value: str) -> bool:
-    """A path written on another system (Windows drive or UNC path read on POSIX)."""
-    return os.name != "nt" and bool(_FOREIGN.match(value))
+    """A path written on another system (formats/paths.py: a Windows drive or UNC path)."""
+    from gavelkit.task.formats.paths import kind
+
+    return kind(value) == "foreign"
 
 
 def _resolve(value: Any, base: Path) -> str | None:
@@ -100,7 +99,8 @@ def read_run_meta(score_path: Path) -> RunMeta:
                     if isinstance(v := data.get(k), str) and is_foreign(v))
     inst = _dict(data.get("install"))
     return RunMeta(
-        run_dir=base, package=_str(data.get("package")), solution_dir=sol, import_root=root,
+        run_dir=base, package=_str(data.get("package")), solution_dir=sol,
+        solution_dir_recorded=recorded, import_root=root,
         python=_str(_dict(data.get("environment")).get("python")),
         remove_paths=tuple(x for x in (removes if isinstance(removes, list) else [])
                            if isinstance(x, str)),

@@ -89,22 +89,33 @@ def gate_b(metrics: Metrics, task: Task | None = None) -> GateB:
     it is reimplementation-neutral and whether Q-A holds: until then Gate B is PENDING."""
     from gavelkit.task.judgedata import for_task
 
-    cfg = for_task("gate_b", task)
-    limit = float(cfg["fail_share"])
-    total = sum(len(c.tests) for c in metrics.clusters)
-    ver = sum(len(c.tests) for c in metrics.clusters if c.klass == "verifier")
-    untraced = sum(len(c.tests) for c in metrics.clusters if not c.traced_to_spec
-                   and c.klass == "candidate")
+    limit = float(for_task("gate_b", task)["fail_share"])
+    base = _mechanical(metrics.clusters, limit)
+    if not base.failures:
+        return replace(base, verdict="PASS")  # nothing failed: nothing to judge
+    if base.share > limit:  # the mechanical rule fails it alone
+        return base
+    return _judged(base, [c for c in metrics.clusters if c.klass == "candidate"], task, limit)
+
+
+def _mechanical(clusters: list[Any], limit: float) -> GateB:
+    """The verifier (by rule) and untraced failures, as a failing Gate B to start from."""
+    total = sum(len(c.tests) for c in clusters)
+    ver = sum(len(c.tests) for c in clusters if c.klass == "verifier")
+    untraced = sum(len(c.tests) for c in clusters if c.klass == "candidate"
+                   and not c.traced_to_spec)
+    share = (ver + untraced) / total if total else 0.0
+    return GateB("FAIL", _verifier_rules(clusters), total, ver, untraced, round(share, 4),
+                 limit)
+
+
+def _verifier_rules(clusters: list[Any]) -> str:
+    """Which verifier rules the failures fall under, most failures first."""
     rules: dict[str, int] = {}
-    for c in metrics.clusters:
+    for c in clusters:
         if c.klass == "verifier":
             rules[c.rule or "verifier"] = rules.get(c.rule or "verifier", 0) + len(c.tests)
-    why = ", ".join(f"{n} {r}" for r, n in sorted(rules.items(), key=lambda x: -x[1]))
-    share = (ver + untraced) / total if total else 0.0
-    base = GateB("FAIL", why, total, ver, untraced, round(share, 4), limit)
-    if not total or share > limit:  # nothing to judge, or the mechanical rule fails it
-        return base if total else replace(base, verdict="PASS")
-    return _judged(base, [c for c in metrics.clusters if c.klass == "candidate"], task, limit)
+    return ", ".join(f"{n} {r}" for r, n in sorted(rules.items(), key=lambda x: -x[1]))
 
 
 def _judged(base: GateB, cands: list[Any], task: Task | None, limit: float) -> GateB:
