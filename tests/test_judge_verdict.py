@@ -620,3 +620,14 @@ def test_a_score_without_gavels_run_record_is_never_fresh_enough_to_certify(task
     fresh = next(c for c in res.checks if c.name == "freshness")
     assert fresh.status == "UNVERIFIABLE" and "read as harness" in fresh.reason
     assert res.verdict == "PENDING" and res.route is None
+
+
+def test_the_task_report_shows_the_judges_gate_names_in_their_rows(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    judge_run(task, task / "candidate-runs" / "bad")
+    out = tmp_path / "report.html"
+    rc, _, err = cli("task", "report", str(task), "-o", str(out))
+    assert rc == 0, err
+    html = out.read_text()
+    d_row = next(r for r in html.split("<tr>") if r.startswith("<td>D</td>"))
+    assert "gate-D: FULL" in d_row
+    assert "not a static gate</td><td></td><td></td><td>gate-D" not in html
