@@ -20,7 +20,9 @@ Verdicts: CHEAT_DETECTED (the anti-cheat check failed), BROKEN (another check
 failed, or could not be verified for a reason the pipeline has to fix: the
 route says where), PENDING (nothing failed, but something is still to be done
 or supplied before the task can be certified; the state stays at S5_JUDGE),
-QUALIFIED.
+QUALIFIED, and REFUSED (the task was not at the judge's entry state: nothing judged or
+written). `Status`, `Verdict` and `Route` are the vocabularies every record, report and
+command uses; `ORDER` lists the only check names (one name per gate everywhere).
 """
 
 from __future__ import annotations
