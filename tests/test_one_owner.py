@@ -93,3 +93,17 @@ def test_one_class_per_name_in_the_judge_and_its_inputs() -> None:
     for name in ("Check", "Ruling", "Decision", "Preflight", "PreflightResult",
                  "TransitionResult", "ScoreResult", "ScoreCase", "SolvabilityCheck"):
         assert len(names.get(name, [])) <= 1, (name, names.get(name))
+
+
+def test_every_option_the_judge_tells_you_to_pass_exists() -> None:
+    """'set task.json package or pass --package' named an option `task judge` lacks."""
+    import re
+
+    import gavelkit
+    from gavelkit.cli.task_judging import judge_parser
+
+    opts = set(judge_parser("gavel task judge")._option_string_actions)
+    src = Path(gavelkit.__file__).parent
+    told = {o for p in [*(src / "task" / "judging").glob("*.py"), src / "task" / "formats" /
+                        "score.py"] for o in re.findall(r"pass (--[a-z][a-z-]*)", p.read_text())}
+    assert told and told <= opts, told - opts
