@@ -70,7 +70,7 @@ def decide_row(gates: dict[str, dict[str, Any]], judge_checks: Any,
     return FleetVerdict(d.verdict, d.route, hard, basis, recorded, recorded_source)
 
 
-VERDICTS = ("QUALIFIED", "BROKEN", "CHEAT_DETECTED", "PENDING")
+VERDICTS = V.RECORDED_VERDICTS
 
 
 def recorded_verdict(tj: dict[str, Any], manifest: dict[str, Any] | None = None

@@ -17,10 +17,9 @@ from typing import Any
 from gavelkit.task.judging.fairness import SPOTCHECK
 from gavelkit.task.judging.result import JudgeResult, Records, Transition
 from gavelkit.task.judging.step import Notes
-from gavelkit.task.judging.verdict import Verdict
+from gavelkit.task.judging.verdict import TASK_STATUSES, Verdict
 
-STATUS_OF = {Verdict.QUALIFIED: "QUALIFIED", Verdict.BROKEN: "BROKEN",
-             Verdict.CHEAT_DETECTED: "CHEAT_DETECTED"}
+STATUS_OF = {v: str(v) for v in TASK_STATUSES}  # task.json status written with the verdict
 REPORT = "judge/diagnosis_report.md"
 
 

@@ -13,11 +13,12 @@ from gavelkit.core.findings import Finding
 from gavelkit.task.formats.score import ScoreResult, read_score, score_from_dict
 from gavelkit.task.judging.failures import crash_message
 from gavelkit.task.judging.fleet_verdict import decide_row, recorded_verdict
+from gavelkit.task.judging.verdict import TASK_STATUSES
 
 SHOWN_FINDINGS = 200  # per gate on the page; the rest is counted, never dropped silently
 LAYERS = ("atomic", "integration", "system_e2e")
 FAILED = ("failed", "error", "timeout", "collection_error", "not_collected")
-VERDICTS = ("QUALIFIED", "BROKEN", "CHEAT_DETECTED")
+VERDICTS = TASK_STATUSES  # a task.json status that states a verdict
 EXTRA_CANDIDATE = ("evidence/candidate_score.json", "judge/candidate_score.json")
 def _rate(counts: dict[str, int]) -> float | None:
     total = counts.get("total")

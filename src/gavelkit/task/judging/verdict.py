@@ -58,6 +58,10 @@ PASS, FAIL, UNVERIFIABLE, PENDING, NA = (Status.PASS, Status.FAIL, Status.UNVERI
                                          Status.PENDING, Status.NA)
 STATUSES = tuple(Status)
 VERDICTS = tuple(Verdict)
+# what a record may state as the judge's verdict (a refusal is never recorded), and the
+# task.json `status` values the judge writes with its verdict
+RECORDED_VERDICTS = tuple(v for v in Verdict if v != Verdict.REFUSED)
+TASK_STATUSES = (Verdict.QUALIFIED, Verdict.BROKEN, Verdict.CHEAT_DETECTED)
 Route = Literal["spec", "filter", "env", "rerun"]
 # checks a task's (older) spec standard may lack; every other check must PASS
 MAY_NOT_APPLY = ("gate-F",)
