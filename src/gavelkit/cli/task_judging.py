@@ -255,9 +255,9 @@ def judge_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def judge_main(argv: list[str], prog: str) -> int:
+    a = judge_parser(prog).parse_args(argv)
     from gavelkit.task.judging.records import record
 
-    a = judge_parser(prog).parse_args(argv)
     res = _judged(a)
     if res.verdict == "REFUSED":
         return emit(res.findings, a.format, "task judge", extra={"judge": {
