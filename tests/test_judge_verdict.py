@@ -479,6 +479,8 @@ def test_written_judge_results_follow_the_versioned_schema(task: Path, provenanc
     v = _validator()
     rc, printed = cli_json("task", "schema", "judge-result")
     assert rc == 0 and printed["$id"].endswith("/judge-result/1.json")
+    rc, text, _ = cli("task", "schema", "judge-result", "--format", "text")
+    assert rc == 0 and text.startswith("$schema:")
     for run, setup in (("bad", None), ("perfect", "no table")):
         if setup:
             (task / "judge" / "spotcheck.md").unlink()
