@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ _FOOTER = re.compile(r"^\s*Total\s*:", re.I)
 _NONE_CELLS = frozenset({"", "-", "—", "–", "n/a", "none"})
 _NODEID = re.compile(r"^[\w./\\-]+(?:\.py)?::[\w\[]")
 _BULLET_ID = re.compile(r"^\s*[-*]\s+`(?P<id>[^`\s]+::[^`]+)`\s*(?:\[(?P<layer>[\w/ -]+)\])?")
+Share = Callable[[int], "float | None"]  # column index -> share of its cells, None: none
 _ROLES = ("nodeid", "section", "layer", "status", "source", "notes")
 
 
@@ -179,40 +181,59 @@ def _heading_key(text: str) -> str:
 
 def assign_columns(table: MdTable, headings: set[str] | None = None) -> dict[str, Column]:
     """Role -> column, by header synonyms first, then by content for node id and section."""
+    out = _columns_by_header(table)
+    rows = [r.cells for r in table.rows if len(r.cells) == len(table.header)]
+    if "nodeid" not in out and rows:
+        _add_by_content(out, table, "nodeid", _nodeid_share(rows))
+    if "section" not in out and rows and headings:
+        _add_by_content(out, table, "section", _section_share(rows, headings))
+    return out
+
+
+def _columns_by_header(table: MdTable) -> dict[str, Column]:
     syn = vocabulary()["columns"]
     keys = table.keys()
     out: dict[str, Column] = {}
     for role in _ROLES:
-        for i, k in enumerate(keys):
-            if k in syn[role] and i not in {c.index for c in out.values()}:
-                out[role] = Column(table.header[i], i, "header")
-                break
-    det = vocabulary()["detect"]
-    taken = {c.index for c in out.values()}
-    rows = [r.cells for r in table.rows if len(r.cells) == len(keys)]
-    if "nodeid" not in out and rows:
-        # the first column not named for another role whose cells are node ids; a column
-        # named as provenance (source_nodeid, Provenance) holds upstream ids, not scoring ids
-        for i in range(len(keys)):
-            cells = [r[i] for r in rows if r[i].strip()]
-            if i in taken or not cells:
-                continue
-            if sum(looks_like_nodeid(c) for c in cells) / len(cells) >= float(det["nodeid_share"]):
-                out["nodeid"] = Column(table.header[i], i, "content")
-                taken.add(i)
-                break
-    if "section" not in out and rows and headings:
-        for i in range(len(keys)):
-            if i in taken:
-                continue
-            cells = [r[i] for r in rows if r[i].strip() and r[i].strip() not in _NONE_CELLS]
-            if not cells:
-                continue
-            hit = sum(any(_heading_key(p) in headings for p in split_sections(c)) for c in cells)
-            if hit / len(cells) >= float(det["section_share"]):
-                out["section"] = Column(table.header[i], i, "content")
-                break
+        taken = {c.index for c in out.values()}
+        i = next((i for i, k in enumerate(keys) if k in syn[role] and i not in taken), None)
+        if i is not None:
+            out[role] = Column(table.header[i], i, "header")
     return out
+
+
+def _nodeid_share(rows: list[list[str]]) -> Share:
+    """Share of a column's non-empty cells shaped like node ids (None: no such cells)."""
+    def share(i: int) -> float | None:
+        cells = [r[i] for r in rows if r[i].strip()]
+        return sum(looks_like_nodeid(c) for c in cells) / len(cells) if cells else None
+    return share
+
+
+def _section_share(rows: list[list[str]], headings: set[str]) -> Share:
+    """Share of a column's non-empty cells naming a spec heading (None: no such cells)."""
+    def share(i: int) -> float | None:
+        cells = [r[i] for r in rows if r[i].strip() and r[i].strip() not in _NONE_CELLS]
+        if not cells:
+            return None
+        hit = sum(any(_heading_key(p) in headings for p in split_sections(c)) for c in cells)
+        return hit / len(cells)
+    return share
+
+
+def _add_by_content(out: dict[str, Column], table: MdTable, role: str, share: Share) -> None:
+    """The first column not named for another role whose cells reach the role's detection
+    share; a column named as provenance (source_nodeid, Provenance) holds upstream ids, not
+    scoring ids, so it is taken and never a candidate."""
+    threshold = float(vocabulary()["detect"][f"{role}_share"])
+    taken = {c.index for c in out.values()}
+    for i in range(len(table.header)):
+        if i in taken:
+            continue
+        got = share(i)
+        if got is not None and got >= threshold:
+            out[role] = Column(table.header[i], i, "content")
+            return
 
 
 def _why_not(table: MdTable, cols: dict[str, Column]) -> str:
@@ -232,117 +253,174 @@ def parse_spec_test_map(text: str, path: str = "spec_test_map.md",
     findings: list[Finding] = []
     lines = text.split("\n")
     mask = code_mask(lines)
+    _read_header(lines, mask, stm)
+    rejected = _read_tables(text, headings, stm, findings)
+    if not stm.layout:
+        findings.append(_no_main_table(lines, mask, stm, rejected))
+    return stm, findings
+
+
+def _read_header(lines: list[str], mask: list[bool], stm: SpecTestMap) -> None:
+    """Title, `key: value` lines before the first table, inline keys, the Total footer."""
     first_table = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("|")), len(lines))
     for i, line in enumerate(lines):
-        if mask[i]:
-            continue
-        if line.startswith("# ") and not stm.title:
-            stm.title = line[2:].strip()
-            continue
-        if _FOOTER.match(line):
-            stm.footer_line = i + 1
-            for part in re.split(r"\|", line):
-                m = re.match(r"\s*([\w ()\-]+?)\s*:\s*(\d+)\s*$", part)
-                if m:
-                    stm.footer[norm_key(m.group(1))] = int(m.group(2))
-            continue
-        if i < first_table and not line.startswith("#") and not line.lstrip().startswith("|"):
-            m = _HEADER_LINE.match(line)
-            if m and " " not in m.group("key"):
-                stm.header[m.group("key")] = strip_ticks(m.group("val"))
-                stm.header_lines[m.group("key")] = i + 1
-                continue
+        if not mask[i]:
+            _read_header_line(line, i + 1, i < first_table, stm)
+
+
+def _read_header_line(line: str, lineno: int, before_tables: bool, stm: SpecTestMap) -> None:
+    if line.startswith("# ") and not stm.title:
+        stm.title = line[2:].strip()
+    elif _FOOTER.match(line):
+        _read_footer(line, lineno, stm)
+    elif not (before_tables and _header_line(line, lineno, stm)):
         for m in _INLINE_KV.finditer(line):
             stm.header.setdefault(m.group("key"), m.group("val").strip())
-            stm.header_lines.setdefault(m.group("key"), i + 1)
+            stm.header_lines.setdefault(m.group("key"), lineno)
+
+
+def _read_footer(line: str, lineno: int, stm: SpecTestMap) -> None:
+    stm.footer_line = lineno
+    for part in re.split(r"\|", line):
+        m = re.match(r"\s*([\w ()\-]+?)\s*:\s*(\d+)\s*$", part)
+        if m:
+            stm.footer[norm_key(m.group(1))] = int(m.group(2))
+
+
+def _header_line(line: str, lineno: int, stm: SpecTestMap) -> bool:
+    """A `key: value` line of the map's header; False when the line is not one."""
+    if line.startswith("#") or line.lstrip().startswith("|"):
+        return False
+    m = _HEADER_LINE.match(line)
+    if not m or " " in m.group("key"):
+        return False
+    stm.header[m.group("key")] = strip_ticks(m.group("val"))
+    stm.header_lines[m.group("key")] = lineno
+    return True
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class _Rejected:
+    """A table that is not a main map table; tables with node ids rank first."""
+
+    rank: int
+    line: int
+    why: str
+
+
+def _read_tables(text: str, headings: set[str] | None, stm: SpecTestMap,
+                 findings: list[Finding]) -> list[_Rejected]:
+    """Rows of every main table (node-id and section columns); the other tables' reasons."""
     seen: dict[str, int] = {}
-    rejected: list[tuple[int, int, str]] = []  # (rank, line, why): tables with node ids first
+    rejected: list[_Rejected] = []
     for table in find_tables(text):
         cols = assign_columns(table, headings)
         if "nodeid" not in cols or "section" not in cols:
             stm.extra_tables.append(table)
-            rejected.append((0 if "nodeid" in cols else 1, table.header_line,
-                             _why_not(table, cols)))
+            rejected.append(_Rejected(0 if "nodeid" in cols else 1, table.header_line,
+                                      _why_not(table, cols)))
             continue
-        layout = "with-source" if "source" in cols else "no-source"
-        if stm.layout and stm.layout != layout:
+        _take_layout(table, cols, stm, findings)
+        _read_rows(table, cols, stm, seen, findings, stm.path)
+    return rejected
+
+
+def _take_layout(table: MdTable, cols: dict[str, Column], stm: SpecTestMap,
+                 findings: list[Finding]) -> None:
+    """The first main table sets the layout and columns; a later one of another layout warns."""
+    layout = "with-source" if "source" in cols else "no-source"
+    if stm.layout:
+        if stm.layout != layout:
             findings.append(Finding(
                 "TSK-R002", "warning", f"map table at line {table.header_line} uses the "
-                f"{layout} layout, earlier tables use {stm.layout}", path, table.header_line, 1))
-        if not stm.layout:
-            stm.layout = layout
-            stm.columns = cols
-            if any(c.how == "content" for c in cols.values()):
-                findings.append(Finding(
-                    "TSK-R009", "info", "map columns found by content, not by header: "
-                    + "; ".join(f"{role} = {c.describe()}" for role, c in cols.items()
-                                if c.how == "content"), path, table.header_line, 1))
-        _read_rows(table, cols, stm, seen, findings, path)
-    if not stm.layout:
-        bullets = _read_bullets(lines, mask, stm)
-        if bullets:
-            stm.unreadable = "bullet list of node ids without spec sections"
-            findings.append(Finding(
-                "TSK-R002", "warning", f"the map lists {bullets} node ids as bullets (first at "
-                f"line {stm.rows[0].line}) with no spec sections; coverage per section cannot "
-                "be computed from it", path, stm.rows[0].line, 1))
-        else:
-            _rank, line, why = min(rejected) if rejected else (2, 0, "the file has no Markdown table")
-            stm.unreadable = why
-            findings.append(Finding(
-                "TSK-R002", "error", f"no map table with node-id and spec-section columns: {why}",
-                path, line, 1 if line else 0))
-    return stm, findings
+                f"{layout} layout, earlier tables use {stm.layout}", stm.path, table.header_line, 1))
+        return
+    stm.layout = layout
+    stm.columns = cols
+    if any(c.how == "content" for c in cols.values()):
+        findings.append(Finding(
+            "TSK-R009", "info", "map columns found by content, not by header: "
+            + "; ".join(f"{role} = {c.describe()}" for role, c in cols.items()
+                        if c.how == "content"), stm.path, table.header_line, 1))
+
+
+def _no_main_table(lines: list[str], mask: list[bool], stm: SpecTestMap,
+                   rejected: list[_Rejected]) -> Finding:
+    """No main table: a bullet list of node ids is read (a warning), else why not (an error)."""
+    bullets = _read_bullets(lines, mask, stm)
+    if bullets:
+        stm.unreadable = "bullet list of node ids without spec sections"
+        return Finding(
+            "TSK-R002", "warning", f"the map lists {bullets} node ids as bullets (first at "
+            f"line {stm.rows[0].line}) with no spec sections; coverage per section cannot "
+            "be computed from it", stm.path, stm.rows[0].line, 1)
+    worst = min(rejected) if rejected else _Rejected(2, 0, "the file has no Markdown table")
+    stm.unreadable = worst.why
+    return Finding("TSK-R002", "error", f"no map table with node-id and spec-section columns: "
+                   f"{worst.why}", stm.path, worst.line, 1 if worst.line else 0)
 
 
 def _read_rows(table: MdTable, cols: dict[str, Column], stm: SpecTestMap, seen: dict[str, int],
                findings: list[Finding], path: str) -> None:
     n = len(table.header)
     for row in table.rows:
-        cells = row.cells
-        if len(cells) != n:
+        if len(row.cells) != n:
             findings.append(Finding(
-                "TSK-R002", "error", f"row has {len(cells)} cells, header has {n}; row skipped",
+                "TSK-R002", "error", f"row has {len(row.cells)} cells, header has {n}; row skipped",
                 path, row.line, 1))
             continue
-
-        def cell(role: str, cells: list[str] = cells) -> str:
-            return strip_ticks(cells[cols[role].index]) if role in cols else ""
-
-        nodeid = strip_ticks(cells[cols["nodeid"].index].split("<br")[0])
-        status_raw, layer_raw = cell("status"), cell("layer")
-        status = normalise_status(status_raw) if "status" in cols else "covered"
-        layer = normalise_layer(layer_raw)
-        if not layer and normalise_status(layer_raw) == "excluded" and not status_raw:
-            status = "excluded"
-        section_cell = cells[cols["section"].index]
-        r = MapRow(nodeid, layer, split_sections(section_cell), status, cell("source").lower(),
-                   cell("notes"), section_cell, row.line, status_raw, layer_raw)
-        problems = []
-        if not nodeid or " " in re.sub(r"\[.*\]$", "", nodeid):
-            problems.append(f"node id {nodeid!r} is empty or has spaces outside its [parameters]")
-        if layer and layer not in LAYERS:
-            problems.append(f"layer {layer_raw!r} is not one of {', '.join(sorted(LAYERS))}")
-        if "status" in cols and not status:
-            problems.append("status is empty")
-        elif status not in STATUSES:
-            problems.append(f"status {status_raw!r} is not one of {', '.join(sorted(STATUSES))} "
-                            "(nor a spelling of one)")
-        if status == "covered" and not r.sections:
-            problems.append("covered row names no spec_section")
-        if status == "covered" and not layer and "layer" in cols:
-            problems.append("covered row has no layer")
-        for p in problems:
-            findings.append(Finding("TSK-R002", "error", p, path, row.line, 1))
-        if not nodeid:
+        r = _map_row(row.cells, cols, row.line)
+        findings += [Finding("TSK-R002", "error", p, path, row.line, 1)
+                     for p in _row_problems(r, cols)]
+        if not r.nodeid:
             continue
-        if nodeid in seen:
+        if r.nodeid in seen:
             findings.append(Finding(
-                "TSK-R002", "error", f"node id {nodeid} already listed at line {seen[nodeid]}",
-                path, row.line, 1))
+                "TSK-R002", "error", f"node id {r.nodeid} already listed at line "
+                f"{seen[r.nodeid]}", path, row.line, 1))
         else:
-            seen[nodeid] = row.line
+            seen[r.nodeid] = row.line
         stm.rows.append(r)
+
+
+def _map_row(cells: list[str], cols: dict[str, Column], line: int) -> MapRow:
+    def cell(role: str) -> str:
+        return strip_ticks(cells[cols[role].index]) if role in cols else ""
+
+    nodeid = strip_ticks(cells[cols["nodeid"].index].split("<br")[0])
+    status_raw, layer_raw = cell("status"), cell("layer")
+    status = normalise_status(status_raw) if "status" in cols else "covered"
+    layer = normalise_layer(layer_raw)
+    if not layer and normalise_status(layer_raw) == "excluded" and not status_raw:
+        status = "excluded"
+    section_cell = cells[cols["section"].index]
+    return MapRow(nodeid, layer, split_sections(section_cell), status, cell("source").lower(),
+                  cell("notes"), section_cell, line, status_raw, layer_raw)
+
+
+def _row_problems(r: MapRow, cols: dict[str, Column]) -> list[str]:
+    problems = []
+    if not r.nodeid or " " in re.sub(r"\[.*\]$", "", r.nodeid):
+        problems.append(f"node id {r.nodeid!r} is empty or has spaces outside its [parameters]")
+    if r.layer and r.layer not in LAYERS:
+        problems.append(f"layer {r.layer_raw!r} is not one of {', '.join(sorted(LAYERS))}")
+    if "status" in cols and not r.status:
+        problems.append("status is empty")
+    elif r.status not in STATUSES:
+        problems.append(f"status {r.status_raw!r} is not one of {', '.join(sorted(STATUSES))} "
+                        "(nor a spelling of one)")
+    if r.status == "covered":
+        problems += _covered_row_problems(r, cols)
+    return problems
+
+
+def _covered_row_problems(r: MapRow, cols: dict[str, Column]) -> list[str]:
+    problems = []
+    if not r.sections:
+        problems.append("covered row names no spec_section")
+    if not r.layer and "layer" in cols:
+        problems.append("covered row has no layer")
+    return problems
 
 
 def _read_bullets(lines: list[str], mask: list[bool], stm: SpecTestMap) -> int:

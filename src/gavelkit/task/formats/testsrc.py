@@ -99,22 +99,35 @@ def classify_assert(test: ast.expr) -> str:
             "isinstance", "hasattr", "callable", "issubclass"):
         return "shape"
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        left, op, right = test.left, test.ops[0], test.comparators[0]
-        if isinstance(op, ast.Is | ast.Eq) and (_is_const(right, None) or _is_const(right, False)):
-            return "failure_path"
-        if isinstance(op, ast.IsNot) and _is_const(right, None):
-            return "shape"
-        if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id in (
-                "len", "type"):
-            return "shape"
-        if _names_code(left) and ((isinstance(op, ast.NotEq) and _is_const(right, 0))
-                                  or (isinstance(op, ast.Gt) and _is_const(right, 0))
-                                  or (isinstance(op, ast.Eq) and isinstance(right, ast.Constant)
-                                      and isinstance(right.value, int)
-                                      and not isinstance(right.value, bool)
-                                      and right.value != 0)):
-            return "failure_path"
+        return _classify_compare(test.left, test.ops[0], test.comparators[0])
     return "positive"
+
+
+def _classify_compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> str:
+    if isinstance(op, ast.Is | ast.Eq) and (_is_const(right, None) or _is_const(right, False)):
+        return "failure_path"
+    if _shape_compare(left, op, right):
+        return "shape"
+    if _names_code(left) and _nonzero_code(op, right):
+        return "failure_path"
+    return "positive"
+
+
+def _shape_compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> bool:
+    """`X is not None`, `len(x) <op> n`, `type(x) is T`."""
+    if isinstance(op, ast.IsNot) and _is_const(right, None):
+        return True
+    return (isinstance(left, ast.Call) and isinstance(left.func, ast.Name)
+            and left.func.id in ("len", "type"))
+
+
+def _nonzero_code(op: ast.cmpop, right: ast.expr) -> bool:
+    """`!= 0`, `> 0` or `== N` (an int other than 0): the code says the command failed."""
+    if isinstance(op, ast.NotEq | ast.Gt):
+        return _is_const(right, 0)
+    return (isinstance(op, ast.Eq) and isinstance(right, ast.Constant)
+            and isinstance(right.value, int) and not isinstance(right.value, bool)
+            and right.value != 0)
 
 
 class _Visitor(ast.NodeVisitor):
@@ -179,41 +192,19 @@ class _Visitor(ast.NodeVisitor):
 def _fixture_refs(tree: ast.AST, suffixes: tuple[str, ...]) -> list[tuple[str, int]]:
     """Relative file paths a module reaches via __file__, open() or Path() literals."""
     out: list[tuple[str, int]] = []
-
-    def strs(node: ast.AST) -> list[str]:
-        return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant)
-                and isinstance(n.value, str)]
-
     for node in ast.walk(tree):
+        ref = None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-            # Path(__file__).parent / "data" / "x.toml"
-            chain: list[ast.AST] = []
-            cur: ast.AST = node
-            while isinstance(cur, ast.BinOp) and isinstance(cur.op, ast.Div):
-                chain.append(cur.right)
-                cur = cur.left
-            if "__file__" in _short(cur, 400):
-                parts = [c.value for c in reversed(chain)
-                         if isinstance(c, ast.Constant) and isinstance(c.value, str)]
-                if parts and len(parts) == len(chain):
-                    ups = _short(cur, 400).count(".parent") - 1
-                    prefix = "../" * max(ups, 0)
-                    out.append((prefix + "/".join(parts), node.lineno))
-        elif isinstance(node, ast.Call):
-            name = _short(node.func, 100)
-            if name in ("os.path.join",) and node.args and "__file__" in _short(node.args[0], 400):
-                parts = [a.value for a in node.args[1:] if isinstance(a, ast.Constant)
-                         and isinstance(a.value, str)]
-                if parts and len(parts) == len(node.args) - 1:
-                    out.append(("/".join(parts), node.lineno))
-            elif name in ("open", "Path", "pathlib.Path", "io.open") and node.args:
-                a = node.args[0]
-                if isinstance(a, ast.Constant) and isinstance(a.value, str):
-                    v = a.value
-                    if (not v.startswith(("/", "~")) and "://" not in v
-                            and v.lower().endswith(suffixes)):
-                        out.append((v, node.lineno))
-    # a `/` chain is reported once, at its outermost node: drop inner prefixes
+            ref = _file_div_ref(node)
+        elif isinstance(node, ast.Call) and node.args:
+            ref = _call_ref(node, suffixes)
+        if ref is not None:
+            out.append((ref, node.lineno))
+    return _outermost(out)
+
+
+def _outermost(out: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """A `/` chain is reported once, at its outermost node: inner prefixes are dropped."""
     out.sort(key=lambda t: (t[1], -len(t[0])))
     dedup: list[tuple[str, int]] = []
     for ref in out:
@@ -221,6 +212,44 @@ def _fixture_refs(tree: ast.AST, suffixes: tuple[str, ...]) -> list[tuple[str, i
             continue
         dedup.append(ref)
     return dedup
+
+
+def _literal_strs(nodes: list[ast.expr]) -> list[str] | None:
+    """The string constants of `nodes`, None unless every one is a string constant."""
+    parts = [n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return parts if parts and len(parts) == len(nodes) else None
+
+
+def _file_div_ref(node: ast.BinOp) -> str | None:
+    """`Path(__file__).parent / "data" / "x.toml"` -> data/x.toml (../ per extra .parent)."""
+    chain: list[ast.expr] = []
+    cur: ast.expr = node
+    while isinstance(cur, ast.BinOp) and isinstance(cur.op, ast.Div):
+        chain.append(cur.right)
+        cur = cur.left
+    base = _short(cur, 400)
+    parts = _literal_strs(list(reversed(chain))) if "__file__" in base else None
+    if parts is None:
+        return None
+    return "../" * max(base.count(".parent") - 1, 0) + "/".join(parts)
+
+
+def _call_ref(node: ast.Call, suffixes: tuple[str, ...]) -> str | None:
+    """`os.path.join(<__file__ dir>, "a", "b")` or `open("x.json")` / `Path("x.toml")`."""
+    name = _short(node.func, 100)
+    if name == "os.path.join":
+        if "__file__" not in _short(node.args[0], 400):
+            return None
+        parts = _literal_strs(node.args[1:])
+        return "/".join(parts) if parts else None
+    if name not in ("open", "Path", "pathlib.Path", "io.open"):
+        return None
+    a = node.args[0]
+    if not (isinstance(a, ast.Constant) and isinstance(a.value, str)):
+        return None
+    v = a.value
+    local = not v.startswith(("/", "~")) and "://" not in v
+    return v if local and v.lower().endswith(suffixes) else None
 
 
 def _compile_error(tree: ast.Module, path: str) -> list[Finding]:
