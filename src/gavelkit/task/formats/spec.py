@@ -103,51 +103,63 @@ def parse_spec(text: str, path: str = "spec.md") -> tuple[Spec, list[Finding]]:
     findings: list[Finding] = []
     stack: list[int] = []  # indexes of open sections by level
     for i, line in enumerate(lines):
-        if mask[i] or not line.startswith("#"):
-            continue
-        m = _HEADING.match(line)
-        if not m:
-            continue
-        level, text = len(m.group(1)), m.group(2).strip()
-        if level == 1:
-            if not spec.title:
-                spec.title, spec.title_line = text, i + 1
-            for idx in stack:
-                spec.sections[idx].end = i
-            stack = []
-            continue
-        if not text:
-            findings.append(Finding("TSK-R001", "warning", "empty heading", path, i + 1, 1))
-            continue
-        while stack and spec.sections[stack[-1]].level >= level:
-            spec.sections[stack.pop()].end = i
-        sec = Section(level, text, i + 1, len(lines))
-        if stack:
-            parent = stack[-1]
-            if level == 3 and spec.sections[parent].level == 2:
-                sec.parent = parent
-                spec.sections[parent].children.append(len(spec.sections))
-        elif level == 3:
-            findings.append(Finding(
-                "TSK-R001", "warning", f"H3 '{text}' appears before any H2 section", path,
-                i + 1, 1))
-        spec.sections.append(sec)
-        stack.append(len(spec.sections) - 1)
+        m = None if mask[i] or not line.startswith("#") else _HEADING.match(line)
+        if m:
+            _add_heading(spec, stack, len(m.group(1)), m.group(2).strip(), i, findings)
+    findings += _repeated_headings(spec)
+    if not spec.tree():
+        findings.append(Finding("TSK-R001", "error", "spec has no H2/H3 sections", path, 0, 0))
+    return spec, findings
+
+
+def _add_heading(spec: Spec, stack: list[int], level: int, text: str, i: int,
+                 findings: list[Finding]) -> None:
+    """One heading at line index i: the title, or a section closing deeper open ones."""
+    if level == 1:
+        if not spec.title:
+            spec.title, spec.title_line = text, i + 1
+        for idx in stack:
+            spec.sections[idx].end = i
+        stack.clear()
+        return
+    if not text:
+        findings.append(Finding("TSK-R001", "warning", "empty heading", spec.path, i + 1, 1))
+        return
+    _open_section(spec, stack, level, text, i, findings)
+
+
+def _open_section(spec: Spec, stack: list[int], level: int, text: str, i: int,
+                  findings: list[Finding]) -> None:
+    while stack and spec.sections[stack[-1]].level >= level:
+        spec.sections[stack.pop()].end = i
+    sec = Section(level, text, i + 1, len(spec.lines))
+    if stack:
+        parent = stack[-1]
+        if level == 3 and spec.sections[parent].level == 2:
+            sec.parent = parent
+            spec.sections[parent].children.append(len(spec.sections))
+    elif level == 3:
+        findings.append(Finding("TSK-R001", "warning", f"H3 '{text}' appears before any H2 "
+                                "section", spec.path, i + 1, 1))
+    spec.sections.append(sec)
+    stack.append(len(spec.sections) - 1)
+
+
+def _repeated_headings(spec: Spec) -> list[Finding]:
+    out: list[Finding] = []
     seen: dict[tuple[int, str], int] = {}
     for s in spec.sections:
         if s.level not in (2, 3):
             continue
         k = (s.level, s.text)
         if k in seen:
-            findings.append(Finding(
+            out.append(Finding(
                 "TSK-R001", "warning",
                 f"heading '{s.raw}' repeats line {seen[k]}; map rows cannot tell them apart",
-                path, s.line, 1))
+                spec.path, s.line, 1))
         else:
             seen[k] = s.line
-    if not spec.tree():
-        findings.append(Finding("TSK-R001", "error", "spec has no H2/H3 sections", path, 0, 0))
-    return spec, findings
+    return out
 
 
 def read_spec(path: str | Path) -> tuple[Spec | None, list[Finding]]:

@@ -145,38 +145,51 @@ def parse_task_json(raw: bytes, path: str = "task.json") -> tuple[TaskJson | Non
     if not isinstance(data, dict):
         return None, [Finding("TSK-R005", "error", "task.json is not a JSON object", path, 1, 1,
                               unusable=True)]
+    if not data:
+        return None, [Finding("TSK-R005", "error", "task.json is an empty object: no "
+                              "instance_id, no oracle; nothing in it can be judged", path, 1, 1,
+                              unusable=True)]
     tj.data = data
+    _keep_style(tj, text)
+    return tj, _id_problems(tj, text) + _shape_problems(tj, text)
+
+
+def _keep_style(tj: TaskJson, text: str) -> None:
+    """Indent, escapes and the final newline as written, so a rewrite keeps them."""
     m = re.search(r"\n( +)\"", text)
     tj.indent = len(m.group(1)) if m else 2
     tj.ascii_escapes = bool(re.search(r"\\u[0-9a-fA-F]{4}", text)) and not any(
         ord(c) > 127 for c in text)
     tj.trailing_newline = text.endswith("\n")
-    findings: list[Finding] = []
-    if not data:
-        return None, [Finding("TSK-R005", "error", "task.json is an empty object: no "
-                              "instance_id, no oracle; nothing in it can be judged", path, 1, 1,
-                              unusable=True)]
-    if tj.instance_id is None:
-        bad_id = next((k for k in ("instance_id", "task_id") if k in data), None)
-        if bad_id is not None:  # present but not text: the record cannot be trusted
-            findings.append(Finding("TSK-R005", "error", f"'{bad_id}' should be a JSON string, "
-                                    f"not {type(data[bad_id]).__name__}", path,
-                                    _key_line(text, bad_id), 1, unusable=True))
-        else:
-            findings.append(Finding("TSK-R005", "warning", "no instance_id (or task_id) key",
-                                    path, 1, 1))
+
+
+def _id_problems(tj: TaskJson, text: str) -> list[Finding]:
+    if tj.instance_id is not None:
+        return []
+    bad_id = next((k for k in ("instance_id", "task_id") if k in tj.data), None)
+    if bad_id is None:
+        return [Finding("TSK-R005", "warning", "no instance_id (or task_id) key", tj.path, 1, 1)]
+    # present but not text: the record cannot be trusted
+    return [Finding("TSK-R005", "error", f"'{bad_id}' should be a JSON string, not "
+                    f"{type(tj.data[bad_id]).__name__}", tj.path, _key_line(text, bad_id), 1,
+                    unusable=True)]
+
+
+def _shape_problems(tj: TaskJson, text: str) -> list[Finding]:
+    """Keys of the wrong JSON type; a broken oracle or test_files makes the record unusable."""
+    out: list[Finding] = []
     for key, kind in (("oracle", dict), ("stats", dict), ("taxonomy", dict), ("labels", list),
                       ("weaknesses", list)):
-        if key in data and not isinstance(data[key], kind):
+        if key in tj.data and not isinstance(tj.data[key], kind):
             what = "object" if kind is dict else "array"
-            findings.append(Finding("TSK-R005", "error", f"'{key}' should be a JSON {what}",
-                                    path, _key_line(text, key), 1, unusable=key == "oracle"))
+            out.append(Finding("TSK-R005", "error", f"'{key}' should be a JSON {what}",
+                               tj.path, _key_line(text, key), 1, unusable=key == "oracle"))
     tf = tj.oracle.get("test_files")
     if tf is not None and not (isinstance(tf, list) and all(isinstance(x, str) for x in tf)):
-        findings.append(Finding("TSK-R005", "error", "'oracle.test_files' should be a JSON "
-                                "array of paths", path, _key_line(text, "test_files"), 1,
-                                unusable=True))
-    return tj, findings
+        out.append(Finding("TSK-R005", "error", "'oracle.test_files' should be a JSON "
+                           "array of paths", tj.path, _key_line(text, "test_files"), 1,
+                           unusable=True))
+    return out
 
 
 def _key_line(text: str, key: str) -> int:
@@ -223,26 +236,10 @@ def read_coverage_gap(value: Any) -> tuple[list[tuple[str, str]], list[str]]:
     files use it). A section without a reason is a problem, not an acceptance: the seed
     accepts a GAP only with the exception stated.
     """
-    entries: list[tuple[str, str]] = []
-    problems: list[str] = []
     if value is None:
-        return entries, problems
-    items: list[tuple[Any, Any]] = []
-    if isinstance(value, dict) and "sections" in value:
-        secs = value["sections"]
-        secs = [x.strip() for x in secs.split(";")] if isinstance(secs, str) else secs
-        if not isinstance(secs, list):
-            problems.append("coverage_gap.sections is not a list of headings")
-            secs = []
-        items = [(x, value.get("reason")) for x in secs]
-    elif isinstance(value, list):
-        for i, e in enumerate(value):
-            if isinstance(e, dict):
-                items.append((e.get("section", e.get("spec_section")), e.get("reason")))
-            else:
-                problems.append(f"coverage_gap[{i}] is not a {{section, reason}} object")
-    else:
-        problems.append("coverage_gap is not in a shape the judge reads")
+        return [], []
+    items, problems = _gap_items(value)
+    entries: list[tuple[str, str]] = []
     for sec, why in items:
         if not isinstance(sec, str) or not sec.strip():
             problems.append("a coverage_gap entry names no section")
@@ -254,3 +251,22 @@ def read_coverage_gap(value: Any) -> tuple[list[tuple[str, str]], list[str]]:
         problems.append("record " + COVERAGE_GAP_SHAPE)
     return entries, problems
 
+
+def _gap_items(value: Any) -> tuple[list[tuple[Any, Any]], list[str]]:
+    """(section, reason) pairs as written, of either shape, and the shape's problems."""
+    if isinstance(value, dict) and "sections" in value:
+        secs = value["sections"]
+        secs = [x.strip() for x in secs.split(";")] if isinstance(secs, str) else secs
+        if not isinstance(secs, list):
+            return [], ["coverage_gap.sections is not a list of headings"]
+        return [(x, value.get("reason")) for x in secs], []
+    if not isinstance(value, list):
+        return [], ["coverage_gap is not in a shape the judge reads"]
+    items: list[tuple[Any, Any]] = []
+    problems: list[str] = []
+    for i, e in enumerate(value):
+        if isinstance(e, dict):
+            items.append((e.get("section", e.get("spec_section")), e.get("reason")))
+        else:
+            problems.append(f"coverage_gap[{i}] is not a {{section, reason}} object")
+    return items, problems

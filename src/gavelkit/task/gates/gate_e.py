@@ -154,38 +154,39 @@ def check_ledger(task: Any, cfg: dict[str, Any]) -> list[Finding]:
     led = task.ledger
     if led is None:
         return []
-    out: list[Finding] = []
     lp = str(task.paths["ledger"])
     allowed = set(cfg["gate_e"]["ledger_statuses"])
-    for r in led.rows:
-        if r.status not in allowed:
-            out.append(Finding("TSK-E011", "error",
-                               f"ledger status {r.status!r} is not one of {', '.join(sorted(allowed))}",
-                               lp, r.line, 1))
+    out = [Finding("TSK-E011", "error", f"ledger status {r.status!r} is not one of "
+                   f"{', '.join(sorted(allowed))}", lp, r.line, 1)
+           for r in led.rows if r.status not in allowed]
+    return out + _ledger_state(task, led, lp) + _qualified_and_retired(led, lp)
+
+
+def _ledger_state(task: Any, led: Any, lp: str) -> list[Finding]:
+    """The task's live QUALIFIED row exists exactly when its state is QUALIFIED."""
     from gavelkit.task.pipeline.digests import ledger_names
 
     names = ledger_names(task)
-    mine = [r for r in led.rows if r.matches(names)]
-    live_q = [r for r in mine if r.status == "QUALIFIED" and "superseded_by" not in r.detail]
+    live_q = [r for r in led.rows if r.matches(names) and r.status == "QUALIFIED"
+              and "superseded_by" not in r.detail]
     state = task.state
     if state == "QUALIFIED" and not live_q:
-        out.append(Finding("TSK-E011", "error",
-                           f"task {task.id} is QUALIFIED but CANDIDATES.md has no live QUALIFIED "
-                           "row for it", lp, 0, 0))
-    if state and state not in ("QUALIFIED",) and live_q:
-        out.append(Finding("TSK-E011", "error",
-                           f"CANDIDATES.md line {live_q[-1].line} says QUALIFIED but the task "
-                           f"state is {state}", lp, live_q[-1].line, 1))
+        return [Finding("TSK-E011", "error", f"task {task.id} is QUALIFIED but CANDIDATES.md "
+                        "has no live QUALIFIED row for it", lp, 0, 0)]
+    if state and state != "QUALIFIED" and live_q:
+        return [Finding("TSK-E011", "error", f"CANDIDATES.md line {live_q[-1].line} says "
+                        f"QUALIFIED but the task state is {state}", lp, live_q[-1].line, 1)]
+    return []
+
+
+def _qualified_and_retired(led: Any, lp: str) -> list[Finding]:
     by_repo: dict[str, set[str]] = {}
     for r in led.rows:
-        if "superseded_by" in r.detail:
-            continue
-        by_repo.setdefault(r.repo.strip("` ").lower(), set()).add(r.status)
-    for repo, sts in by_repo.items():
-        if "QUALIFIED" in sts and "RETIRED" in sts:
-            out.append(Finding("TSK-E011", "warning",
-                               f"{repo} is both QUALIFIED and RETIRED in the ledger", lp, 0, 0))
-    return out
+        if "superseded_by" not in r.detail:
+            by_repo.setdefault(r.repo.strip("` ").lower(), set()).add(r.status)
+    return [Finding("TSK-E011", "warning", f"{repo} is both QUALIFIED and RETIRED in the ledger",
+                    lp, 0, 0)
+            for repo, sts in by_repo.items() if "QUALIFIED" in sts and "RETIRED" in sts]
 
 
 def check(task: Any) -> GateResult:

@@ -72,31 +72,38 @@ def find_tasks(root: Path) -> list[Path]:
     """Task folders under root: its children that look like tasks, else its grandchildren
     (a repo root with tasks/ and wip/), else root itself."""
     kids = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
-    found = [p for p in kids if looks_like_task(p)]
-    if not found:
-        found = [g for k in kids for g in sorted(k.iterdir()) if looks_like_task(g)]
+    found = [p for p in kids if looks_like_task(p)] or _grandchildren(kids)
     if not found and looks_like_task(root):
         found = [root]
     return found
 
 
+def _grandchildren(kids: list[Path]) -> list[Path]:
+    return [g for k in kids for g in sorted(k.iterdir()) if looks_like_task(g)]
+
+
 def _row(d: dict[str, Any], link: str | None) -> dict[str, Any]:
-    secs = d["coverage"]["sections"]
+    fv = d["fleet_verdict"]
     return {"id": d["id"], "state": d["state"] or "", "verdict": d["verdict"] or "",
             "pass_rate": d["candidate"]["pass_rate"], "reference": d["reference"]["pass_rate"],
             "atomic": d["gap"]["atomic_rate"], "int_e2e": d["gap"]["integration_e2e_rate"],
             "gap": d["gap"]["rate_gap"], "gates": {g: v["verdict"] for g, v in d["gates"].items()},
-            "uncovered": sum(1 for s in secs if s["status"] == "uncovered"),
-            "uncovered_core": sum(1 for s in secs if s["status"] == "uncovered" and s["core"]),
+            **_uncovered(d["coverage"]["sections"]),
             "clusters": len(d["judge_clusters"]) or len(d["crash_clusters"]),
             "labels": d["labels"], "link": link,
-            "computed": d["fleet_verdict"]["computed"], "route": d["fleet_verdict"]["route"],
-            "recorded": d["fleet_verdict"]["recorded"],
-            "recorded_source": d["fleet_verdict"]["recorded_source"],
-            "disagrees": d["fleet_verdict"]["disagrees"],
-            "blocking": d["fleet_verdict"]["blocking"],
-            "errors": sum(g["errors"] for g in d["gates"].values()),
-            "by_code": {c: n for g in d["gates"].values() for c, n in g["by_code"].items()}}
+            "computed": fv["computed"], "route": fv["route"], "recorded": fv["recorded"],
+            "recorded_source": fv["recorded_source"], "disagrees": fv["disagrees"],
+            "blocking": fv["blocking"], **_error_counts(d["gates"])}
+
+
+def _uncovered(secs: list[dict[str, Any]]) -> dict[str, int]:
+    return {"uncovered": sum(1 for s in secs if s["status"] == "uncovered"),
+            "uncovered_core": sum(1 for s in secs if s["status"] == "uncovered" and s["core"])}
+
+
+def _error_counts(gates: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    return {"errors": sum(g["errors"] for g in gates.values()),
+            "by_code": {c: n for g in gates.values() for c, n in g["by_code"].items()}}
 
 
 def top_causes(rows: list[dict[str, Any]], top: int = 10) -> list[dict[str, Any]]:
@@ -146,6 +153,31 @@ def fleet_one(folder: Path, config: str | None = None, reports_dir: Path | None 
     return folder.name, _row(rep.data, link), note
 
 
+def _fleet_rows(folders: list[Path], config: str | None, reports_dir: Path | None,
+                base: Path | None, jobs: int,
+                wrap: Callable[[Iterable[Any], int], Iterable[Any]]) -> list[Any]:
+    """fleet_one over every folder, in worker processes when jobs > 1, in folder order."""
+    if jobs > 1 and len(folders) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        from functools import partial
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(folders))) as pool:
+            results = pool.map(partial(fleet_one, config=config, reports_dir=reports_dir,
+                                       base=base), folders)
+            return list(wrap(results, len(folders)))
+    return list(wrap((fleet_one(f, config, reports_dir, base) for f in folders), len(folders)))
+
+
+def _fleet_data(rows: list[dict[str, Any]], findings: list[Finding]) -> dict[str, Any]:
+    return {"tasks": rows, "causes": top_causes(rows),
+            "disagree": sum(1 for r in rows if r["disagrees"]),
+            "errors": sum(r["errors"] for r in rows),
+            "states": sorted({r["state"] for r in rows if r["state"]}),
+            "verdicts": sorted({r["verdict"] for r in rows if r["verdict"]}),
+            "computed": sorted({r["computed"] for r in rows}),
+            "left_out": [f.to_dict() for f in findings]}
+
+
 def build_fleet(folders: Iterable[Path], config: str | None = None,
                 reports_dir: Path | None = None, out: Path | None = None, jobs: int = 1,
                 wrap: Callable[[Iterable[Any], int], Iterable[Any]] | None = None) -> Report:
@@ -158,34 +190,12 @@ def build_fleet(folders: Iterable[Path], config: str | None = None,
     from gavelkit import __version__
 
     folders = list(folders)
-    base = out.parent if out is not None else None
-    wrap = wrap or (lambda it, n: it)
-    rows: list[dict[str, Any]] = []
-    findings: list[Finding] = []
-    if jobs > 1 and len(folders) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-        from functools import partial
-
-        with ProcessPoolExecutor(max_workers=min(jobs, len(folders))) as pool:
-            results = pool.map(partial(fleet_one, config=config, reports_dir=reports_dir,
-                                       base=base), folders)
-            done = list(wrap(results, len(folders)))
-    else:
-        done = list(wrap((fleet_one(f, config, reports_dir, base) for f in folders),
-                         len(folders)))
-    for _, row, finding in done:
-        if row is not None:
-            rows.append(row)
-        if finding is not None:
-            findings.append(finding)
+    done = _fleet_rows(folders, config, reports_dir, out.parent if out is not None else None,
+                       jobs, wrap or (lambda it, n: it))
+    rows = [row for _, row, _f in done if row is not None]
+    findings = [f for _, _r, f in done if f is not None]
     rows.sort(key=blocks_most)
-    data = {"tasks": rows, "causes": top_causes(rows),
-            "disagree": sum(1 for r in rows if r["disagrees"]),
-            "errors": sum(r["errors"] for r in rows),
-            "states": sorted({r["state"] for r in rows if r["state"]}),
-            "verdicts": sorted({r["verdict"] for r in rows if r["verdict"]}),
-            "computed": sorted({r["computed"] for r in rows}),
-            "left_out": [f.to_dict() for f in findings]}
+    data = _fleet_data(rows, findings)
     chart = fleet_chart(rows) if any(r["gap"] is not None for r in rows) else None
     html = hr.render("fleet_report.html.j2", d=data, chart=chart, version=__version__)
     return Report(data, html, findings)
