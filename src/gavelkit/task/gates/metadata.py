@@ -43,12 +43,17 @@ def _stats(x: _Ctx) -> list[Finding]:
     if tj.oracle_count is not None and total != tj.oracle_count:
         out.append(_e009(f"stats atomic+integration+system_e2e = {total}, oracle.count = "
                          f"{tj.oracle_count}", x.tjp))
+    return out + _stats_per_layer(x, nums)
+
+
+def _stats_per_layer(x: _Ctx, nums: dict[str, int]) -> list[Finding]:
     _, nodes, _ = layer_counts(x.task)
-    for layer in ("atomic", "integration", "system_e2e"):
-        if layer in nums and nodes and nums[layer] != nodes.get(layer, 0):
-            out.append(_e009(f"stats.{layer} = {nums[layer]}, but the scoring set has "
-                             f"{nodes.get(layer, 0)} {layer} node ids", x.tjp))
-    return out
+    if not nodes:
+        return []
+    return [_e009(f"stats.{layer} = {nums[layer]}, but the scoring set has "
+                  f"{nodes.get(layer, 0)} {layer} node ids", x.tjp)
+            for layer in ("atomic", "integration", "system_e2e")
+            if layer in nums and nums[layer] != nodes.get(layer, 0)]
 
 
 def _json_vs_kept(x: _Ctx) -> list[Finding]:
@@ -121,23 +126,26 @@ def _layer_sources(task: Any) -> list[tuple[str, dict[str, set[str]]]]:
 
 
 def _layers_agree(x: _Ctx) -> list[Finding]:
-    tj, sources, out = x.task.task_json, _layer_sources(x.task), []
+    tj, sources = x.task.task_json, _layer_sources(x.task)
+    out = [_e009(f"{len(split)} test function(s) have cases in different layers in {name} "
+                 f"(e.g. {split[0]}: {', '.join(sorted(d[split[0]]))}); a function has one "
+                 "layer", x.tjp if tj and name.startswith("task.json") else str(x.task.dir))
+           for name, d in sources if (split := sorted(k for k, v in d.items() if len(v) > 1))]
     where = x.tjp if tj else str(x.task.dir)
-    for name, d in sources:
-        split = sorted(k for k, v in d.items() if len(v) > 1)
-        if split:
-            out.append(_e009(f"{len(split)} test function(s) have cases in different layers in "
-                             f"{name} (e.g. {split[0]}: {', '.join(sorted(d[split[0]]))}); a "
-                             "function has one layer",
-                             x.tjp if tj and name.startswith("task.json") else str(x.task.dir)))
     for i, (na, a) in enumerate(sources):
         for nb, b in sources[i + 1:]:
-            bad = sorted(k for k in set(a) & set(b) if a[k] != b[k] and len(a[k]) == len(b[k]) == 1)
-            if bad:
-                out.append(_e009(f"{len(bad)} test function(s) have a different layer in {na} and "
-                                 f"{nb} (e.g. {bad[0]}: {next(iter(a[bad[0]]))} vs "
-                                 f"{next(iter(b[bad[0]]))})", where))
+            out += _layers_differ(na, a, nb, b, where)
     return out
+
+
+def _layers_differ(na: str, a: dict[str, set[str]], nb: str, b: dict[str, set[str]],
+                   where: str) -> list[Finding]:
+    """Functions with one layer in each of two sources, and not the same one."""
+    bad = sorted(k for k in set(a) & set(b) if a[k] != b[k] and len(a[k]) == len(b[k]) == 1)
+    if not bad:
+        return []
+    return [_e009(f"{len(bad)} test function(s) have a different layer in {na} and {nb} (e.g. "
+                  f"{bad[0]}: {next(iter(a[bad[0]]))} vs {next(iter(b[bad[0]]))})", where)]
 
 
 def _map_vs_kept(x: _Ctx) -> list[Finding]:
@@ -156,16 +164,22 @@ def _map_vs_kept(x: _Ctx) -> list[Finding]:
     return out
 
 
-def _footer(x: _Ctx) -> list[Finding]:
-    stm = x.task.map
-    if stm is None or not stm.footer:
-        return []
-    rows = list(stm.rows)
-    for t in stm.extra_tables:  # e.g. a separate "Excluded cases" table
+def _extra_status_rows(stm: Any) -> list[MapRow]:
+    """Rows of tables beside the main one that have a status column (e.g. "Excluded cases")."""
+    rows: list[MapRow] = []
+    for t in stm.extra_tables:
         if "status" in t.keys():  # noqa: SIM118 - MdTable.keys() is a method, not a dict
             col = t.keys().index("status")
             rows += [MapRow("", "", [], c.cells[col].strip("` ").lower())
                      for c in t.rows if len(c.cells) > col]
+    return rows
+
+
+def _footer(x: _Ctx) -> list[Finding]:
+    stm = x.task.map
+    if stm is None or not stm.footer:
+        return []
+    rows = list(stm.rows) + _extra_status_rows(stm)
     kept = sum(r.covered for r in rows)
     actual = {"kept_(covered)": kept, "kept": kept,
               "excluded": sum(r.status == "excluded" for r in rows),
@@ -182,21 +196,8 @@ def _score_files(x: _Ctx) -> list[Finding]:
     idx = layer_index(task)
     for key in ("reference_score", "score_result"):
         sr = getattr(task, key)
-        if sr is None or not sr.cases:
-            continue
-        rel, path = task.rel(task.paths[key]), str(task.paths[key])
-        other = [c.nodeid for c in sr.cases
-                 if c.layer and idx.get(func_key(c.nodeid)) not in (None, c.layer)]
-        if other:
-            out.append(_e009(f"{rel} scored {len(other)} case(s) under another layer than the "
-                             f"taxonomy now gives (e.g. {other[0]}); it was produced with a "
-                             "different taxonomy", path, "warning"))
-        if x.kept is not None:
-            missing = {leaf(k) for k in x.kept} - {leaf(c.nodeid) for c in sr.cases}
-            if missing:
-                out.append(_e009(f"{rel} has no case for {len(missing)} kept node id(s) (e.g. "
-                                 f"{sorted(missing)[0]}); it scored an older oracle", path,
-                                 "warning"))
+        if sr is not None and sr.cases:
+            out += _score_file(x, key, sr, idx)
     man = task.manifest.get("oracle") if task.manifest else None
     total = man.get("total") if isinstance(man, dict) else None
     if isinstance(total, int) and x.kept is not None and total != len(x.kept):
@@ -205,29 +206,61 @@ def _score_files(x: _Ctx) -> list[Finding]:
     return out
 
 
+def _score_file(x: _Ctx, key: str, sr: Any, idx: dict[str, str]) -> list[Finding]:
+    """One score file: its layers are the taxonomy's, it has a case per kept node id."""
+    task, out = x.task, []
+    rel, path = task.rel(task.paths[key]), str(task.paths[key])
+    other = [c.nodeid for c in sr.cases
+             if c.layer and idx.get(func_key(c.nodeid)) not in (None, c.layer)]
+    if other:
+        out.append(_e009(f"{rel} scored {len(other)} case(s) under another layer than the "
+                         f"taxonomy now gives (e.g. {other[0]}); it was produced with a "
+                         "different taxonomy", path, "warning"))
+    missing = ({leaf(k) for k in x.kept} - {leaf(c.nodeid) for c in sr.cases}
+               if x.kept is not None else set())
+    if missing:
+        out.append(_e009(f"{rel} has no case for {len(missing)} kept node id(s) (e.g. "
+                         f"{sorted(missing)[0]}); it scored an older oracle", path, "warning"))
+    return out
+
+
 def _test_functions(x: _Ctx, mods: dict[str, TestModule]) -> list[Finding]:
     """Kept functions are defined; test_atomic.py / test_integration.py hold their layer."""
-    task, out = x.task, []
+    task = x.task
     if not mods or x.kept is None:
-        return out
-    defined = {f"{Path(rel).stem}.{q}" for rel, m in mods.items() for q in m.tests}
-    present = {Path(rel).stem for rel in mods}
-    miss = sorted({func_key(k) for k in x.kept if func_key(k).split(".", 1)[0] in present}
-                  - defined)
-    if miss:
-        out.append(_e009(f"{len(miss)} kept test function(s) are not defined in the oracle test "
-                         f"files (e.g. {miss[0]})", str(task.paths.get("kept", ""))))
+        return []
+    out = _undefined(x.kept, mods, str(task.paths.get("kept", "")))
     idx = layer_index(task)
     for rel, m in mods.items():
         stem = Path(rel).stem
-        for q, tf in m.tests.items():
-            layer = idx.get(f"{stem}.{q}")
-            if stem == "test_atomic" and layer and layer != "atomic":
-                out.append(_e009(f"{q} is in test_atomic.py but its taxonomy layer is {layer}",
-                                 str(task.resolve(rel)), line=tf.line))
-            if stem == "test_integration" and layer == "atomic":
-                out.append(_e009(f"{q} is in test_integration.py but its taxonomy layer is atomic",
-                                 str(task.resolve(rel)), line=tf.line))
+        if stem in ("test_atomic", "test_integration"):
+            out += _misplaced(stem, m, idx, str(task.resolve(rel)))
+    return out
+
+
+def _undefined(kept: tuple[str, ...], mods: dict[str, TestModule], path: str) -> list[Finding]:
+    """Kept functions of a present oracle module that it does not define."""
+    defined = {f"{Path(rel).stem}.{q}" for rel, m in mods.items() for q in m.tests}
+    present = {Path(rel).stem for rel in mods}
+    miss = sorted({func_key(k) for k in kept if func_key(k).split(".", 1)[0] in present}
+                  - defined)
+    if not miss:
+        return []
+    return [_e009(f"{len(miss)} kept test function(s) are not defined in the oracle test "
+                  f"files (e.g. {miss[0]})", path)]
+
+
+def _misplaced(stem: str, m: TestModule, idx: dict[str, str], path: str) -> list[Finding]:
+    """test_atomic.py holds atomic tests only; test_integration.py no atomic test."""
+    out: list[Finding] = []
+    for q, tf in m.tests.items():
+        layer = idx.get(f"{stem}.{q}")
+        if stem == "test_atomic" and layer and layer != "atomic":
+            out.append(_e009(f"{q} is in test_atomic.py but its taxonomy layer is {layer}",
+                             path, line=tf.line))
+        if stem == "test_integration" and layer == "atomic":
+            out.append(_e009(f"{q} is in test_integration.py but its taxonomy layer is atomic",
+                             path, line=tf.line))
     return out
 
 
