@@ -25,6 +25,7 @@ per-section minimum are warnings.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from gavelkit.core.findings import Finding
@@ -47,19 +48,22 @@ def match_sections(spec: Spec, cell: str) -> list[Section]:
     """
     key = norm_heading(cell)
     hits = [s for s in spec.sections if s.level in (2, 3) and s.key == key]
-    if hits:
-        return hits
+    return hits or _qualified_match(spec, key)
+
+
+def _qualified_match(spec: Spec, key: str) -> list[Section]:
+    """The longest headings `key` qualifies: "Public API - foo()", "Error Semantics: parse",
+    "Workflows (step 2)"."""
     best: list[Section] = []
     best_len = 0
     for s in spec.sections:
-        if s.level not in (2, 3) or not s.key:
+        if s.level not in (2, 3) or not s.key or not key.startswith(s.key):
             continue
-        # "Public API - foo()", "Error Semantics: parse", "Workflows (step 2)"
-        if key.startswith(s.key) and key[len(s.key):].startswith(_QUALIFIERS):
-            if len(s.key) > best_len:
-                best, best_len = [s], len(s.key)
-            elif len(s.key) == best_len:
-                best.append(s)
+        if not key[len(s.key):].startswith(_QUALIFIERS) or len(s.key) < best_len:
+            continue
+        if len(s.key) > best_len:
+            best, best_len = [], len(s.key)
+        best.append(s)
     return best
 
 
@@ -76,23 +80,34 @@ def _minimum(cfg: dict[str, Any], text: str) -> int:
 
 def coverage_rows(task: Any) -> tuple[list[MapRow] | None, str, str, list[Finding]]:
     """(covered rows, source, path, findings): the map if it names sections, else mapping_file."""
-    findings: list[Finding] = []
     stm = task.map
     if stm is not None and stm.has_sections:
-        return stm.covered_rows(), "map", str(task.paths.get("map", "spec_test_map.md")), findings
+        return stm.covered_rows(), "map", str(task.paths.get("map", "spec_test_map.md")), []
     tj = task.task_json
-    if tj is not None and tj.mapping_file:
-        p = task.dir / tj.mapping_file
-        if p.is_file():
-            rows, fnd = read_mapping_file(p)
-            findings += fnd
-            if rows and any(r.sections for r in rows):
-                return [r for r in rows if r.covered], "mapping_file", str(p), findings
-        else:
-            findings.append(Finding("TSK-R010", "error", f"task.json oracle.mapping_file names "
-                                    f"{tj.mapping_file}, which does not exist",
-                                    str(task.paths.get("task_json", task.dir)), 0, 0))
+    if tj is None or not tj.mapping_file:
+        return None, "", "", []
+    return _mapping_file_rows(task, tj.mapping_file)
+
+
+def _mapping_file_rows(task: Any, name: str) -> tuple[list[MapRow] | None, str, str,
+                                                       list[Finding]]:
+    p = task.dir / name
+    if not p.is_file():
+        return None, "", "", [Finding(
+            "TSK-R010", "error", f"task.json oracle.mapping_file names {name}, which "
+            "does not exist", str(task.paths.get("task_json", task.dir)), 0, 0)]
+    rows, findings = read_mapping_file(p)
+    if rows and any(r.sections for r in rows):
+        return [r for r in rows if r.covered], "mapping_file", str(p), findings
     return None, "", "", findings
+
+
+@dataclass(slots=True)
+class _Matches:
+    """Per map cell text: the rows that name no heading, and those named through an alias."""
+
+    unmatched: dict[str, list[MapRow]] = field(default_factory=dict)
+    via_alias: dict[str, tuple[Section, list[MapRow]]] = field(default_factory=dict)
 
 
 def coverage_counts(task: Any, rows: list[MapRow] | None = None,
@@ -104,34 +119,42 @@ def coverage_counts(task: Any, rows: list[MapRow] | None = None,
     map_path = where or str(task.paths.get("map", "spec_test_map.md"))
     counts: dict[int, int] = {}
     index = {id(s): i for i, s in enumerate(spec.sections)}
-    unmatched: dict[str, list[MapRow]] = {}
-    via_alias: dict[str, tuple[Section, list[MapRow]]] = {}
+    seen = _Matches()
     for row in rows:
-        matched: set[int] = set()
-        for cell in row.sections:
-            hits = match_sections(spec, cell)
-            if not hits:
-                alias = _alias_of(spec, cell, task.config)
-                if alias is None:
-                    unmatched.setdefault(cell, []).append(row)
-                else:
-                    hits = [alias]
-                    via_alias.setdefault(cell, (alias, []))[1].append(row)
-            matched |= {index[id(s)] for s in hits}
-        for i in matched:
+        for i in _row_sections(spec, row, task.config, index, seen):
             counts[i] = counts.get(i, 0) + 1
+    return counts, _match_findings(seen, map_path)
+
+
+def _row_sections(spec: Spec, row: MapRow, cfg: dict[str, Any], index: dict[int, int],
+                  seen: _Matches) -> set[int]:
+    """Indexes of the sections one row's cells name (exactly, qualified or by alias)."""
+    matched: set[int] = set()
+    for cell in row.sections:
+        hits = match_sections(spec, cell)
+        if not hits:
+            alias = _alias_of(spec, cell, cfg)
+            if alias is None:
+                seen.unmatched.setdefault(cell, []).append(row)
+            else:
+                hits = [alias]
+                seen.via_alias.setdefault(cell, (alias, []))[1].append(row)
+        matched |= {index[id(s)] for s in hits}
+    return matched
+
+
+def _match_findings(seen: _Matches, map_path: str) -> list[Finding]:
     findings = [Finding(
         "TSK-D006", "error",
         f"{len(rs)} covered row(s) map to '{cell}', which is not a heading of the spec "
         f"(first: {rs[0].nodeid}); they cannot be traced to a section and Gate A cannot quote it",
-        map_path, rs[0].line, 1 if rs[0].line else 0) for cell, rs in unmatched.items()]
-    findings += [Finding(
+        map_path, rs[0].line, 1 if rs[0].line else 0) for cell, rs in seen.unmatched.items()]
+    return findings + [Finding(
         "TSK-D006", "warning",
         f"{len(rs)} covered row(s) map to '{cell}', which the spec standard lists as another name "
         f"of the spec's '{sec.raw}' (counted for it); Gate A quotes exact headings, so use "
         f"'{sec.text}'", map_path, rs[0].line, 1 if rs[0].line else 0)
-        for cell, (sec, rs) in via_alias.items()]
-    return counts, findings
+        for cell, (sec, rs) in seen.via_alias.items()]
 
 
 def _alias_of(spec: Spec, cell: str, cfg: dict[str, Any]) -> Section | None:
@@ -164,44 +187,66 @@ def _record_sections(value: Any) -> list[tuple[str, str, str]]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _CoreGap:
+    """An uncovered core section: its name, normalised key, line and heading as written."""
+
+    name: str
+    key: str
+    line: int
+    shown: str
+
+
+_RECORD_KEYS = ("uncovered_core_sections", "behavioral_sections_uncovered", "uncovered_sections",
+                "uncovered_non_behavioral_headings")
+
+
 def from_record(task: Any, record: dict[str, Any], res: GateResult) -> GateResult:
     """Gate D from task.json `coverage`: the authors' verdict, marked as not recomputed."""
-    gd = task.config["gate_d"]
     tjp = str(task.paths.get("task_json", task.dir / "task.json"))
     verdict = str(record.get("verdict", "")).upper()
     res.verdict = next((v for v in ("FULL", "PARTIAL", "GAP") if verdict.startswith(v)), "UNKNOWN")
     res.data["source"] = "task_record"
     res.data["recorded_verdict"] = record.get("verdict")
-    listed: list[tuple[str, str, str, bool]] = []
-    core_listed: list[tuple[str, str, int, str]] = []
-    for key in ("uncovered_core_sections", "behavioral_sections_uncovered", "uncovered_sections",
-                "uncovered_non_behavioral_headings"):
-        for name, kind, impact in _record_sections(record.get(key)):
-            non_behavioral = key == "uncovered_non_behavioral_headings"
-            listed.append((name, kind or ("non-behavioral" if non_behavioral else ""), impact,
-                           key == "uncovered_core_sections"))
-    for name, kind, impact, core_key in listed:
-        secs = task.spec.find(name) if task.spec is not None else []
-        line = secs[0].line if secs else 0
-        core = bool(core_key or (_any(gd["core_patterns"], name) and kind.lower() not in (
-            "narrative", "framing", "non-behavioral")))
-        res.table.append({"section": name, "line": line, "covered": 0,
-                          "covered_with_subsections": 0, "minimum": 0, "core": core,
-                          "status": "uncovered (recorded)", "type": kind, "impact": impact})
-        if core:
-            core_listed.append((name, norm_heading(name), 0, name))  # finding at task.json
+    core_listed: list[_CoreGap] = []
+    for name, kind, impact, core_key in _recorded_uncovered(record):
+        if _record_row(task, res, name, kind, impact, core_key):
+            core_listed.append(_CoreGap(name, norm_heading(name), 0, name))  # at task.json
             res.verdict = "GAP"
     accepted, problems = _accepted_gaps(task)
     _gap_findings(res, core_listed, accepted, problems, tjp, recorded=True)
     res.data["uncovered"] = [
-        {"spec section": n, "uncovered behaviors": "(from the task's coverage record)",
+        {"spec section": c.name, "uncovered behaviors": "(from the task's coverage record)",
          "impact": "core invariant: GAP", "recommendation": "test-filter: generate "
-         "spec-derived tests (filter_correction_request.md)"} for n, *_ in core_listed]
+         "spec-derived tests (filter_correction_request.md)"} for c in core_listed]
     res.findings.append(Finding(
         "TSK-D007", "info", f"Gate D verdict {res.verdict} is from the task's record (task.json "
         f"coverage.verdict = {record.get('verdict')!r}), not recomputed: the task has no "
         "spec_test_map.md with spec sections and no oracle.mapping_file", tjp, 0, 0))
     return res
+
+
+def _recorded_uncovered(record: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
+    """(section, type, impact, listed as core) of every uncovered list of the record."""
+    listed: list[tuple[str, str, str, bool]] = []
+    for key in _RECORD_KEYS:
+        non_behavioral = key == "uncovered_non_behavioral_headings"
+        listed += [(name, kind or ("non-behavioral" if non_behavioral else ""), impact,
+                    key == "uncovered_core_sections")
+                   for name, kind, impact in _record_sections(record.get(key))]
+    return listed
+
+
+def _record_row(task: Any, res: GateResult, name: str, kind: str, impact: str,
+                core_key: bool) -> bool:
+    """The table row of one recorded uncovered section; True when it is a core section."""
+    secs = task.spec.find(name) if task.spec is not None else []
+    core = bool(core_key or (_any(task.config["gate_d"]["core_patterns"], name)
+                             and kind.lower() not in ("narrative", "framing", "non-behavioral")))
+    res.table.append({"section": name, "line": secs[0].line if secs else 0, "covered": 0,
+                      "covered_with_subsections": 0, "minimum": 0, "core": core,
+                      "status": "uncovered (recorded)", "type": kind, "impact": impact})
+    return core
 
 
 def _map_info(stm: Any) -> dict[str, Any]:
@@ -297,20 +342,14 @@ def check(task: Any) -> GateResult:
     res.findings += fnd
     if rows is None:
         return _no_source(task, stm, res)
-    res.data["source"] = source
-    res.data["source_path"] = where
-    if source != "map":
-        res.findings.append(Finding(
-            "TSK-D007", "info", f"Gate D coverage computed from {SOURCES[source]} ({where})"
-            + (f": spec_test_map.md gives no spec sections ({stm.unreadable})"
-               if stm is not None and stm.unreadable else ""), where, 0, 0))
+    _note_source(res, source, where, stm)
     counts, fnd = coverage_counts(task, rows, where)
     res.findings += fnd
     spec_path = str(task.paths["spec"])
     core, other = _audit_sections(task, res, counts, spec_path)
     accepted, problems = _accepted_gaps(task)
-    _gap_findings(res, [(s.text, s.key, s.line, s.raw) for s in core], accepted, problems,
-                  spec_path)
+    _gap_findings(res, [_CoreGap(s.text, s.key, s.line, s.raw) for s in core], accepted,
+                  problems, spec_path)
     _secondary(res, other, int(cfg["gate_d"]["partial_max_uncovered"]), spec_path)
     # GAP stays GAP; gap_accepted is set by _gap_findings when task.json accepts them all
     res.verdict = "GAP" if core else "PARTIAL" if other else "FULL"
@@ -323,6 +362,17 @@ def check(task: Any) -> GateResult:
     return res
 
 
+def _note_source(res: GateResult, source: str, where: str, stm: Any) -> None:
+    res.data["source"] = source
+    res.data["source_path"] = where
+    if source == "map":
+        return
+    res.findings.append(Finding(
+        "TSK-D007", "info", f"Gate D coverage computed from {SOURCES[source]} ({where})"
+        + (f": spec_test_map.md gives no spec sections ({stm.unreadable})"
+           if stm is not None and stm.unreadable else ""), where, 0, 0))
+
+
 def _accepted_gaps(task: Any) -> tuple[dict[str, str], list[str]]:
     """{normalised heading: reason} task.json `coverage_gap` accepts, and its problems
     (the same reader as the judge's: formats.task_json.read_coverage_gap)."""
@@ -333,36 +383,40 @@ def _accepted_gaps(task: Any) -> tuple[dict[str, str], list[str]]:
     return {norm_heading(sec): why for sec, why in entries}, problems
 
 
-def _gap_findings(res: GateResult, core: list[tuple[str, str, int, str]],
-                  accepted: dict[str, str], problems: list[str], path: str,
-                  recorded: bool = False) -> None:
-    """D002 per uncovered core section (name, key, line, as written): a warning when task.json
-    coverage_gap accepts it with a reason, else an error naming the shape it accepts."""
-    where = ("is listed as uncovered in the task's coverage record;" if recorded
-             else "has zero covered rows;")
-    for _name, key, line, shown in core:
-        if key in accepted:
-            res.findings.append(Finding(
-                "TSK-D002", "warning",
-                f"core invariant section '{shown}' {where} accepted as a caveat in task.json "
-                f"coverage_gap ({accepted[key]}) (task-judge: only after test-filter confirmed "
-                "no further spec-derivable tests exist)", path, line, 1 if line else 0))
-            continue
-        fix = ("route filter_correction_request.md to test-filter, or, once test-filter "
-               f"confirmed no further spec-derivable tests exist, record {COVERAGE_GAP_SHAPE} "
-               "in task.json")
-        if problems:
-            fix += " (task.json coverage_gap is not usable: " + "; ".join(problems[:-1]) + ")"
-        res.findings.append(Finding(
-            "TSK-D002", "error",
-            (f"the task's coverage record lists core invariant section '{shown}' as uncovered"
-             if recorded else f"core invariant section '{shown}' has zero covered rows")
-            + f" (task-judge: GAP): {fix}", path, line, 1 if line else 0))
-    if core and all(c[1] in accepted for c in core):
+def _gap_findings(res: GateResult, core: list[_CoreGap], accepted: dict[str, str],
+                  problems: list[str], path: str, recorded: bool = False) -> None:
+    """D002 per uncovered core section: a warning when task.json coverage_gap accepts it
+    with a reason, else an error naming the shape it accepts."""
+    res.findings += [_accepted_gap(c, accepted[c.key], path, recorded) if c.key in accepted
+                     else _open_gap(c, problems, path, recorded) for c in core]
+    if core and all(c.key in accepted for c in core):
         res.data["gap_accepted"] = True
         res.data["coverage_gap"] = {
-            "sections": [c[0] for c in core],
-            "reason": "; ".join(dict.fromkeys(accepted[c[1]] for c in core))}
+            "sections": [c.name for c in core],
+            "reason": "; ".join(dict.fromkeys(accepted[c.key] for c in core))}
+
+
+def _accepted_gap(c: _CoreGap, why: str, path: str, recorded: bool) -> Finding:
+    where = ("is listed as uncovered in the task's coverage record;" if recorded
+             else "has zero covered rows;")
+    return Finding(
+        "TSK-D002", "warning",
+        f"core invariant section '{c.shown}' {where} accepted as a caveat in task.json "
+        f"coverage_gap ({why}) (task-judge: only after test-filter confirmed "
+        "no further spec-derivable tests exist)", path, c.line, 1 if c.line else 0)
+
+
+def _open_gap(c: _CoreGap, problems: list[str], path: str, recorded: bool) -> Finding:
+    fix = ("route filter_correction_request.md to test-filter, or, once test-filter "
+           f"confirmed no further spec-derivable tests exist, record {COVERAGE_GAP_SHAPE} "
+           "in task.json")
+    if problems:
+        fix += " (task.json coverage_gap is not usable: " + "; ".join(problems[:-1]) + ")"
+    return Finding(
+        "TSK-D002", "error",
+        (f"the task's coverage record lists core invariant section '{c.shown}' as uncovered"
+         if recorded else f"core invariant section '{c.shown}' has zero covered rows")
+        + f" (task-judge: GAP): {fix}", path, c.line, 1 if c.line else 0)
 
 
 def _behaviors(spec: Spec, s: Section) -> str:

@@ -116,28 +116,32 @@ def rule3(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
     nones = {v.lower() for v in gf["no_console_values"]}
     for sec in _sections(spec, gf["cli_sections"]):
         body = spec.body(sec, own_only=True)
-        joined = " ".join(t for _, t in body).lower()
-        none_bullet = []
-        for ln, t in body:
-            m = _BULLET.match(t)
-            if not m:
-                continue
-            kv = re.match(r"^console[ _-]?scripts?(?: name)?\s*:\s*(.+)$", m.group(1).strip(), re.I)
-            if kv and kv.group(1).strip().strip("`*_ ").lower() in nones:
-                none_bullet.append((ln, t))
-        for ln, t in none_bullet:
-            out.append(Finding("TSK-F004", "error",
-                               "pure library CLI entry points must be prose (\"There is no console "
-                               f"script for this package ...\"), not a bullet: {_q(t)!r}",
-                               path, ln, 1))
-        if not none_bullet and re.search(r"no console script", joined):
-            first = next(((ln, t) for ln, t in body if t.strip()), None)
-            if first and not first[1].strip().lower().startswith("there is no console script"):
-                out.append(Finding("TSK-F004", "error",
-                                   "pure library: CLI Entry Points should open with \"There is no "
-                                   f"console script for this package.\": {_q(first[1])!r}",
-                                   path, first[0], 1))
+        none_bullet = [(ln, t) for ln, t in body if _no_console_bullet(t, nones)]
+        out += [Finding("TSK-F004", "error", "pure library CLI entry points must be prose "
+                        "(\"There is no console script for this package ...\"), not a bullet: "
+                        f"{_q(t)!r}", path, ln, 1) for ln, t in none_bullet]
+        if not none_bullet:
+            out += _no_console_opening(body, path)
     return out
+
+
+def _no_console_bullet(t: str, nones: set[str]) -> bool:
+    """`- console_scripts: none`: a bullet saying there is no console script."""
+    m = _BULLET.match(t)
+    kv = m and re.match(r"^console[ _-]?scripts?(?: name)?\s*:\s*(.+)$", m.group(1).strip(), re.I)
+    return bool(kv) and kv.group(1).strip().strip("`*_ ").lower() in nones
+
+
+def _no_console_opening(body: list[tuple[int, str]], path: str) -> list[Finding]:
+    """A section saying 'no console script' opens with the standard sentence."""
+    if not re.search(r"no console script", " ".join(t for _, t in body).lower()):
+        return []
+    first = next(((ln, t) for ln, t in body if t.strip()), None)
+    if not first or first[1].strip().lower().startswith("there is no console script"):
+        return []
+    return [Finding("TSK-F004", "error", "pure library: CLI Entry Points should open with "
+                    f"\"There is no console script for this package.\": {_q(first[1])!r}",
+                    path, first[0], 1)]
 
 
 def behavior_sections(spec: Spec, cfg: dict[str, Any]) -> list[Section]:
@@ -169,42 +173,44 @@ def rule5(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
     out = []
     gf = cfg["gate_f"]
     for sec in _sections(spec, gf["api_catalog_sections"]):
-        text = "\n".join(t for _, t in spec.raw_body(sec))
-        tables = find_tables(text)
-        if not tables:
-            out.append(Finding("TSK-F006", "error",
-                               "API Catalog has no `Name | Kind | Role` table", path, sec.line, 1))
-        for t in tables:
-            if [norm_key(h) for h in t.header] != ["name", "kind", "role"]:
-                ln = sec.line + t.header_line
-                out.append(Finding("TSK-F006", "error",
-                                   "API Catalog table must have exactly the columns Name | Kind | "
-                                   f"Role: {_q(spec.lines[ln - 1])!r}", path, ln, 1))
+        out += _catalog_tables(spec, sec, path)
     catalog = {norm_heading(n) for n in gf["api_catalog_sections"]}
     seen: set[int] = set()
     secs = sorted(_sections(spec, gf["signature_free_sections"]), key=lambda x: x.key not in catalog)
     for sec in secs:  # the API Catalog first: its lines are errors, not review warnings
-        strict = sec.key in catalog
         for ln, t in spec.body(sec):
-            if ln in seen:
-                continue
-            for code in _INLINE_CODE.finditer(t):
-                if _SIGNATURE.search(code.group(0)):
-                    seen.add(ln)
-                    if strict:
-                        out.append(Finding("TSK-F006", "error",
-                                           f"'{sec.text}' carries a Python signature "
-                                           f"({code.group(0)}: types, defaults or return "
-                                           f"annotation); the API Catalog is Name | Kind | Role "
-                                           f"only: {_q(t)!r}", path, ln, code.start() + 1))
-                    else:
-                        out.append(Finding("TSK-F006", "warning",
-                                           f"review: '{sec.text}' carries a Python signature "
-                                           f"({code.group(0)}); QUALITY_GATE 2c (review) asks "
-                                           f"for behavior prose instead: {_q(t)!r}", path, ln,
-                                           code.start() + 1))
-                    break
+            code = None if ln in seen else next(
+                (c for c in _INLINE_CODE.finditer(t) if _SIGNATURE.search(c.group(0))), None)
+            if code is not None:
+                seen.add(ln)
+                out.append(_signature_finding(sec, sec.key in catalog, code, ln, t, path))
     return out
+
+
+def _catalog_tables(spec: Spec, sec: Section, path: str) -> list[Finding]:
+    """The API Catalog has a table, and each of its tables is exactly Name | Kind | Role."""
+    tables = find_tables("\n".join(t for _, t in spec.raw_body(sec)))
+    if not tables:
+        return [Finding("TSK-F006", "error", "API Catalog has no `Name | Kind | Role` table",
+                        path, sec.line, 1)]
+    return [Finding("TSK-F006", "error", "API Catalog table must have exactly the columns "
+                    f"Name | Kind | Role: {_q(spec.lines[sec.line + t.header_line - 1])!r}",
+                    path, sec.line + t.header_line, 1)
+            for t in tables if [norm_key(h) for h in t.header] != ["name", "kind", "role"]]
+
+
+def _signature_finding(sec: Section, strict: bool, code: re.Match[str], ln: int, t: str,
+                       path: str) -> Finding:
+    """A Python signature in a signature-free section: an error in the API Catalog, else a
+    review warning."""
+    if strict:
+        return Finding("TSK-F006", "error", f"'{sec.text}' carries a Python signature "
+                       f"({code.group(0)}: types, defaults or return annotation); the API "
+                       f"Catalog is Name | Kind | Role only: {_q(t)!r}", path, ln,
+                       code.start() + 1)
+    return Finding("TSK-F006", "warning", f"review: '{sec.text}' carries a Python signature "
+                   f"({code.group(0)}); QUALITY_GATE 2c (review) asks for behavior prose "
+                   f"instead: {_q(t)!r}", path, ln, code.start() + 1)
 
 
 def rule6(spec: Spec, cfg: dict[str, Any], path: str) -> list[Finding]:
