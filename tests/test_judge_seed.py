@@ -610,3 +610,20 @@ def test_judge_all_table_and_fleet_page_agree_with_single_judge_runs(
     assert (by["t2-wording"]["verdict"], by["t2-wording"]["route"]) == ("BROKEN", "filter")
     assert by["t3-nomap"]["verdict"] == "BROKEN" and "gate-D" in by["t3-nomap"]["blocking"]
     assert "1 QUALIFIED" in table and "2 BROKEN" in table
+
+
+def test_gate_ac_an_empty_table_is_pending_never_pass(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    judged(task)
+    table = task / "judge" / "spotcheck.md"
+    header = [ln for ln in table.read_text().splitlines() if not ln.startswith("| `")]
+    table.write_text("\n".join(header) + "\n")  # the prefilled table with every row removed
+    res = judged(task)
+    assert res.verdict == "PENDING", res.reasons
+    fires(res.findings, "TSK-J013")
+    clean(res.findings, "TSK-J014")
+    assert "no rows" in " ".join(res.reasons)
+    assert state_of(task) == "S5_JUDGE"
+    table.unlink()  # the near miss: the table sampled again, its rows filled
+    judged(task)
+    fill_spotcheck(task)
+    assert judged(task).verdict == "QUALIFIED"

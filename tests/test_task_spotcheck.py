@@ -149,3 +149,32 @@ def _f(d):
     from gavelkit.core.findings import Finding
 
     return Finding(d["code"], d["severity"], d["message"], d["path"], d["line"], d["col"])
+
+
+_HEADER_ONLY = ("<!-- gavel task spotcheck: Gate A, seed 0, sample 1; verdict one of: derivable -->"
+                "\n\n| nodeid | assertion summary | spec_section | verdict |\n|---|---|---|---|\n")
+_ONE_ROW = (_HEADER_ONLY + "| `oracle/test_atomic.py::test_parse_rejects_letters` | raises "
+            "ValueError | ## Error Semantics | derivable |\n")
+
+
+def test_verify_refuses_a_table_without_rows(tmp_path):
+    # was "Gate A: 0 row(s)", exit 0: an empty table verified nothing and passed
+    p = tmp_path / "empty.md"
+    p.write_text(_HEADER_ONLY)
+    rc, data = cli_json("task", "spotcheck", str(GOOD), "--verify", str(p))
+    assert rc == 1 and data["rows"] == 0
+    f = fires(sc.verify(load_task(GOOD), _HEADER_ONLY, str(p)).findings, "TSK-A011")
+    assert f.line == 3 and f.severity == "error"
+
+
+def test_verify_one_filled_row_is_not_an_empty_table(tmp_path):
+    p = tmp_path / "one.md"
+    p.write_text(_ONE_ROW)
+    rc, data = cli_json("task", "spotcheck", str(GOOD), "--verify", str(p))
+    assert rc == 0 and data["rows"] == 1
+    clean(sc.verify(load_task(GOOD), _ONE_ROW, str(p)).findings, "TSK-A011")
+    # a row with the wrong cell count is a broken row (A002), not an empty table
+    broken = _HEADER_ONLY + "| `oracle/test_atomic.py::test_parse_rejects_letters` | x |\n"
+    res = sc.verify(load_task(GOOD), broken, str(p))
+    fires(res.findings, "TSK-A002")
+    clean(res.findings, "TSK-A011")

@@ -171,26 +171,42 @@ def _table(text: str) -> Any:
                  if [norm_key(h) for h in t.header] == [norm_key(c) for c in COLUMNS]), None)
 
 
-def _row_findings(task: Any, cells: list[str], line: int, path: str, gate: str,
-                  allowed: list[str], covered: set[str], nodeid: str) -> tuple[list[Finding], str]:
+@dataclass(frozen=True, slots=True)
+class _RowRules:
+    """What every row of one table is checked against."""
+
+    path: str
+    gate: str
+    allowed: list[str]
+    covered: frozenset[str]  # the map's covered node ids (empty: no map to check against)
+
+
+def _row_findings(task: Any, cells: list[str], line: int, rules: _RowRules,
+                  nodeid: str) -> tuple[list[Finding], str]:
     """A complete row's findings and its verdict as the allowed spelling ('' when none)."""
+    path = rules.path
     out = [Finding("TSK-A002", "error", f"empty '{name}' cell: a row counts only when complete",
                    path, line, 1)
            for name, c in zip(COLUMNS, cells, strict=True) if not c.strip() or c.strip() in _EMPTY]
-    if cells[2].strip() and task.spec is not None:
-        out += [Finding("TSK-A003", "error", f"spec_section {part.strip()!r} is not a heading of "
-                        "spec.md, verbatim", path, line, 1)
-                for part in re.split(r";|\s\+\s", cells[2])
-                if part.strip() and not _heading_ok(task, part)]
-    allowed_f = {fold(a): a for a in allowed}
+    out += _heading_findings(task, cells[2], line, path)
+    allowed_f = {fold(a): a for a in rules.allowed}
     v = fold(cells[3]) if cells[3].strip() else ""
     if v and v not in allowed_f:
         out.append(Finding("TSK-A004", "error", f"verdict {cells[3].strip()!r} is not one of "
-                           f"{', '.join(allowed)} (Gate {gate})", path, line, 1))
-    if covered and nodeid not in covered:
+                           f"{', '.join(rules.allowed)} (Gate {rules.gate})", path, line, 1))
+    if rules.covered and nodeid not in rules.covered:
         out.append(Finding("TSK-A005", "warning",
                            f"{nodeid} is not a covered row of spec_test_map.md", path, line, 1))
     return out, allowed_f.get(v, "")
+
+
+def _heading_findings(task: Any, cell: str, line: int, path: str) -> list[Finding]:
+    """Every heading the spec_section cell quotes is a heading of spec.md, verbatim."""
+    if not cell.strip() or task.spec is None:
+        return []
+    return [Finding("TSK-A003", "error", f"spec_section {part.strip()!r} is not a heading of "
+                    "spec.md, verbatim", path, line, 1)
+            for part in re.split(r";|\s\+\s", cell) if part.strip() and not _heading_ok(task, part)]
 
 
 def _negative(res: Verification, gate: str, path: str) -> None:
@@ -199,16 +215,23 @@ def _negative(res: Verification, gate: str, path: str) -> None:
     if not bad:
         return
     what = ", ".join(f"{n} {k}" for k, n in sorted(bad.items()))
-    failed = [r for r in res.rows if r.verdict.strip() and fold(r.verdict) != "derivable"]
+    failed = _not_derivable(res.rows)
     named = "; ".join(f"{r.nodeid} ({r.verdict.strip()}, line {r.line})" for r in failed[:10])
+    line = failed[0].line if failed else 0
     res.findings.append(Finding(
         "TSK-A007", "error",
         f"Gate {gate} fails: {what}: {named}; return filter_correction_request.md to "
         "test-filter" + (" for regeneration" if gate == "C" else " to correct the map"),
-        path, failed[0].line if failed else 0, 1 if failed else 0,
-        data={"rows": [{"nodeid": r.nodeid, "verdict": r.verdict.strip(),
-                        "spec_section": r.spec_section.strip(), "line": r.line}
-                       for r in failed]}))
+        path, line, 1 if failed else 0, data={"rows": [_failed_row(r) for r in failed]}))
+
+
+def _not_derivable(rows: list[SpotRow]) -> list[SpotRow]:
+    return [r for r in rows if r.verdict.strip() and fold(r.verdict) != "derivable"]
+
+
+def _failed_row(r: SpotRow) -> dict[str, Any]:
+    return {"nodeid": r.nodeid, "verdict": r.verdict.strip(),
+            "spec_section": r.spec_section.strip(), "line": r.line}
 
 
 def verify(task: Any, text: str, path: str, gate: str = "A") -> Verification:
@@ -221,7 +244,17 @@ def verify(task: Any, text: str, path: str, gate: str = "A") -> Verification:
                                     "spec_section | verdict", path, 0, 0))
         return res
     res.findings += _stale(task, text, path)
-    covered = {r.nodeid for r in task.map.covered_rows()} if task.map else set()
+    rules = _RowRules(path, gate, allowed, frozenset(
+        r.nodeid for r in task.map.covered_rows()) if task.map else frozenset())
+    _verify_rows(task, table, rules, res)
+    res.findings += _row_count(task, table, len(res.rows), gate, path)
+    _negative(res, gate, path)
+    return res
+
+
+def _verify_rows(task: Any, table: Any, rules: _RowRules, res: Verification) -> None:
+    """Each complete, first-listed row with its findings; its verdict counted."""
+    path = rules.path
     first_line: dict[str, int] = {}
     for row in table.rows:
         cells = row.cells
@@ -237,18 +270,24 @@ def verify(task: Any, text: str, path: str, gate: str = "A") -> Verification:
             continue
         first_line[sr.nodeid] = row.line
         res.rows.append(sr)
-        found, verdict = _row_findings(task, cells, row.line, path, gate, allowed, covered,
-                                       sr.nodeid)
+        found, verdict = _row_findings(task, cells, row.line, rules, sr.nodeid)
         res.findings += found
         if verdict:
             res.verdicts[verdict] = res.verdicts.get(verdict, 0) + 1
-    need = int(task.config["spotcheck"]["gate_c_min_rows"])
-    if gate == "C" and len(res.rows) < need:
-        res.findings.append(Finding("TSK-A006", "error",
-                                    f"Gate C needs at least {need} sampled generated tests; "
-                                    f"the table has {len(res.rows)}", path, 0, 0))
-    _negative(res, gate, path)
-    return res
+
+
+def _row_count(task: Any, table: Any, rows: int, gate: str, path: str) -> list[Finding]:
+    """An empty table verifies nothing (TSK-A011); Gate C needs its minimum (TSK-A006)."""
+    if gate == "C":
+        need = int(task.config["spotcheck"]["gate_c_min_rows"])
+        return [Finding("TSK-A006", "error", f"Gate C needs at least {need} sampled generated "
+                        f"tests; the table has {rows}", path, 0, 0)] if rows < need else []
+    if table.rows:
+        return []
+    return [Finding("TSK-A011", "error", f"the table has no rows: Gate {gate} verifies sampled "
+                    "map rows, and an empty table verifies none (sample them with `gavel task "
+                    "spotcheck TASK --out FILE`, then fill the verdicts)", path,
+                    table.header_line, 1)]
 
 
 _DIGEST = re.compile(r"map sha256 ([0-9a-f]{64})")
