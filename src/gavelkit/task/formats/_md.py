@@ -57,6 +57,11 @@ def split_row(line: str) -> list[str]:
     if "\\" not in s and s.count("`") % 2 == 0 and not any(
             "|" in span for span in _CODE_SPAN.findall(s)):  # the common row (fast path)
         return [c.strip() for c in s.split("|")]
+    return _split_escaped(s)
+
+
+def _split_escaped(s: str) -> list[str]:
+    """The slow path of split_row: `\\|` is a pipe in the cell, so is one inside backticks."""
     cells: list[str] = []
     buf: list[str] = []
     in_code = False
@@ -118,27 +123,34 @@ def find_tables(text: str) -> list[MdTable]:
     out: list[MdTable] = []
     heading = ""
     i = 0
-    n = len(lines)
-    while i < n:
-        line = lines[i]
+    while i < len(lines):
         if mask[i]:
             i += 1
             continue
-        if line.startswith("#"):
-            heading = line.lstrip("#").strip()
-        if "|" in line and i + 1 < n and not mask[i + 1] and "|" in lines[i + 1]:
-            sep = split_row(lines[i + 1])
-            if is_separator(sep):
-                table = MdTable(split_row(line), i + 1, heading=heading)
-                j = i + 2
-                while j < n and not mask[j] and lines[j].strip().startswith("|"):
-                    table.rows.append(MdRow(split_row(lines[j]), j + 1))
-                    j += 1
-                out.append(table)
-                i = j
-                continue
-        i += 1
+        if lines[i].startswith("#"):
+            heading = lines[i].lstrip("#").strip()
+        table = _table_at(lines, mask, i, heading)
+        if table is None:
+            i += 1
+            continue
+        out.append(table)
+        i = table.header_line + 1 + len(table.rows)
     return out
+
+
+def _table_at(lines: list[str], mask: list[bool], i: int, heading: str) -> MdTable | None:
+    """The table whose header is line index i (a separator row follows), with its rows."""
+    n = len(lines)
+    if "|" not in lines[i] or i + 1 >= n or mask[i + 1] or "|" not in lines[i + 1]:
+        return None
+    if not is_separator(split_row(lines[i + 1])):
+        return None
+    table = MdTable(split_row(lines[i]), i + 1, heading=heading)
+    j = i + 2
+    while j < n and not mask[j] and lines[j].strip().startswith("|"):
+        table.rows.append(MdRow(split_row(lines[j]), j + 1))
+        j += 1
+    return table
 
 
 def escape_cell(text: str) -> str:

@@ -172,19 +172,22 @@ def _parse_history(ps: PipelineState, findings: list[Finding]) -> None:
         last_row = j
         if not header_seen or is_separator(cells):
             header_seen = True
-            continue
-        if len(cells) < 5:
-            findings.append(Finding("TSK-R007", "warning",
-                                    f"History row has {len(cells)} cells, expected 5",
-                                    ps.path, j + 1, 1))
-            continue
-        num = int(cells[0]) if cells[0].isdigit() else 0
-        ps.history.append(HistoryRow(num, cells[1], cells[2], cells[3],
-                                     " | ".join(cells[4:]), j + 1))
+        else:
+            _history_row(ps, cells, j, findings)
     if not header_seen:
         findings.append(Finding("TSK-R007", "warning", "History has no table; one is added "
                                 "on the next transition", ps.path, s + 1, 1))
     ps.history_insert = last_row + 1
+
+
+def _history_row(ps: PipelineState, cells: list[str], j: int, findings: list[Finding]) -> None:
+    if len(cells) < 5:
+        findings.append(Finding("TSK-R007", "warning",
+                                f"History row has {len(cells)} cells, expected 5",
+                                ps.path, j + 1, 1))
+        return
+    num = int(cells[0]) if cells[0].isdigit() else 0
+    ps.history.append(HistoryRow(num, cells[1], cells[2], cells[3], " | ".join(cells[4:]), j + 1))
 
 
 def _parse_catalogue(ps: PipelineState) -> None:
@@ -198,19 +201,23 @@ def _parse_catalogue(ps: PipelineState) -> None:
             state, in_todo = (m.group(0) if m else None), False
             if state:
                 ps.catalogue.setdefault(state, [])
-            continue
-        if state is None:
-            continue
-        if re.match(r"^\s*todo\s*:", ln):
-            in_todo = True
-            continue
-        mm = _TODO.match(ln)
-        if in_todo and mm:
-            ps.catalogue[state].append(mm.group("text").strip())
-        elif in_todo and ln.strip() and ln.startswith("      ") and ps.catalogue[state]:
-            ps.catalogue[state][-1] += " " + ln.strip()
-        elif ln.strip() and not ln.startswith(" "):
-            in_todo = False
+        elif state is not None:
+            in_todo = _catalogue_line(ln, ps.catalogue[state], in_todo)
+
+
+def _catalogue_line(ln: str, todo: list[str], in_todo: bool) -> bool:
+    """One line under a state's heading: a todo item (or its continuation) is added to
+    `todo`; returns whether the next line is still inside the todo list."""
+    if re.match(r"^\s*todo\s*:", ln):
+        return True
+    mm = _TODO.match(ln)
+    if in_todo and mm:
+        todo.append(mm.group("text").strip())
+    elif in_todo and ln.strip() and ln.startswith("      ") and todo:
+        todo[-1] += " " + ln.strip()
+    elif ln.strip() and not ln.startswith(" "):
+        return False
+    return in_todo
 
 
 def parse_pipeline_state(text: str, path: str = "PIPELINE_STATE.md") -> tuple[PipelineState, list[Finding]]:
@@ -233,46 +240,49 @@ def render_transition(ps: PipelineState, updates: dict[str, str], todo: list[str
     Every other line is kept as it was. Existing `key:   value` padding is kept.
     """
     lines = list(ps.lines)
-    edits: list[tuple[int, int, list[str]]] = []  # (start, end, replacement), 0-based
-    # Current values
     s, e = ps.block
-    new_block = list(lines[s:e])
+    edits: list[tuple[int, int, list[str]]] = [  # (start, end, replacement), 0-based
+        (s, e, _current_block(lines[s:e], updates)), _todo_edit(ps, lines, todo),
+        _history_edit(ps, lines, row)]
+    for start, end, repl in sorted(edits, key=lambda t: (t[0], t[1]), reverse=True):
+        lines[start:end] = repl
+    return "\n".join(lines)
+
+
+def _current_block(block: list[str], updates: dict[str, str]) -> list[str]:
+    """The Current block with each updated `key: value` rewritten in place, new keys appended."""
+    new_block = list(block)
     seen = set()
-    for idx in range(len(new_block)):
-        m = _KV.match(new_block[idx].strip())
+    for idx, text in enumerate(new_block):
+        m = _KV.match(text.strip())
         if m and m.group("key") in updates:
             key = m.group("key")
-            lead = new_block[idx][: len(new_block[idx]) - len(new_block[idx].lstrip())]
+            lead = text[: len(text) - len(text.lstrip())]
             new_block[idx] = f"{lead}{key}{m.group('sep')}{updates[key]}"
             seen.add(key)
-    for key, val in updates.items():
-        if key not in seen:
-            new_block.append(f"{key}: {val}")
-    edits.append((s, e, new_block))
-    # todo
+    return new_block + [f"{key}: {val}" for key, val in updates.items() if key not in seen]
+
+
+def _todo_edit(ps: PipelineState, lines: list[str], todo: list[str]
+               ) -> tuple[int, int, list[str]]:
     items = [f"- [ ] {t}" for t in todo]
     if ps.todo_header >= 0:
         ts, te = ps.todo_span
         if te <= ts:
             ts = te = ps.todo_header + 1
-        edits.append((ts, te, items))
-    else:
-        # after the Current fence
-        anchor = e + 1 if e < len(lines) and lines[e].strip().startswith("```") else e
-        edits.append((anchor, anchor, ["", "todo:", *items]))
-    # history row
+        return ts, te, items
+    e = ps.block[1]  # after the Current fence
+    anchor = e + 1 if e < len(lines) and lines[e].strip().startswith("```") else e
+    return anchor, anchor, ["", "todo:", *items]
+
+
+def _history_edit(ps: PipelineState, lines: list[str], row: HistoryRow
+                  ) -> tuple[int, int, list[str]]:
     cells = [str(row.num), row.date, row.from_state, row.to_state, escape_cell(row.note)]
     line = "| " + " | ".join(cells) + " |"
-    if ps.history_insert >= 0:
-        at = ps.history_insert
-        has_table = any(ln.strip().startswith("|") for ln in lines[max(0, at - 2):at])
-        rows = [line] if has_table else ["", "| " + " | ".join(HISTORY_HEADER) + " |",
-                                         "|---|------|------|----|------|", line]
-        edits.append((at, at, rows))
-    else:
-        edits.append((len(lines), len(lines), ["", "## History", "",
-                                               "| " + " | ".join(HISTORY_HEADER) + " |",
-                                               "|---|------|------|----|------|", line]))
-    for start, end, repl in sorted(edits, key=lambda t: (t[0], t[1]), reverse=True):
-        lines[start:end] = repl
-    return "\n".join(lines)
+    header = ["| " + " | ".join(HISTORY_HEADER) + " |", "|---|------|------|----|------|"]
+    if ps.history_insert < 0:
+        return len(lines), len(lines), ["", "## History", "", *header, line]
+    at = ps.history_insert
+    has_table = any(ln.strip().startswith("|") for ln in lines[max(0, at - 2):at])
+    return at, at, [line] if has_table else ["", *header, line]
