@@ -206,22 +206,21 @@ def load_task(task_dir: str | Path, config: str | Path | None = None,
 
 
 def _locate_tests(task: Task) -> None:
-    wanted: list[str] = []
-    if task.task_json:
-        wanted += task.task_json.test_files
-    if task.kept:
-        for nid in task.kept.ids:
-            f = file_of(nid)
-            if f and f not in wanted:
-                wanted.append(f)
-    od = task.oracle_dir
-    for p in sorted(od.glob("test_*.py")) if od is not None else []:
-        rel = "oracle/" + p.name
-        if rel not in wanted:
-            wanted.append(rel)
-    for rel in wanted:
+    for rel in _wanted_tests(task):
         p = task.resolve(rel)
         if p.is_file():
             task.test_files[rel] = p
         else:
             task.missing_test_files.append(rel)
+
+
+def _wanted_tests(task: Task) -> list[str]:
+    """task.json's test files, then the files kept ids name, then oracle/test_*.py; once each."""
+    wanted: list[str] = list(task.task_json.test_files) if task.task_json else []
+    kept = [file_of(nid) for nid in task.kept.ids] if task.kept else []
+    od = task.oracle_dir
+    found = ["oracle/" + p.name for p in sorted(od.glob("test_*.py"))] if od is not None else []
+    for rel in [*kept, *found]:
+        if rel and rel not in wanted:
+            wanted.append(rel)
+    return wanted

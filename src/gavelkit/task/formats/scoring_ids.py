@@ -28,9 +28,16 @@ def taxonomy_keys(task: Any) -> list[str]:
         return []
     entries = tx.get("entries")
     if isinstance(entries, list):
-        return [str(e.get("taxonomy_key") or e.get("test_id")) for e in entries
-                if isinstance(e, dict) and (e.get("taxonomy_key") or e.get("test_id"))]
+        return [k for k in map(_entry_key, entries) if k]
     return [k for k, v in tx.items() if isinstance(v, str) and "::" in k]
+
+
+def _entry_key(e: object) -> str:
+    """An entry's taxonomy_key (or test_id) as text, '' when it names none."""
+    if not isinstance(e, dict):
+        return ""
+    key = e.get("taxonomy_key") or e.get("test_id")
+    return str(key) if key else ""
 
 
 def named_ids(task: Any) -> list[str]:

@@ -111,22 +111,29 @@ def gates_all(root: str | Path, config: str | None = None, gates: str = "DEF",
     if not dirs:
         raise InputError(str(root), "no task folder found (a folder holding spec.md, task.json "
                                     "or MANIFEST.json, up to three levels down)")
-    from gavelkit.core.rules import get
-
     fg = FleetGates(str(base))
-    by_code: dict[str, list[tuple[str, int]]] = {}
     for d in dirs:
         if progress:
             progress(str(d))
         row, _ = _one(d, base, config, gates)
         fg.rows.append(row)
-        for code, n in row.error_codes.items():
-            by_code.setdefault(code, []).append((row.path, n))
         if row.standard_line:
             fg.older_standard[row.standard] = fg.older_standard.get(row.standard, 0) + 1
+    fg.causes = _causes(fg.rows)
+    return fg
+
+
+def _causes(rows: list[TaskGates]) -> list[Cause]:
+    """Error codes by the tasks they hit (most first), with up to three example tasks."""
+    from gavelkit.core.rules import get
+
+    by_code: dict[str, list[tuple[str, int]]] = {}
+    for row in rows:
+        for code, n in row.error_codes.items():
+            by_code.setdefault(code, []).append((row.path, n))
+    causes = []
     for code, hits in by_code.items():
         rule = get(code)
-        fg.causes.append(Cause(code, rule.title if rule else code, len(hits),
-                               sum(n for _, n in hits), [p for p, _ in hits[:3]]))
-    fg.causes.sort(key=lambda c: (-c.tasks, -c.findings, c.code))
-    return fg
+        causes.append(Cause(code, rule.title if rule else code, len(hits),
+                            sum(n for _, n in hits), [p for p, _ in hits[:3]]))
+    return sorted(causes, key=lambda c: (-c.tasks, -c.findings, c.code))

@@ -118,8 +118,6 @@ def _reopen_state(d: Path, task: Task, reason: str, day: str, dry_run: bool,
 
 def _supersede_row(task: Task, new_version: str, dry_run: bool, res: OracleCheck) -> None:
     """Step 2: `superseded_by` on the task's QUALIFIED row of CANDIDATES.md (kept, not replaced)."""
-    from gavelkit.task.formats.candidates import read_candidates, render_with_superseded
-
     if task.ledger is None:
         res.findings.append(Finding("TSK-O004", "warning", "no CANDIDATES.md found (task folder "
                                     "or its two parents; use --ledger); superseded_by not "
@@ -132,14 +130,21 @@ def _supersede_row(task: Task, new_version: str, dry_run: bool, res: OracleCheck
                                     "no QUALIFIED row for this task in CANDIDATES.md; "
                                     "superseded_by not written", str(task.paths["ledger"]), 0, 0))
         return
-    lp = task.paths["ledger"]
+    if not dry_run:
+        _write_superseded(task.paths["ledger"], names, new_version)
+    res.actions.append(f"CANDIDATES.md line {rows[-1].line}: superseded_by: {new_version}")
+
+
+def _write_superseded(lp: Path, names: set[str], new_version: str) -> None:
+    """Re-read under the ledger's lock and mark its last live QUALIFIED row of the task."""
+    from gavelkit.task.formats.candidates import read_candidates, render_with_superseded
+
     with locked(lp):
         led, _ = read_candidates(lp)
         assert led is not None
         fresh = [r for r in led.rows if r.status == "QUALIFIED" and r.matches(names)]
-        if not dry_run and fresh:
+        if fresh:
             atomic_write(lp, render_with_superseded(led, fresh[-1], new_version))
-    res.actions.append(f"CANDIDATES.md line {rows[-1].line}: superseded_by: {new_version}")
 
 
 def _no_record(d: Path, state: str | None, day: str, record: bool, dry_run: bool) -> OracleCheck:
