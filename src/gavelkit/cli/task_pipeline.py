@@ -197,22 +197,10 @@ def gates_main(argv: list[str], prog: str) -> int:
 
 
 def spotcheck_main(argv: list[str], prog: str) -> int:
-    from pathlib import Path
-
-    from gavelkit.core.textio import atomic_write, read_text
     from gavelkit.task.formats.load import load_task
     from gavelkit.task.gates import spotcheck as sc
 
-    p = parser(prog, "Gates A/C: write a reproducible spot-check table, or --verify a filled one.")
-    _common(p)
-    p.add_argument("--sample", type=at.positive_int, default=10, help="rows to sample (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--gate", choices=["A", "C", "auto"], default="auto",
-                   help="A (map spot-check), C (generated-only oracle), auto: C when "
-                        "oracle_source means generated-only, else A")
-    p.add_argument("--out", help="write the table to this file (atomic) instead of stdout")
-    p.add_argument("--verify", metavar="FILE", help="check a filled table")
-    a = p.parse_args(argv)
+    a = _spotcheck_parser(prog).parse_args(argv)
     if a.sample < 1:
         raise UsageError("--sample must be at least 1")
     task = load_task(a.task, a.config)
@@ -224,28 +212,61 @@ def spotcheck_main(argv: list[str], prog: str) -> int:
                                 f"Gate C applies: oracle_source {value!r} means generated-only "
                                 f"({where})", str(task.paths.get("map", task.dir)), 0, 0))
     if task.spec is None or task.map is None:
-        missing = " and ".join(n for n, v in (("spec.md", task.spec), ("spec_test_map.md", task.map))
-                               if v is None)
-        findings.append(Finding("TSK-A001", "error", f"spot-check needs {missing}",
-                                str(task.dir), 0, 0))
-        return emit(findings, a.format, "task spotcheck", quiet=a.quiet)
-    allowed = sc.allowed_verdicts(task.config, gate)
-    if a.verify:
-        text = read_text(a.verify)
-        v = sc.verify(task, text, a.verify, gate)
-        findings += v.findings
-        extra = {"gate": gate, "rows": len(v.rows), "verdicts": v.verdicts}
-        summary = (f"Gate {gate}: {len(v.rows)} row(s); verdicts: "
-                   + (", ".join(f"{k} {n}" for k, n in v.verdicts.items()) or "none"))
-        return emit(findings, a.format, "task spotcheck", extra=extra, text=summary,
+        return emit([*findings, _spotcheck_needs(task)], a.format, "task spotcheck",
                     quiet=a.quiet)
-    n = max(a.sample, int(task.config["spotcheck"]["gate_c_min_rows"])) if gate == "C" else a.sample
+    if a.verify:
+        return _spotcheck_verify(a, task, gate, findings)
+    return _spotcheck_table(a, task, gate, findings)
+
+
+def _spotcheck_needs(task: Any) -> Finding:
+    missing = " and ".join(n for n, v in (("spec.md", task.spec), ("spec_test_map.md", task.map))
+                           if v is None)
+    return Finding("TSK-A001", "error", f"spot-check needs {missing}", str(task.dir), 0, 0)
+
+
+def _spotcheck_parser(prog: str) -> argparse.ArgumentParser:
+    p = parser(prog, "Gates A/C: write a reproducible spot-check table, or --verify a filled one.")
+    _common(p)
+    p.add_argument("--sample", type=at.positive_int, default=10, help="rows to sample (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--gate", choices=["A", "C", "auto"], default="auto",
+                   help="A (map spot-check), C (generated-only oracle), auto: C when "
+                        "oracle_source means generated-only, else A")
+    p.add_argument("--out", help="write the table to this file (atomic) instead of stdout")
+    p.add_argument("--verify", metavar="FILE", help="check a filled table")
+    return p
+
+
+def _spotcheck_verify(a: argparse.Namespace, task: Any, gate: str,
+                      findings: list[Finding]) -> int:
+    from gavelkit.core.textio import read_text
+    from gavelkit.task.gates import spotcheck as sc
+
+    v = sc.verify(task, read_text(a.verify), a.verify, gate)
+    findings += v.findings
+    extra = {"gate": gate, "rows": len(v.rows), "verdicts": v.verdicts}
+    summary = (f"Gate {gate}: {len(v.rows)} row(s); verdicts: "
+               + (", ".join(f"{k} {n}" for k, n in v.verdicts.items()) or "none"))
+    return emit(findings, a.format, "task spotcheck", extra=extra, text=summary, quiet=a.quiet)
+
+
+def _spotcheck_table(a: argparse.Namespace, task: Any, gate: str,
+                     findings: list[Finding]) -> int:
+    """Sample and render the table: to --out, to stdout (text), or inside the JSON."""
+    from pathlib import Path
+
+    from gavelkit.core.textio import atomic_write
+    from gavelkit.task.gates import spotcheck as sc
+
+    need = int(task.config["spotcheck"]["gate_c_min_rows"])
+    n = max(a.sample, need) if gate == "C" else a.sample
     rows = sc.build(task, n, a.seed, gate)
-    if gate == "C" and len(rows) < int(task.config["spotcheck"]["gate_c_min_rows"]):
+    if gate == "C" and len(rows) < need:
         findings.append(Finding("TSK-A006", "error",
                                 f"only {len(rows)} generated covered row(s) to sample; Gate C "
-                                "needs at least " + str(task.config["spotcheck"]["gate_c_min_rows"]),
-                                str(task.paths["map"]), 0, 0))
+                                f"needs at least {need}", str(task.paths["map"]), 0, 0))
+    allowed = sc.allowed_verdicts(task.config, gate)
     table = sc.render(rows, gate, a.seed, n, allowed)
     extra = {"gate": gate, "seed": a.seed, "sample": n, "allowed_verdicts": allowed,
              "rows": [{"nodeid": r.nodeid, "assertion summary": r.summary,
@@ -254,16 +275,20 @@ def spotcheck_main(argv: list[str], prog: str) -> int:
         atomic_write(Path(a.out), table)
         text = f"wrote {len(rows)} row(s) to {a.out} (Gate {gate}, seed {a.seed})"
     elif a.format == "text":
-        # the table is the output (pipe it to a file); findings go to stderr
-        import sys
-
-        from gavelkit.core.findings import exit_code
-        from gavelkit.core.render import render_text
-
-        if findings:
-            print(render_text(findings, summary=False), file=sys.stderr)
-        sys.stdout.write(table)
-        return exit_code(findings)
+        return _table_to_stdout(table, findings)
     else:
         text = table
     return emit(findings, a.format, "task spotcheck", extra=extra, text=text, quiet=a.quiet)
+
+
+def _table_to_stdout(table: str, findings: list[Finding]) -> int:
+    """The table is the output (pipe it to a file); findings go to stderr."""
+    import sys
+
+    from gavelkit.core.findings import exit_code
+    from gavelkit.core.render import render_text
+
+    if findings:
+        print(render_text(findings, summary=False), file=sys.stderr)
+    sys.stdout.write(table)
+    return exit_code(findings)
