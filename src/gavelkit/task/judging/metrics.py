@@ -216,13 +216,9 @@ def _clusters(cases: list[dict[str, Any]], ctx: _Context) -> tuple[list[Cluster]
     for c in cases:
         if c.get("counted_as") in ("passed", "skipped"):
             continue
-        cls = c.get("classification") if isinstance(c.get("classification"), dict) else {}
-        klass, rule = cls.get("class", "candidate"), str(cls.get("rule", ""))
-        s = ctx.sections(c["nodeid"])
-        wording = bool(unpromised_wording(c, ctx.spec_text)) if klass == "candidate" else False
-        if wording:
-            klass, rule = "verifier", "unpromised-wording"
+        klass, rule, wording = _case_class(c, ctx)
         classes[klass] = classes.get(klass, 0) + 1
+        s = ctx.sections(c["nodeid"])
         key, desc, root = _root(c, ctx, s[0] if s else "", wording)
         cl = clusters.get((klass, key))
         if cl is None:
@@ -230,11 +226,27 @@ def _clusters(cases: list[dict[str, Any]], ctx: _Context) -> tuple[list[Cluster]
                 f"C{len(clusters) + 1}", desc, klass, example=crash_message(c)[:300], rule=rule,
                 entry=root.entry if root else "", exception=root.exception if root else "",
                 trigger=root.trigger if root else "")
-        cl.tests.append(c["nodeid"])
-        cl.layers[c.get("layer", "unknown")] = cl.layers.get(c.get("layer", "unknown"), 0) + 1
-        cl.traced_to_spec = cl.traced_to_spec and bool(s)
-        cl.sections += [x for x in s if x not in cl.sections]
+        _add_case(cl, c, s)
     return sorted(clusters.values(), key=lambda x: (-len(x.tests), x.signature)), classes
+
+
+def _case_class(c: dict[str, Any], ctx: _Context) -> tuple[str, str, bool]:
+    """(class, rule, asserts unpromised wording) of a failing case: a candidate failure that
+    asserts wording the spec does not promise is the verifier's."""
+    cls = c.get("classification") if isinstance(c.get("classification"), dict) else {}
+    klass, rule = cls.get("class", "candidate"), str(cls.get("rule", ""))
+    wording = bool(unpromised_wording(c, ctx.spec_text)) if klass == "candidate" else False
+    if wording:
+        return "verifier", "unpromised-wording", True
+    return klass, rule, False
+
+
+def _add_case(cl: Cluster, c: dict[str, Any], sections: list[str]) -> None:
+    cl.tests.append(c["nodeid"])
+    layer = c.get("layer", "unknown")
+    cl.layers[layer] = cl.layers.get(layer, 0) + 1
+    cl.traced_to_spec = cl.traced_to_spec and bool(sections)
+    cl.sections += [x for x in sections if x not in cl.sections]
 
 
 def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None = None,
@@ -248,14 +260,7 @@ def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None =
     ref_pass = {c["nodeid"]: c["counted_as"] == "passed"
                 for c in normalise((reference or {}).get("cases", []))}
     ordered, classes = _clusters(cases, ctx)
-    for i, cl in enumerate(ordered, 1):
-        cl.id = f"C{i}"
-        # the behaviour's own section (the key), not every section its tests also touch
-        cl.dimension = dimension_for(" ".join((cl.signature, cl.exception)), cl.sections[:1],
-                                     cl.layers, dims)
-        if ref_pass:
-            vals = [ref_pass.get(t) for t in cl.tests if t in ref_pass]
-            cl.reference_passes = all(vals) if vals else None
+    _number(ordered, dims, ref_pass)
     passed = {c["nodeid"] for c in cases if c.get("counted_as") == "passed"}
     events = true_gap_events(task, cases, passed, ctx.secs, ordered, ctx.public)
     neg = negative_gap(task, cases, gap)
@@ -264,6 +269,18 @@ def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None =
     m = Metrics(layers, gap, neg, events, ordered, classes, sat, [], rate)
     m.labels = labels(task, m)
     return m
+
+
+def _number(ordered: list[Cluster], dims: list[dict[str, Any]], ref_pass: dict[str, bool]) -> None:
+    """Cluster ids in order, each cluster's dimension and whether the reference passes it."""
+    for i, cl in enumerate(ordered, 1):
+        cl.id = f"C{i}"
+        # the behaviour's own section (the key), not every section its tests also touch
+        cl.dimension = dimension_for(" ".join((cl.signature, cl.exception)), cl.sections[:1],
+                                     cl.layers, dims)
+        if ref_pass:
+            vals = [ref_pass.get(t) for t in cl.tests if t in ref_pass]
+            cl.reference_passes = all(vals) if vals else None
 
 
 def _task_package(task: Any) -> str | None:
@@ -288,14 +305,19 @@ def _depended(c: dict[str, Any], deps: dict[str, list[str]], by_func: dict[str, 
     if dep:
         return [n for d in dep for n in by_func.get(func_key(d), [d])], "depends_on"
     mine = calls.get(c["nodeid"], frozenset())
-    if mine:
-        shared = [a for a in atomic if calls.get(a, frozenset()) & mine]
-        if shared:
-            return shared, "calls: " + ", ".join(sorted(mine)[:6])
+    shared = _sharing(atomic, calls, mine)
+    if shared:
+        return shared, "calls: " + ", ".join(sorted(mine)[:6])
     out: list[str] = []
     for s in secs:
         out += [n for n in atomic_by_section.get(s, []) if n not in out]
     return out, "spec_section overlap"
+
+
+def _sharing(atomic: list[str], calls: dict[str, frozenset[str]], mine: frozenset[str]
+             ) -> list[str]:
+    """The atomic tests calling a public name the integration test calls too."""
+    return [a for a in atomic if calls.get(a, frozenset()) & mine] if mine else []
 
 
 def _gap_candidate(c: dict[str, Any], sig_of: dict[str, str]) -> bool:
@@ -330,12 +352,11 @@ def true_gap_events(task: Any, cases: list[dict[str, Any]], passed: set[str],
     deps = _depends(task)
     atomic, by_section, by_func = _atomic_index(cases, secs)
     calls = test_calls(task, [c["nodeid"] for c in cases], public)
-    dim_of = {t: cl.dimension for cl in clusters for t in cl.tests}
-    sig_of = {t: cl.signature for cl in clusters for t in cl.tests}
+    dim_of, sig_of = _by_test(clusters)
     out = []
     for c in (c for c in cases if _gap_candidate(c, sig_of)):
         depended, basis = _depended(c, deps, by_func, calls, atomic, by_section,
-                                    secs.get(c["nodeid"]) or secs.get(func_key(c["nodeid"])) or [])
+                                    _case_sections(secs, c["nodeid"]))
         if depended and all(n in passed for n in depended):
             out.append({"failed_test": c["nodeid"], "layer": c["layer"],
                         "depended_atomic_tests": depended, "all_depended_pass": True,
@@ -344,18 +365,45 @@ def true_gap_events(task: Any, cases: list[dict[str, Any]], passed: set[str],
     return out
 
 
+def _by_test(clusters: list[Cluster]) -> tuple[dict[str, str], dict[str, str]]:
+    """Test -> its cluster's dimension, test -> its cluster's signature."""
+    return ({t: cl.dimension for cl in clusters for t in cl.tests},
+            {t: cl.signature for cl in clusters for t in cl.tests})
+
+
+def _case_sections(secs: dict[str, list[str]], nodeid: str) -> list[str]:
+    return secs.get(nodeid) or secs.get(func_key(nodeid)) or []
+
+
 def negative_gap(task: Any, cases: list[dict[str, Any]], gap: dict[str, Any]) -> dict[str, Any]:
     ar, ir = gap["atomic_rate"], gap["integration_e2e_rate"]
     if ar is None or ir is None or ar >= ir:
         return {"applies": False}
+    importish, assertion = _atomic_failures(cases)
+    weak = weak_passing_integration(task, cases)
+    return {"applies": True, "atomic_rate": ar, "integration_e2e_rate": ir,
+            "atomic_import_failures": importish, "atomic_assertion_failures": assertion,
+            "weak_integration_passes": weak, "diagnosis": _negative_causes(importish, assertion,
+                                                                           weak),
+            "route": "S3_ORACLE_MERGE" if importish or weak else None}
+
+
+def _atomic_failures(cases: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """Failed atomic cases: (import or collection errors, the others)."""
     failed_atomic = [c for c in cases if c.get("layer") == "atomic"
                      and c.get("counted_as") not in ("passed", "skipped")]
-    importish = [c["nodeid"] for c in failed_atomic
-                 if c["outcome"] in ("collection_error", "not_collected")
-                 or re.search(r"ImportError|ModuleNotFoundError|cannot import name",
-                              str(failing_phase(c).get("longrepr", "")))]
-    assertion = [c["nodeid"] for c in failed_atomic if c["nodeid"] not in importish]
-    weak = weak_passing_integration(task, cases)
+    importish = [c["nodeid"] for c in failed_atomic if _import_failure(c)]
+    return importish, [c["nodeid"] for c in failed_atomic if c["nodeid"] not in importish]
+
+
+def _import_failure(c: dict[str, Any]) -> bool:
+    if c["outcome"] in ("collection_error", "not_collected"):
+        return True
+    return re.search(r"ImportError|ModuleNotFoundError|cannot import name",
+                     str(failing_phase(c).get("longrepr", ""))) is not None
+
+
+def _negative_causes(importish: list[str], assertion: list[str], weak: list[str]) -> list[str]:
     causes = []
     if importish:
         causes.append(f"{len(importish)} atomic failure(s) are import/collection errors: check "
@@ -366,51 +414,45 @@ def negative_gap(task: Any, cases: list[dict[str, Any]], gap: dict[str, Any]) ->
     if weak:
         causes.append(f"{len(weak)} passing integration test(s) assert nothing beyond 'no "
                       "exception' (too weak: test quality issue, return to Stage 3)")
-    return {"applies": True, "atomic_rate": ar, "integration_e2e_rate": ir,
-            "atomic_import_failures": importish, "atomic_assertion_failures": assertion,
-            "weak_integration_passes": weak, "diagnosis": causes,
-            "route": "S3_ORACLE_MERGE" if importish or weak else None}
+    return causes
 
 
 def weak_passing_integration(task: Any, cases: list[dict[str, Any]]) -> list[str]:
-    from gavelkit.task.formats.testsrc import read_module
-
     mods: dict[str, Any] = {}
     out = []
     for c in cases:
         if c.get("layer") not in GAP_LAYERS or c.get("counted_as") != "passed":
             continue
-        f = c.get("file") or ""
-        if f not in mods:
-            p = task.dir / f
-            mods[f] = read_module(p)[0] if p.is_file() else None
-        mod = mods[f]
-        if mod is None:
-            continue
-        name = func_key(c["nodeid"]).split(".", 1)[-1]
-        tf = mod.find(name)
-        helped = tf is not None and any(
-            h is not None and h.checks for h in (mod.helpers.get(x) for x in tf.calls))
-        if tf is not None and not tf.checks and not helped:
+        mod = _module(task, mods, c.get("file") or "")
+        if mod is not None and _asserts_nothing(mod, func_key(c["nodeid"]).split(".", 1)[-1]):
             out.append(c["nodeid"])
     return out
+
+
+def _module(task: Any, mods: dict[str, Any], f: str) -> Any:
+    """The parsed test module of file f (cached in mods), None when it is not there."""
+    from gavelkit.task.formats.testsrc import read_module
+
+    if f not in mods:
+        p = task.dir / f
+        mods[f] = read_module(p)[0] if p.is_file() else None
+    return mods[f]
+
+
+def _asserts_nothing(mod: Any, name: str) -> bool:
+    """The test has no check of its own and calls no helper that has one."""
+    tf = mod.find(name)
+    if tf is None or tf.checks:
+        return False
+    return not any(h is not None and h.checks for h in (mod.helpers.get(x) for x in tf.calls))
 
 
 def saturation(task: Any, rate: float | None, solution_dir: str | Path | None,
                package: str | None) -> dict[str, Any]:
     cfg = for_task("labels", task)["saturation"]
     data = task.task_json.data if task.task_json else {}
-    up = None
-    for holder, key in ((data.get("source_meta"), "files"), (data.get("source_meta"), "py_files"),
-                        (data, "upstream_files"), (data.get("oracle"), "upstream_files")):
-        if isinstance(holder, dict) and isinstance(holder.get(key), int):
-            up = holder[key]
-            break
-    files = None
-    if solution_dir and Path(solution_dir).is_dir():
-        files = sum(1 for p in Path(solution_dir).rglob("*.py")
-                    if "__pycache__" not in p.parts and not any(
-                        x.startswith(".") or x in ("tests", "test") for x in p.parts))
+    up = _upstream_files(data)
+    files = _candidate_files(Path(solution_dir)) if solution_dir else None
     out = {"checked": rate == 1.0, "candidate_files": files, "upstream_files": up,
            "applies": False}
     if rate != 1.0:
@@ -427,21 +469,27 @@ def saturation(task: Any, rate: float | None, solution_dir: str | Path | None,
     return out
 
 
+def _upstream_files(data: dict[str, Any]) -> int | None:
+    """The upstream file count task.json records (source_meta, upstream_files), if any."""
+    for holder, key in ((data.get("source_meta"), "files"), (data.get("source_meta"), "py_files"),
+                        (data, "upstream_files"), (data.get("oracle"), "upstream_files")):
+        if isinstance(holder, dict) and isinstance(holder.get(key), int):
+            return int(holder[key])
+    return None
+
+
+def _candidate_files(solution: Path) -> int | None:
+    """Python files of the candidate's solution, tests and hidden folders aside."""
+    if not solution.is_dir():
+        return None
+    return sum(1 for p in solution.rglob("*.py")
+               if "__pycache__" not in p.parts and not any(
+                   x.startswith(".") or x in ("tests", "test") for x in p.parts))
+
+
 def labels(task: Any, m: Metrics) -> list[dict[str, str]]:
     th = for_task("labels", task)["thresholds"]
-    out: list[dict[str, str]] = []
-    r = m.pass_rate
-    if r is not None:
-        if r >= th["trivially_solved_rate"]:
-            out.append({"label": "saturated-candidate-score", "evidence": "candidate pass rate "
-                        "is 100 %"})
-            if m.saturation.get("applies"):
-                out.append({"label": "trivially-solved", "evidence": m.saturation["reason"]})
-        elif r <= th["too_hard_rate"]:
-            out.append({"label": "too-hard", "evidence": f"candidate pass rate {r:.1%}"})
-        elif th["discriminating_low"] < r < th["discriminating_high"]:
-            out.append({"label": "discriminating", "evidence": f"candidate pass rate {r:.1%} "
-                        "is between floor and ceiling"})
+    out = _rate_labels(m, th)
     cand = [c for c in m.clusters if c.klass == "candidate"]
     nfail = sum(len(c.tests) for c in cand)
     if nfail >= th["min_cascade_failures"]:
@@ -452,11 +500,33 @@ def labels(task: Any, m: Metrics) -> list[dict[str, str]]:
     if m.true_gap_events:
         out.append({"label": "composition-signal", "evidence": f"{len(m.true_gap_events)} "
                     "true integration gap event(s)"})
-    if m.classes.get("environment") or m.classes.get("infrastructure"):
-        out.append({"label": "environment-noise", "evidence": f"{m.classes.get('environment', 0)}"
-                    f" environment and {m.classes.get('infrastructure', 0)} infrastructure "
+    return out + _noise_labels(m.classes)
+
+
+def _rate_labels(m: Metrics, th: dict[str, Any]) -> list[dict[str, str]]:
+    r = m.pass_rate
+    if r is None:
+        return []
+    if r >= th["trivially_solved_rate"]:
+        out = [{"label": "saturated-candidate-score", "evidence": "candidate pass rate is 100 %"}]
+        if m.saturation.get("applies"):
+            out.append({"label": "trivially-solved", "evidence": m.saturation["reason"]})
+        return out
+    if r <= th["too_hard_rate"]:
+        return [{"label": "too-hard", "evidence": f"candidate pass rate {r:.1%}"}]
+    if th["discriminating_low"] < r < th["discriminating_high"]:
+        return [{"label": "discriminating", "evidence": f"candidate pass rate {r:.1%} "
+                 "is between floor and ceiling"}]
+    return []
+
+
+def _noise_labels(classes: dict[str, int]) -> list[dict[str, str]]:
+    out = []
+    if classes.get("environment") or classes.get("infrastructure"):
+        out.append({"label": "environment-noise", "evidence": f"{classes.get('environment', 0)}"
+                    f" environment and {classes.get('infrastructure', 0)} infrastructure "
                     "failure(s) kept out of the model evidence"})
-    if m.classes.get("verifier"):
-        out.append({"label": "verifier-suspect", "evidence": f"{m.classes['verifier']} failure(s)"
+    if classes.get("verifier"):
+        out.append({"label": "verifier-suspect", "evidence": f"{classes['verifier']} failure(s)"
                     " classified as verifier problems"})
     return out
