@@ -6,6 +6,8 @@ loaded), 2 when TASKS_DIR is not a folder of tasks.
 
 from __future__ import annotations
 
+import argparse
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from gavelkit.cli.common import add_format, emit, parser
@@ -26,9 +28,16 @@ def _table(fg: Any, gates: str) -> list[str]:
     return lines
 
 
-def main(argv: list[str], prog: str) -> int:
-    from gavelkit.task.gates.fleet import gates_all
+@dataclass(frozen=True, slots=True)
+class _Summary:
+    tasks: int
+    passed: int
+    failed: int
+    unreadable: int
+    older_standard: dict[str, int]
 
+
+def _parser(prog: str) -> argparse.ArgumentParser:
     p = parser(prog, "Run gates D (coverage), E (quality), F (phrasing) on every task under "
                "TASKS_DIR and show the verdict per task and the most common causes.\n\n"
                "exit 0: every task passes; 1: some task fails or cannot be loaded; "
@@ -38,39 +47,57 @@ def main(argv: list[str], prog: str) -> int:
     p.add_argument("--gate", default="DEF", help="which gates, e.g. D or DEF (default: DEF)")
     p.add_argument("--top", type=int, default=5, help="causes to list (default: 5)")
     add_format(p)
-    a = p.parse_args(argv)
-    gates = "".join(g for g in "DEF" if g in a.gate.upper())
-    if not gates or set(a.gate.upper()) - set("DEF"):
-        from gavelkit.core.errors import UsageError
+    return p
 
-        raise UsageError(f"--gate takes letters from D, E, F (got {a.gate!r})")
+
+def main(argv: list[str], prog: str) -> int:
+    from gavelkit.task.gates.fleet import gates_all
+
+    a = _parser(prog).parse_args(argv)
+    gates = _gate_letters(a.gate)
     fg = gates_all(a.tasks_dir, a.config, gates)
-    n = len(fg.rows)
-    passed = sum(1 for r in fg.rows if r.passed and not r.unreadable)
-    unreadable = [r for r in fg.rows if r.unreadable]
-    findings: list[Finding] = [
-        Finding("TSK-R011", "error", f"task folder cannot be loaded: {r.unreadable}",
-                f"{fg.root}/{r.path}", 0, 0) for r in unreadable]
-    summary = {"tasks": n, "passed": passed, "failed": n - passed - len(unreadable),
-               "unreadable": len(unreadable), "older_standard": fg.older_standard}
-    causes = fg.causes[: max(a.top, 0)]
-    outcome = 0 if passed == n else 1
+    summary, findings = _summarise(fg)
+    outcome = 0 if summary.passed == summary.tasks else 1
     if a.format == "json":
-        extra = {"summary": summary, "tasks": [r.as_dict() for r in fg.rows],
+        extra = {"summary": asdict(summary), "tasks": [r.as_dict() for r in fg.rows],
                  "causes": [{"code": c.code, "title": c.title, "tasks": c.tasks,
                              "findings": c.findings, "examples": c.examples} for c in fg.causes]}
         return emit(findings, "json", "task gates-all", extra=extra, outcome=outcome)
     lines = [] if a.quiet else [*_table(fg, gates), ""]
-    lines.append(f"{n} task(s): {passed} pass every gate, {summary['failed']} fail"
-                 + (f", {len(unreadable)} cannot be loaded" if unreadable else ""))
+    lines += _summary_text(fg, summary, fg.causes[: max(a.top, 0)])
+    return emit(findings, "text", "task gates-all", text="\n".join(lines), quiet=a.quiet,
+                outcome=outcome)
+
+
+def _gate_letters(gate: str) -> str:
+    gates = "".join(g for g in "DEF" if g in gate.upper())
+    if not gates or set(gate.upper()) - set("DEF"):
+        from gavelkit.core.errors import UsageError
+
+        raise UsageError(f"--gate takes letters from D, E, F (got {gate!r})")
+    return gates
+
+
+def _summarise(fg: Any) -> tuple[_Summary, list[Finding]]:
+    """The counts, and a TSK-R011 per task folder that could not be loaded."""
+    n = len(fg.rows)
+    passed = sum(1 for r in fg.rows if r.passed and not r.unreadable)
+    unreadable = [r for r in fg.rows if r.unreadable]
+    findings = [Finding("TSK-R011", "error", f"task folder cannot be loaded: {r.unreadable}",
+                        f"{fg.root}/{r.path}", 0, 0) for r in unreadable]
+    return _Summary(n, passed, n - passed - len(unreadable), len(unreadable),
+                    fg.older_standard), findings
+
+
+def _summary_text(fg: Any, s: _Summary, causes: list[Any]) -> list[str]:
+    lines = [f"{s.tasks} task(s): {s.passed} pass every gate, {s.failed} fail"
+             + (f", {s.unreadable} cannot be loaded" if s.unreadable else "")]
     if fg.older_standard:
         lines.append("written to an earlier spec standard (gates applied that version): "
                      + ", ".join(f"{k} x{v}" for k, v in sorted(fg.older_standard.items())))
     if causes:
         lines.append(f"\nmost common causes (error findings; of {len(fg.causes)} rules):")
-        for i, c in enumerate(causes, 1):
-            lines.append(f"{i:>2}. {c.code} {c.title}: {c.tasks} task(s), {c.findings} "
-                         f"finding(s) (e.g. {', '.join(c.examples)})")
+        lines += [f"{i:>2}. {c.code} {c.title}: {c.tasks} task(s), {c.findings} "
+                  f"finding(s) (e.g. {', '.join(c.examples)})" for i, c in enumerate(causes, 1)]
         lines.append("details: gavel task gates TASK; rule text: gavel rules CODE")
-    return emit(findings, "text", "task gates-all", text="\n".join(lines), quiet=a.quiet,
-                outcome=outcome)
+    return lines

@@ -44,25 +44,15 @@ def init_main(argv: list[str], prog: str) -> int:
 
 
 def state_main(argv: list[str], prog: str) -> int:
-    from gavelkit.task.formats.load import STATE_NAME
-    from gavelkit.task.pipeline import state as st
-
-    p = parser(prog, "Show the pipeline state, or move it with --to (guarded, capped, locked).")
-    _common(p)
-    p.add_argument("--to", metavar="STATE", help="target state")
-    p.add_argument("--note", default="", help="History note for the transition")
-    p.add_argument("--date", type=at.iso_date, help="date to record (default: today)")
-    p.add_argument("--dry-run", action="store_true", help="check the transition, write nothing")
-    p.add_argument("--run", type=at.abs_path, metavar="RUN",
-                   help="the candidate run folder (or score file) S5_JUDGE's guard checks "
-                        "(default: the first readable score of state.candidate_score_globs)")
-    a = p.parse_args(argv)
     from pathlib import Path
 
     from gavelkit.core.errors import InputError
     from gavelkit.core.textio import read_text
+    from gavelkit.task.formats.load import STATE_NAME
     from gavelkit.task.formats.pipeline_state import parse_pipeline_state
+    from gavelkit.task.pipeline import state as st
 
+    a = _state_parser(prog).parse_args(argv)
     path = Path(a.task) / STATE_NAME
     if not Path(a.task).is_dir():
         raise InputError(a.task, "not a task folder (no such directory)")
@@ -73,24 +63,51 @@ def state_main(argv: list[str], prog: str) -> int:
                             dry_run=a.dry_run, run=Path(a.run) if a.run else None)
         extra = {"from": res.plan.from_state, "requested": res.plan.requested,
                  "to": res.to_state, "written": res.written, "counters": res.plan.counters}
-        if res.written:
-            text = f"{res.plan.from_state} -> {res.to_state}"
-            if res.to_state != res.plan.requested:
-                text += f" (requested {res.plan.requested})"
-        elif res.plan.ok:
-            text = f"would move {res.plan.from_state} -> {res.to_state} (dry run)"
-        else:
-            text = f"refused: {res.plan.from_state} -> {res.plan.requested}; nothing written"
-        return emit(res.findings, a.format, "task state", extra=extra, text=text, quiet=a.quiet)
+        return emit(res.findings, a.format, "task state", extra=extra,
+                    text=_transition_text(res), quiet=a.quiet)
     ps, fnd = parse_pipeline_state(read_text(path), str(path))
-    info: dict[str, Any] = {
-        "state": ps.state, "counters": {k: ps.iter_value(k) for k in st.ITERS},
-        "caps": dict(st.state_table()["caps"]), "next": st.allowed_next(ps.state),
-        "todo": [{"text": t.text, "done": t.done} for t in ps.todo],
-        "history": [{"num": h.num, "date": h.date, "from": h.from_state, "to": h.to_state,
-                     "note": h.note} for h in ps.history]}
+    info = _state_info(ps)
+    return emit(fnd, a.format, "task state", extra=info, text=_state_text(ps, info),
+                quiet=a.quiet)
+
+
+def _state_parser(prog: str) -> argparse.ArgumentParser:
+    p = parser(prog, "Show the pipeline state, or move it with --to (guarded, capped, locked).")
+    _common(p)
+    p.add_argument("--to", metavar="STATE", help="target state")
+    p.add_argument("--note", default="", help="History note for the transition")
+    p.add_argument("--date", type=at.iso_date, help="date to record (default: today)")
+    p.add_argument("--dry-run", action="store_true", help="check the transition, write nothing")
+    p.add_argument("--run", type=at.abs_path, metavar="RUN",
+                   help="the candidate run folder (or score file) S5_JUDGE's guard checks "
+                        "(default: the first readable score of state.candidate_score_globs)")
+    return p
+
+
+def _transition_text(res: Any) -> str:
+    plan = res.plan
+    if res.written:
+        text = f"{plan.from_state} -> {res.to_state}"
+        return text + (f" (requested {plan.requested})" if res.to_state != plan.requested else "")
+    if plan.ok:
+        return f"would move {plan.from_state} -> {res.to_state} (dry run)"
+    return f"refused: {plan.from_state} -> {plan.requested}; nothing written"
+
+
+def _state_info(ps: Any) -> dict[str, Any]:
+    from gavelkit.task.pipeline import state as st
+
+    return {"state": ps.state, "counters": {k: ps.iter_value(k) for k in st.ITERS},
+            "caps": dict(st.state_table()["caps"]), "next": st.allowed_next(ps.state),
+            "todo": [{"text": t.text, "done": t.done} for t in ps.todo],
+            "history": [{"num": h.num, "date": h.date, "from": h.from_state, "to": h.to_state,
+                         "note": h.note} for h in ps.history]}
+
+
+def _state_text(ps: Any, info: dict[str, Any]) -> str:
     lines = [f"state: {ps.state}",
-             "counters: " + ", ".join(f"{k} {v}/{info['caps'][k]}" for k, v in info["counters"].items()),
+             "counters: " + ", ".join(f"{k} {v}/{info['caps'][k]}"
+                                      for k, v in info["counters"].items()),
              "next: " + (", ".join(info["next"]) or "none (terminal)")]
     open_todo = [t for t in ps.todo if not t.done]
     if open_todo:
@@ -99,7 +116,7 @@ def state_main(argv: list[str], prog: str) -> int:
     if ps.history:
         h = ps.history[-1]
         lines.append(f"last: #{h.num} {h.date} {h.from_state} -> {h.to_state} {h.note}".rstrip())
-    return emit(fnd, a.format, "task state", extra=info, text="\n".join(lines), quiet=a.quiet)
+    return "\n".join(lines)
 
 
 def check_oracle_main(argv: list[str], prog: str) -> int:
@@ -143,57 +160,66 @@ def gates_main(argv: list[str], prog: str) -> int:
         raise UsageError(f"--gate takes letters from D, E, F (got {a.gate!r})")
     task = load_task(a.task, a.config, a.ledger)
     report = run_gates(task, a.gate)
-    findings = report.findings
-    text_lines = []
-    d = report.results.get("D")
-    if d is not None:
-        src = d.data.get("source")
-        cols = d.data.get("map", {}).get("columns") if src == "map" else None
-        from gavelkit.task.gates.gate_d import source_note
-
-        text_lines.append("\nGate D source: " + {
-            "map": "spec_test_map.md", "mapping_file": f"oracle.mapping_file ({d.data.get('source_path')})",
-            "task_record": f"task.json coverage record ({source_note(d)})",
-        }.get(str(src), "none (no map with sections, mapping file or coverage record)")
-            + (" - columns: " + "; ".join(f"{k} = {v}" for k, v in cols.items()) if cols else ""))
-    if d and d.table:
-        text_lines.append("\nGate D coverage:")
-        text_lines.append("| spec section | covered | with subsections | min | core | status |")
-        text_lines.append("|---|---:|---:|---:|---|---|")
-        for r in d.table:
-            text_lines.append(f"| {r['section']} | {r['covered']} | {r['covered_with_subsections']} "
-                              f"| {r['minimum']} | {'yes' if r['core'] else ''} | {r['status']} |")
-        if d.data.get("uncovered"):
-            text_lines.append("\nUncovered sections:")
-            text_lines.append("| spec section | uncovered behaviors | impact | recommendation |")
-            text_lines.append("|---|---|---|---|")
-            for u in d.data["uncovered"]:
-                text_lines.append("| " + " | ".join(str(u[k]).replace("|", "\\|") for k in
-                                                      ("spec section", "uncovered behaviors",
-                                                       "impact", "recommendation")) + " |")
-    by_code: dict[str, int] = {}
-    for f in findings:
-        if f.severity in ("error", "warning"):
-            by_code[f"{f.code} {f.severity}"] = by_code.get(f"{f.code} {f.severity}", 0) + 1
-    if by_code:
-        text_lines.append("\nby cause: " + ", ".join(
-            f"{k} x{n}" for k, n in sorted(by_code.items(), key=lambda kv: (-kv[1], kv[0]))))
-    if report.standard:
-        std = report.standard
-        text_lines.append(f"\nstandard applied: {std['applied']} ({std['applied_title']}; "
-                          f"{std['detected_by']}); current: {std['current']}")
-        if std.get("hint"):
-            text_lines.append(f"note: {std['hint']}")
     verdicts = "verdicts: " + ", ".join(f"Gate {g} {v}" for g, v in report.verdicts.items())
     if a.quiet:  # errors and the verdict line only (the linters' -q)
-        text_lines = []
-    text_lines.append(verdicts if a.quiet else "\n" + verdicts)
+        text_lines = [verdicts]
+    else:
+        d = report.results.get("D")
+        text_lines = [*(_gate_d_text(d) if d is not None else []),
+                      *_causes_text(report.findings), *_standard_text(report.standard),
+                      "\n" + verdicts]
     extra = {"task": task.id, "verdicts": report.verdicts, "passed": report.passed,
              "standard": report.standard,
              "gates": {g: {"verdict": r.verdict, "table": r.table, "data": r.data}
                        for g, r in report.results.items()}}
-    return emit(findings, a.format, "task gates", extra=extra, text="\n".join(text_lines),
+    return emit(report.findings, a.format, "task gates", extra=extra, text="\n".join(text_lines),
                 quiet=a.quiet, outcome=0 if report.passed else 1)
+
+
+def _gate_d_text(d: Any) -> list[str]:
+    """Where Gate D's coverage came from, its table and its uncovered sections."""
+    from gavelkit.task.gates.gate_d import source_note
+
+    src = d.data.get("source")
+    cols = d.data.get("map", {}).get("columns") if src == "map" else None
+    lines = ["\nGate D source: " + {
+        "map": "spec_test_map.md", "mapping_file": f"oracle.mapping_file ({d.data.get('source_path')})",
+        "task_record": f"task.json coverage record ({source_note(d)})",
+    }.get(str(src), "none (no map with sections, mapping file or coverage record)")
+        + (" - columns: " + "; ".join(f"{k} = {v}" for k, v in cols.items()) if cols else "")]
+    if not d.table:
+        return lines
+    lines += ["\nGate D coverage:", "| spec section | covered | with subsections | min | core | status |",
+              "|---|---:|---:|---:|---|---|"]
+    lines += [f"| {r['section']} | {r['covered']} | {r['covered_with_subsections']} "
+              f"| {r['minimum']} | {'yes' if r['core'] else ''} | {r['status']} |" for r in d.table]
+    if d.data.get("uncovered"):
+        lines += ["\nUncovered sections:",
+                  "| spec section | uncovered behaviors | impact | recommendation |",
+                  "|---|---|---|---|"]
+        lines += ["| " + " | ".join(str(u[k]).replace("|", "\\|") for k in
+                                    ("spec section", "uncovered behaviors", "impact",
+                                     "recommendation")) + " |" for u in d.data["uncovered"]]
+    return lines
+
+
+def _causes_text(findings: list[Finding]) -> list[str]:
+    by_code: dict[str, int] = {}
+    for f in findings:
+        if f.severity in ("error", "warning"):
+            by_code[f"{f.code} {f.severity}"] = by_code.get(f"{f.code} {f.severity}", 0) + 1
+    if not by_code:
+        return []
+    return ["\nby cause: " + ", ".join(
+        f"{k} x{n}" for k, n in sorted(by_code.items(), key=lambda kv: (-kv[1], kv[0])))]
+
+
+def _standard_text(std: dict[str, Any]) -> list[str]:
+    if not std:
+        return []
+    lines = [f"\nstandard applied: {std['applied']} ({std['applied_title']}; "
+             f"{std['detected_by']}); current: {std['current']}"]
+    return lines + ([f"note: {std['hint']}"] if std.get("hint") else [])
 
 
 def spotcheck_main(argv: list[str], prog: str) -> int:

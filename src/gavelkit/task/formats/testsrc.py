@@ -130,6 +130,13 @@ def _nonzero_code(op: ast.cmpop, right: ast.expr) -> bool:
             and right.value != 0)
 
 
+def _unittest_kind(attr: str) -> str:
+    """The check kind of a `self.assert*` method."""
+    if attr in _FAIL_ASSERTS:
+        return "failure_path"
+    return "shape" if attr in _SHAPE_ASSERTS else "positive"
+
+
 class _Visitor(ast.NodeVisitor):
     def __init__(self, func: TestFunc) -> None:
         self.f = func
@@ -173,20 +180,23 @@ class _Visitor(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         fn = node.func
         if isinstance(fn, ast.Attribute):
-            attr = fn.attr
-            if attr.startswith("assert") and isinstance(fn.value, ast.Name) and fn.value.id == "self":
-                kind = ("failure_path" if attr in _FAIL_ASSERTS else
-                        "shape" if attr in _SHAPE_ASSERTS else "positive")
-                self.f.checks.append(Assertion(kind, _short(node), node.lineno))
-            elif attr == "raises" and len(node.args) > 1:  # pytest.raises(X, f, *args)
-                self.f.checks.append(Assertion("failure_path", f"raises {_short(node.args[0])}",
-                                           node.lineno))
-            elif attr in ("warns", "deprecated_call") and len(node.args) > (attr == "warns"):
-                self.f.checks.append(Assertion("positive", self._warns(node) or "warns",
-                                           node.lineno))  # pytest.warns(W, f, *args)
+            check = self._call_check(node, fn)
+            if check is not None:
+                self.f.checks.append(check)
         elif isinstance(fn, ast.Name):
             self.f.calls.add(fn.id)
         self.generic_visit(node)
+
+    def _call_check(self, node: ast.Call, fn: ast.Attribute) -> Assertion | None:
+        """`self.assert*(...)`, `pytest.raises(X, f, *args)`, `pytest.warns(W, f, *args)`."""
+        attr = fn.attr
+        if attr.startswith("assert") and isinstance(fn.value, ast.Name) and fn.value.id == "self":
+            return Assertion(_unittest_kind(attr), _short(node), node.lineno)
+        if attr == "raises" and len(node.args) > 1:
+            return Assertion("failure_path", f"raises {_short(node.args[0])}", node.lineno)
+        if attr in ("warns", "deprecated_call") and len(node.args) > (attr == "warns"):
+            return Assertion("positive", self._warns(node) or "warns", node.lineno)
+        return None
 
 
 def _fixture_refs(tree: ast.AST, suffixes: tuple[str, ...]) -> list[tuple[str, int]]:

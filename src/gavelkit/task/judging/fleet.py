@@ -150,33 +150,45 @@ def judge_all(root: Path, opts: FleetOptions, progress: Any = None) -> list[dict
         return []
     if opts.executor == "dask":
         return _dask(tasks, opts, progress)
-    rows: dict[str, dict[str, Any]] = {}
-    if opts.jobs == 1:
-        for i, t in enumerate(tasks, 1):
-            if progress:
-                progress(f"judging {Path(t).name}", i - 1, len(tasks))
-            rows[t] = judge_one(t, opts)
-            if progress:
-                progress(f"{Path(t).name}: {rows[t].get('verdict', rows[t].get('error', ''))}",
-                         i, len(tasks))
-    else:
-        import concurrent.futures as cf
-        import multiprocessing as mp
-
-        ctx = mp.get_context("spawn")
-        with cf.ProcessPoolExecutor(max_workers=opts.jobs, mp_context=ctx) as pool:
-            futs = {pool.submit(judge_one, t, opts): t for t in tasks}
-            for n, fut in enumerate(cf.as_completed(futs), 1):
-                t = futs[fut]
-                try:
-                    rows[t] = fut.result()
-                except Exception as exc:  # a crashed worker is an infrastructure error
-                    rows[t] = {"task": Path(t).name, "path": t,
-                               "error": f"worker failed: {type(exc).__name__}: {exc}"}
-                if progress:
-                    progress(f"{Path(t).name}: "
-                             f"{rows[t].get('verdict', rows[t].get('error', ''))}", n, len(tasks))
+    rows = _serial(tasks, opts, progress) if opts.jobs == 1 else _pool(tasks, opts, progress)
     return [rows[t] for t in tasks]
+
+
+def _said(row: dict[str, Any]) -> Any:
+    """What a finished row says: its verdict, else its error."""
+    return row.get("verdict", row.get("error", ""))
+
+
+def _serial(tasks: list[str], opts: FleetOptions, progress: Any) -> dict[str, dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    for i, t in enumerate(tasks, 1):
+        if progress:
+            progress(f"judging {Path(t).name}", i - 1, len(tasks))
+        rows[t] = judge_one(t, opts)
+        if progress:
+            progress(f"{Path(t).name}: {_said(rows[t])}", i, len(tasks))
+    return rows
+
+
+def _pool(tasks: list[str], opts: FleetOptions, progress: Any) -> dict[str, dict[str, Any]]:
+    """judge_one in opts.jobs spawned worker processes; a crashed worker is an error row."""
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    rows: dict[str, dict[str, Any]] = {}
+    ctx = mp.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=opts.jobs, mp_context=ctx) as pool:
+        futs = {pool.submit(judge_one, t, opts): t for t in tasks}
+        for n, fut in enumerate(cf.as_completed(futs), 1):
+            t = futs[fut]
+            try:
+                rows[t] = fut.result()
+            except Exception as exc:  # a crashed worker is an infrastructure error
+                rows[t] = {"task": Path(t).name, "path": t,
+                           "error": f"worker failed: {type(exc).__name__}: {exc}"}
+            if progress:
+                progress(f"{Path(t).name}: {_said(rows[t])}", n, len(tasks))
+    return rows
 
 
 def _dask(tasks: list[str], opts: FleetOptions, progress: Any) -> list[dict[str, Any]]:

@@ -284,6 +284,25 @@ class TransitionResult:
         return self.plan.findings
 
 
+def _updates(ps: PipelineState, plan: Plan, day: str, extra: dict[str, str] | None
+             ) -> dict[str, str]:
+    """The Current values a transition writes: state, stage, counters, date, extras."""
+    updates: dict[str, str] = {"state": plan.to_state}
+    stage = state_table()["states"][plan.to_state].get("stage")
+    if stage is not None and "stage" in ps.current:
+        updates["stage"] = str(stage)
+    updates.update({k: str(v) for k, v in plan.counters.items()})
+    updates["updated"] = day
+    return {**updates, **(extra or {})}
+
+
+def _note(note: str, plan: Plan) -> str:
+    text = note.strip()
+    if plan.note_suffix:
+        return f"{text} ({plan.note_suffix})" if text else plan.note_suffix
+    return text
+
+
 def transition(task_dir: str | Path, to: str, note: str = "", *, date: str | None = None,
                config: Any = None, dry_run: bool = False,
                extra: dict[str, str] | None = None, run: Path | None = None) -> TransitionResult:
@@ -299,21 +318,10 @@ def transition(task_dir: str | Path, to: str, note: str = "", *, date: str | Non
         if not plan.ok or dry_run:
             return TransitionResult(plan, False)
         day = date or today()
-        updates: dict[str, str] = {"state": plan.to_state}
-        stage = state_table()["states"][plan.to_state].get("stage")
-        if stage is not None and "stage" in ps.current:
-            updates["stage"] = str(stage)
-        for k, v in plan.counters.items():
-            updates[k] = str(v)
-        updates["updated"] = day
-        if extra:
-            updates.update(extra)
         num = max([r.num for r in ps.history] + [len(ps.history)]) + 1
-        text_note = note.strip()
-        if plan.note_suffix:
-            text_note = f"{text_note} ({plan.note_suffix})" if text_note else plan.note_suffix
-        row = HistoryRow(num, day, plan.from_state, plan.to_state, text_note)
-        new_text = render_transition(ps, updates, default_todo(plan.to_state, ps), row)
+        row = HistoryRow(num, day, plan.from_state, plan.to_state, _note(note, plan))
+        new_text = render_transition(ps, _updates(ps, plan, day, extra),
+                                     default_todo(plan.to_state, ps), row)
         if plan.to_state == "QUALIFIED":
             from gavelkit.task.pipeline.digests import record_digests
 
