@@ -283,3 +283,29 @@ def test_snapshot_and_annotate_writes_are_not_gated_again(tmp_path, monkeypatch)
     reds = [px for px in Image.open(fig["annotated"]).convert("RGB").getdata()
             if px[0] > 200 and px[1] < 60 and px[2] < 60]
     assert reds
+
+
+TIGHT = """
+import matplotlib.pyplot as plt
+fig, ax = plt.subplots(figsize=(4, 3))
+ax.plot([0, 1], [0, 1])
+fig.text(1.02, 0.5, "right of the canvas, inside the tight box", rotation=90, va="center")
+fig.savefig(OUT, bbox_inches=BBOX)
+SHOW
+"""
+
+
+@pytest.mark.parametrize("show", ["", "plt.show()"])
+def test_a_tight_save_is_not_gated_again_without_tight(tmp_path, show):
+    """A figure saved with bbox_inches="tight" is left stale by the save; at exit (or at a
+    later plt.show()) it was gated again as drawn on the canvas, and the text the tight
+    box keeps whole was reported cut by the edge (a false FIG-C001)."""
+    body = TIGHT.replace("BBOX", '"tight"').replace("SHOW", show)
+    rc, doc = gk_testing.cli_json("award", "figqa", "run", script(tmp_path, body))
+    assert rc == 0, doc["findings"]
+    assert doc["figures"][0]["events"][0] == "savefig"
+    # near miss: the same figure saved without the tight box is cut
+    body = TIGHT.replace("BBOX", "None").replace("SHOW", show)
+    rc, doc = gk_testing.cli_json("award", "figqa", "run", script(tmp_path, body, "p2.py"))
+    assert rc == 1
+    assert [f["code"] for f in doc["findings"]] == ["FIG-C001"]

@@ -83,6 +83,12 @@ def _tight(kwargs: dict[str, Any]) -> bool | None:
 
 def _gate(state: _State, figqa: Any, fig: Any, event: str, tight: bool | None) -> None:
     rec = state.record(fig)
+    if event in ("savefig", "print_figure"):
+        rec["save_tight"] = tight
+    elif tight is None and rec["saved_to"]:
+        # shown or alive at exit after a save: what the paper gets is the file, cut as
+        # the script's own save cut it (bbox_inches="tight" or not)
+        tight = rec.get("save_tight")
     if rec["gated"] and not fig.stale and rec.get("tight") == tight:
         return
     rec["events"].append(event)
@@ -427,8 +433,8 @@ def main(argv: list[str]) -> int:
     result["figures"] = []
     for rec in state.records:
         if rec["gated"]:
-            rec.pop("gated", None)
-            rec.pop("tight", None)
+            for key in ("gated", "tight", "save_tight"):
+                rec.pop(key, None)
             result["figures"].append(rec)
     result["figqa"] = {"source": "gavelkit", "gate": os.path.join(_HERE, "figqa.py"),
                        "imported": _imported_figqa(figqa, before), "tampered": guard.found}
