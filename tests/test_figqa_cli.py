@@ -309,3 +309,73 @@ def test_a_tight_save_is_not_gated_again_without_tight(tmp_path, show):
     rc, doc = gk_testing.cli_json("award", "figqa", "run", script(tmp_path, body, "p2.py"))
     assert rc == 1
     assert [f["code"] for f in doc["findings"]] == ["FIG-C001"]
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or only its zombie (killed, not yet reaped by init)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="needs /proc")
+@pytest.mark.parametrize("ignore_term", [False, True])
+def test_the_runner_and_its_script_die_with_a_killed_gavel(tmp_path, ignore_term,
+                                                           subprocess_env):
+    """The runner leads its own session (so a timeout can kill the script's whole group);
+    a `gavel` killed with SIGKILL left it, and whatever the script started, running. With
+    the script ignoring SIGTERM, the watchdog on the parent pid still ends them."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pids = tmp_path / "pids"
+    s = script(tmp_path, f"""
+        import os, signal, subprocess, time
+        {"signal.signal(signal.SIGTERM, signal.SIG_IGN)" if ignore_term else ""}
+        child = subprocess.Popen(["sleep", "120"])
+        with open({str(pids)!r}, "w") as fh:
+            fh.write(f"{{os.getpid()}} {{child.pid}}")
+        time.sleep(120)
+    """)
+    gavel = subprocess.Popen([sys.executable, "-m", "gavelkit", "award", "figqa", "run", s,
+                              "--timeout", "200"], env=subprocess_env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            if pids.exists() and len(pids.read_text().split()) == 2:
+                break
+            time.sleep(0.1)
+        runner, grandchild = map(int, pids.read_text().split())
+        assert not _gone(runner) and not _gone(grandchild)
+        gavel.send_signal(signal.SIGKILL)
+        gavel.wait()
+        for _ in range(100):
+            if _gone(runner) and _gone(grandchild):
+                break
+            time.sleep(0.1)
+        assert _gone(runner) and _gone(grandchild)
+    finally:
+        gavel.kill()
+        for pid in (locals().get("runner"), locals().get("grandchild")):
+            if pid and not _gone(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_gavel_that_finishes_normally_is_not_mistaken_for_a_dead_parent(tmp_path):
+    """Near miss: a script running longer than the watchdog's poll, with its parent alive,
+    runs to its end and is gated."""
+    s = script(tmp_path, """
+        import time
+        import matplotlib.pyplot as plt
+        time.sleep(1.2)
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1])
+        fig.savefig(OUT)
+    """)
+    rc, doc = gk_testing.cli_json("award", "figqa", "run", s)
+    assert rc == 0 and len(doc["figures"]) == 1

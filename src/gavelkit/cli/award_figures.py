@@ -233,7 +233,7 @@ def run_script(script: str, args: list[str], *, annotate: str | None = None,
     check_input(p)  # a regular file: a FIFO or /dev/zero would hang or fill memory
     with tempfile.TemporaryDirectory(prefix="gavel-figqa-") as tmp:
         out = os.path.join(tmp, "result.json")
-        cmd = [sys.executable, str(RUNNER), "--out", out]
+        cmd = [sys.executable, str(RUNNER), "--out", out, "--parent", str(os.getpid())]
         if annotate:
             cmd += ["--annotate", os.path.abspath(annotate)]
         if snapshot:

@@ -33,7 +33,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 def _parse(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
     opts: dict[str, Any] = {"out": None, "annotate": None, "tol": None, "min_area": None,
-                            "snapshot": None}
+                            "snapshot": None, "parent": None}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -405,10 +405,49 @@ def _gate_the_rest(state: _State, figqa: Any) -> None:
         _gate(state, figqa, fig, "exit", None)
 
 
+def _end_group(*_: Any) -> None:
+    """Kill this runner's whole process group (the script and whatever it started): the
+    runner leads its own session, so the parent's death reaches none of them by itself."""
+    import signal
+
+    os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+def _die_with_parent(parent: int) -> None:
+    """End with the `gavel` that started us, even when it was killed (SIGKILL leaves it
+    no chance to clean up). On Linux the kernel sends SIGTERM when the parent dies
+    (PR_SET_PDEATHSIG); everywhere a watchdog thread polls the parent pid, which also
+    covers a script that replaced the SIGTERM handler."""
+    import signal
+    import threading
+    import time
+
+    signal.signal(signal.SIGTERM, _end_group)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        _end_group()
+
+    if os.getppid() != parent:  # died before we got here
+        _end_group()
+    threading.Thread(target=watch, name="figqa-parent-watchdog", daemon=True).start()
+
+
 def main(argv: list[str]) -> int:
     opts, script_argv = _parse(argv)
     if not script_argv:
         raise SystemExit("figqa_runner: no script")
+    if opts["parent"]:
+        _die_with_parent(int(opts["parent"]))
     os.environ["MPLBACKEND"] = "Agg"
     # Python put this file's folder first on sys.path: the script must not find our
     # figqa.py there when it does `import figqa`
