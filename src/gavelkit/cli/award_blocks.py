@@ -116,7 +116,7 @@ def _adjudications(memo_path: str | None) -> tuple[dict[str, str], list[Finding]
 
 
 # Findings the panel text already lists under RESULT: FAIL (text output shows them once).
-PANEL_CONDITION_CODES = frozenset({"AWD-P005", "AWD-P006", "AWD-P007", "AWD-P008", "AWD-P009",
+PANEL_CONDITION_CODES = frozenset({"AWD-P005", "AWD-P006", "AWD-P008", "AWD-P009",
                                    "AWD-P010", "AWD-P011", "AWD-P013"})
 
 

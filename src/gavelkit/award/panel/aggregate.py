@@ -275,10 +275,10 @@ def _conditions(res: PanelResult, tables: Tables, adjudicated: dict[str, str]) -
     seats = sorted(res.seats, key=lambda s: s.seat)
     for s in seats:
         tier = s.card.tier
-        if tier is None:
-            _fail(res, "AWD-P007", f"(a) seat {s.seat} implied_tier {s.card.tier_token!r} cannot "
-                  "be ranked", s.path, s.line)
-        elif tier.rank < t.rank:
+        # every seat here linted clean, and a clean card's implied_tier is a known token
+        # (AWD-S010, then AWD-P004 and no evaluation): a tier that does not rank is not one
+        # that passes
+        if tier is None or tier.rank < t.rank:
             _fail(res, "AWD-P006", f"(a) seat {s.seat} implied tier {s.card.tier_token!r} is below "
                   f"target {t.name}", s.path, s.line)
     low = min(seats, key=lambda s: (s.card.computed_total or 0.0, s.seat))
