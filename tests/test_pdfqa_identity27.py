@@ -87,6 +87,54 @@ def test_the_current_info_is_not_read_twice(tmp):
     assert not [e for e in read_embedded(Path(path).read_bytes()) if e.value == "Wei Zhang"]
 
 
+def _with_figure(tmp: Path, name: str, source_file: str) -> str:
+    """A paper whose page 2 includes a PDF figure the way pdfTeX keeps it (the project's
+    writer: a form XObject with /PTEX.FileName and the figure's own /PTEX.InfoDict)."""
+    from gavelkit.award.pdf.writer import Form, Text
+
+    fig = page(["Results"], 2)
+    fig.items.append(Form(100, 300, 300, 200, [Text(120, 310, "month")],
+                          source_file=source_file, source_info={"Producer": "matplotlib"}))
+    return write(tmp, name, [page(["Summary"], 1), fig], {"Author": "", "Creator": "LaTeX"})
+
+
+@pytest.mark.parametrize("source_file", [
+    "C:/Users/wzhang/Desktop/MCM2026/figures/fig1.pdf",
+    "C:\\Users\\Wei Zhang\\OneDrive\\mcm\\fig1.pdf",
+    "/home/jdoe/mcm/figures/fig1.pdf",
+    "/Users/lihua/Documents/mcm/fig1.pdf",
+])
+def test_an_included_figures_path_names_its_account(tmp, source_file):
+    """pdfTeX keeps \\includegraphics' path in /PTEX.FileName: an absolute path leaks the
+    Windows (or Linux, macOS) account it was on. An account folder is an author-like value:
+    a name or a handle fails like an Author would (issue 27's identity rule)."""
+    found = qa(_with_figure(tmp, "figpath.pdf", source_file))
+    f = fires(found, "PDF-A002")
+    assert f.severity == "error" and "PTEX.FileName" in f.message
+    assert "relative" in f.hint
+
+
+@pytest.mark.parametrize("source_file,warns", [
+    ("./figures/fig1.pdf", False),                        # the usual relative path
+    ("figures/Users/fig1.pdf", False),                    # a folder named Users, no account
+    ("C:/Users/Public/Documents/fig1.pdf", False),        # Windows' own profile folder
+    ("C:/Users/Administrator/Desktop/fig1.pdf", True),    # a placeholder account: review
+    ("D:/mcm2026/figures/fig1.pdf", False),               # absolute, but no account folder
+])
+def test_figure_paths_without_a_personal_account_pass(tmp, source_file, warns):
+    found = qa(_with_figure(tmp, "figpath_ok.pdf", source_file))
+    clean(found, "PDF-A002")
+    if warns:
+        assert fires(found, "PDF-A003").severity == "warning"
+    else:
+        clean(found, "PDF-A003")
+
+
+def test_a_figure_path_is_not_read_without_anonymous(tmp):
+    path = _with_figure(tmp, "figpath_named.pdf", "C:/Users/wzhang/fig1.pdf")
+    clean(pdfqa.run_checks(pdfqa.load(path)).findings, "PDF-A002")
+
+
 @pytest.mark.parametrize("producer", ["Adobe Acrobat Pro DC 21.1", "Acrobat Pro DC (64-bit)",
                                       "Acrobat DC"])
 def test_acrobat_dc_is_a_tool(tmp, producer):

@@ -8,6 +8,11 @@ by anyone who opens the PDF with a tool, and they carry e-mails and names (a rea
 had `/Author (275696925@qq.com)` on every included figure). So every dictionary with an
 /Author (or /LastModifiedBy) entry is read, in the raw file and inside Flate-compressed
 object streams, except the current Info object (the caller reads that one).
+
+pdfTeX also keeps each included figure's file name as written in \\includegraphics
+(/PTEX.FileName). An absolute path names the account folder it was on
+(`C:/Users/<account>/...`, `/home/<account>/...`): those paths are read too, as
+entries of key "FileName", and the caller grades the account like an Author.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ _ESC = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}
 @dataclass(frozen=True, slots=True)
 class Embedded:
     where: str     # "Info dictionary of an included figure (object 195)", ...
-    key: str       # Author | LastModifiedBy
+    key: str       # Author | LastModifiedBy | FileName (a figure path with an account)
     value: str
 
 
@@ -52,6 +57,28 @@ def _decode(raw: bytes) -> str:
 
 _PTEX_REF = re.compile(rb"/PTEX\.FileName\s*\(([^)]{0,200})\)[^>]{0,400}?/PTEX\.InfoDict\s+(\d+)\s+\d+\s+R"
                        rb"|/PTEX\.InfoDict\s+(\d+)\s+\d+\s+R[^>]{0,400}?/PTEX\.FileName\s*\(([^)]{0,200})\)")
+
+
+_PTEX_FILE = re.compile(rb"/PTEX\.FileName\s*(\((?:\\.|[^\\)]){0,1000}\)|<[0-9A-Fa-f\s]{0,2000}>)")
+_ACCOUNT_DIR = re.compile(r"(?i)(?:^|[\\/])(?:Users|Documents and Settings|home)[\\/]+([^\\/]+)[\\/]")
+
+
+def account_of(path: str) -> str | None:
+    """The account folder an absolute figure path was on (C:/Users/<it>/...), or None."""
+    m = _ACCOUNT_DIR.search(path)
+    return m.group(1).strip() if m else None
+
+
+def _figure_paths(data: bytes, out: list[Embedded], seen: set[tuple[str, str]]) -> None:
+    for m in _PTEX_FILE.finditer(data):
+        path = _decode(m.group(1)).strip()
+        if account_of(path) is None or ("FileName", path) in seen:
+            continue
+        seen.add(("FileName", path))
+        num, _ = _owner(data, m.start(), {})
+        where = "file path of an included figure (PTEX.FileName" + (
+            f", object {num})" if num is not None else ")")
+        out.append(Embedded(where, "FileName", path))
 
 
 def _figures(data: bytes) -> dict[int, str]:
@@ -116,6 +143,7 @@ def read_embedded(data: bytes) -> list[Embedded]:
             what = ("Info dictionary of an included figure" if b"PTEX" in body
                     else "Info-like dictionary in an object stream")
             _add(out, seen, what, m)
+    _figure_paths(data, out, seen)
     return out
 
 

@@ -321,6 +321,9 @@ def _residual(value: str) -> list[str]:
 def _meta_finding(path: str, code: str, sev: str, src: str, msg: str, value: str) -> Finding:
     if src.startswith("annotation"):
         hint = "delete the note, or clear its author (the commenter's name) and re-export"
+    elif "PTEX.FileName" in src:
+        hint = ("include the figure by a path relative to the paper (\\graphicspath{{figures/}}"
+                " and \\includegraphics{fig1}), not from your home folder, and rebuild the PDF")
     elif "of an embedded" in src:
         hint = ("strip the image's own metadata (e.g. exiftool -all= figure.png, or export it "
                 "again without metadata) and rebuild the PDF")
@@ -351,7 +354,7 @@ def _meta_items(doc: PdfDoc) -> list[tuple[str, str, str]]:
         items.append((src, f, v))
     author = normalise(doc.info.get("Author", "")).strip()
     for e in doc.embedded:  # the current Info's own value is read above
-        if normalise(e.value).strip() != author:
+        if e.key != "FileName" and normalise(e.value).strip() != author:
             items.append((f"{e.where}: {e.key}", "Author", e.value))
     return items
 
@@ -414,4 +417,19 @@ def check_metadata(doc: PdfDoc) -> list[Finding]:
             _grade_field(add, src, fld, value, original)
         else:
             _other_field(add, src, value, original)
+    _figure_accounts(doc, add)
     return out
+
+
+def _figure_accounts(doc: PdfDoc, add: Any) -> None:
+    """An included figure's path keeps the account it was on (C:/Users/<account>/...):
+    an author-like value, graded like Author (a name or handle fails, a placeholder
+    account warns); Windows' own profile folders (Public, Default) name no one."""
+    from gavelkit.award.pdf.embedded import account_of
+
+    system = {a.casefold() for a in tables()["metadata"].get("system_profile_folders", [])}
+    for e in doc.embedded:
+        account = account_of(e.value) if e.key == "FileName" else None
+        if account and account.casefold() not in system:
+            _grade_field(add, f"{e.where}, account folder {account!r},", "Author",
+                         normalise(account), e.value)

@@ -70,12 +70,18 @@ class Rect:
 
 @dataclass
 class Form:
-    """A Form XObject (an included vector plot): a frame, a curve, and its own text."""
+    """A Form XObject (an included vector plot): a frame, a curve, and its own text.
+
+    `source_file` and `source_info` are what pdfTeX keeps of an included PDF figure
+    (/PTEX.FileName, the path as written in \\includegraphics; /PTEX.InfoDict, the
+    figure's own Info dictionary)."""
     x: float
     y: float
     w: float
     h: float
     items: list[Text] = field(default_factory=list)
+    source_file: str | None = None
+    source_info: dict[str, str] | None = None
 
 
 @dataclass
@@ -288,113 +294,167 @@ def _stream(body: bytes, head: bytes = b"") -> bytes:
     return b"<< /Length " + str(len(body)).encode() + head + b" >>\nstream\n" + body + b"\nendstream"
 
 
-def build_pdf(pages: list[PageSpec], info: dict[str, str] | None = None,
-              xmp: str | None = None, compress_xmp: bool = False, *,
-              cjk_font: str | None = None, outline: list[str] | None = None,
-              attachments: dict[str, bytes] | None = None) -> bytes:
-    objs: list[bytes] = []
-
-    def add(body: bytes) -> int:
-        objs.append(body)
-        return len(objs)
-
-    catalog = add(b"")
-    pages_id = add(b"")
-    f1 = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-    desc = add(b"<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light "
-               b"/CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 2 >> "
-               b"/FontDescriptor " + str(len(objs) + 2).encode() + b" 0 R /DW 1000 >>")
-    f2 = add(b"<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light /Encoding /UniGB-UCS2-H "
-             b"/DescendantFonts [" + str(desc).encode() + b" 0 R] >>")
-    add(b"<< /Type /FontDescriptor /FontName /STSong-Light /Flags 6 /FontBBox [-25 -254 1000 880] "
-        b"/ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 880 /StemV 93 >>")
-    texts = [t.text for p in pages for it in p.items
-             for t in (it.items if isinstance(it, Form) else [it]) if isinstance(t, Text)]
-    cjk = None
-    fonts = f"/F1 {f1} 0 R /F2 {f2} 0 R"
-    if cjk_font and any(not _is_latin(t) for t in texts):
-        cjk = _cjk(cjk_font, frozenset(c for t in texts if not _is_latin(t) for c in t))
-        fonts += f" /F3 {cjk.objects(add)} 0 R"
-    kids, fields = [], []
+def _texts(pages: list[PageSpec]) -> list[str]:
+    """Every text drawn, on the pages and inside their forms."""
+    out = []
     for p in pages:
-        names, xobjs = [], []
         for it in p.items:
-            if isinstance(it, Image):
-                head = b" /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray " \
-                       b"/BitsPerComponent 8"
-                if it.xmp is not None:
-                    m = add(_stream(it.xmp.encode("utf-8"), b" /Type /Metadata /Subtype /XML"))
-                    head += f" /Metadata {m} 0 R".encode()
-                ref = add(_stream(it.pixels, head))
-            elif isinstance(it, Form):
-                bbox = f"[{it.x:.2f} {it.y:.2f} {it.x + it.w:.2f} {it.y + it.h:.2f}]"
-                head = (f" /Type /XObject /Subtype /Form /BBox {bbox} "
-                        f"/Resources << /Font << {fonts} >> >>").encode()
-                ref = add(_stream(_form_content(it, cjk), head))
-            else:
-                continue
-            names.append(f"X{len(names) + 1}")
-            xobjs.append(f"/{names[-1]} {ref} 0 R")
-        data = _content(p, cjk, names)
-        c = add(_stream(data))
-        page_id = len(objs) + 1 + len(p.annots)
-        annots = []
+            out += [t.text for t in (it.items if isinstance(it, Form) else [it])
+                    if isinstance(t, Text)]
+    return out
+
+
+class _Builder:
+    """Numbered objects of one document, added in the order a reader would meet them."""
+
+    def __init__(self) -> None:
+        self.objs: list[bytes] = []
+        self.fields: list[int] = []
+
+    def add(self, body: bytes) -> int:
+        self.objs.append(body)
+        return len(self.objs)
+
+    def fonts(self, pages: list[PageSpec], cjk_font: str | None) -> tuple[str, _CjkFont | None]:
+        """Helvetica, the non-embedded STSong-Light, and a real CJK subset when asked for."""
+        add = self.add
+        f1 = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+        desc = add(b"<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light "
+                   b"/CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 2 >> "
+                   b"/FontDescriptor " + str(len(self.objs) + 2).encode() + b" 0 R /DW 1000 >>")
+        f2 = add(b"<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light /Encoding /UniGB-UCS2-H "
+                 b"/DescendantFonts [" + str(desc).encode() + b" 0 R] >>")
+        add(b"<< /Type /FontDescriptor /FontName /STSong-Light /Flags 6 /FontBBox [-25 -254 1000 880] "
+            b"/ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 880 /StemV 93 >>")
+        texts = [t for t in _texts(pages) if not _is_latin(t)]
+        fonts = f"/F1 {f1} 0 R /F2 {f2} 0 R"
+        cjk = None
+        if cjk_font and texts:
+            cjk = _cjk(cjk_font, frozenset("".join(texts)))
+            fonts += f" /F3 {cjk.objects(add)} 0 R"
+        return fonts, cjk
+
+    def xobject(self, it: Text | Rect | Form | Image, fonts: str,
+                cjk: _CjkFont | None) -> int | None:
+        """The image or form XObject of one page item (None for text and rectangles)."""
+        if isinstance(it, Image):
+            head = b" /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray " \
+                   b"/BitsPerComponent 8"
+            if it.xmp is not None:
+                m = self.add(_stream(it.xmp.encode("utf-8"), b" /Type /Metadata /Subtype /XML"))
+                head += f" /Metadata {m} 0 R".encode()
+            return self.add(_stream(it.pixels, head))
+        if isinstance(it, Form):
+            bbox = f"[{it.x:.2f} {it.y:.2f} {it.x + it.w:.2f} {it.y + it.h:.2f}]"
+            head = (f" /Type /XObject /Subtype /Form /BBox {bbox} "
+                    f"/Resources << /Font << {fonts} >> >>").encode() + self._ptex(it)
+            return self.add(_stream(_form_content(it, cjk), head))
+        return None
+
+    def _ptex(self, form: Form) -> bytes:
+        """The keys pdfTeX writes on an included PDF figure: its file name as given to
+        \\includegraphics, and the figure's own Info dictionary."""
+        out = b""
+        if form.source_file is not None:
+            out += b" /PTEX.FileName " + _pdf_string(form.source_file)
+        if form.source_info is not None:
+            info = self.add(b"<< " + b" ".join(b"/" + k.encode() + b" " + _pdf_string(v)
+                                               for k, v in form.source_info.items()) + b" >>")
+            out += f" /PTEX.InfoDict {info} 0 R".encode()
+        return out
+
+    def annots(self, p: PageSpec, page_id: int) -> list[int]:
+        """Sticky notes and text fields of one page (fields also go to the AcroForm)."""
+        out = []
         for k, a in enumerate(p.annots):
             rect = f"[72 {700 - 30 * k} 200 {720 - 30 * k}]"
             if a.kind == "Widget":
                 body = (b"<< /Type /Annot /Subtype /Widget /FT /Tx /Rect " + rect.encode()
                         + b" /T " + _pdf_string(a.field) + b" /V " + _pdf_string(a.value)
                         + f" /P {page_id} 0 R /F 4 >>".encode())
-                annots.append(add(body))
-                fields.append(annots[-1])
+                out.append(self.add(body))
+                self.fields.append(out[-1])
             else:
                 body = (b"<< /Type /Annot /Subtype /Text /Rect " + rect.encode()
                         + (b" /T " + _pdf_string(a.author) if a.author else b"")
                         + b" /Contents " + _pdf_string(a.contents) + b" >>")
-                annots.append(add(body))
+                out.append(self.add(body))
+        return out
+
+    def page(self, p: PageSpec, pages_id: int, fonts: str, cjk: _CjkFont | None) -> int:
+        names, xobjs = [], []
+        for it in p.items:
+            ref = self.xobject(it, fonts, cjk)
+            if ref is not None:
+                names.append(f"X{len(names) + 1}")
+                xobjs.append(f"/{names[-1]} {ref} 0 R")
+        c = self.add(_stream(_content(p, cjk, names)))
+        page_id = len(self.objs) + 1 + len(p.annots)
+        annots = self.annots(p, page_id)
         res = f"/Font << {fonts} >>" + (f" /XObject << {' '.join(xobjs)} >>" if xobjs else "")
         ann = f" /Annots [{' '.join(f'{r} 0 R' for r in annots)}]" if annots else ""
-        kids.append(add(
+        kid = self.add(
             f"<< /Type /Page /Parent {pages_id} 0 R /MediaBox [0 0 {p.size[0]:.2f} {p.size[1]:.2f}] "
-            f"/Resources << {res} >> /Contents {c} 0 R{ann} >>".encode()))
-        assert kids[-1] == page_id
-    objs[pages_id - 1] = (f"<< /Type /Pages /Count {len(kids)} /Kids ["
-                          + " ".join(f"{k} 0 R" for k in kids) + "] >>").encode()
-    cat = f"<< /Type /Catalog /Pages {pages_id} 0 R".encode()
-    if xmp is not None:
+            f"/Resources << {res} >> /Contents {c} 0 R{ann} >>".encode())
+        assert kid == page_id
+        return kid
+
+    def metadata(self, xmp: str, compress: bool) -> bytes:
         raw = xmp.encode("utf-8")
         filt = b""
-        if compress_xmp:
+        if compress:
             raw, filt = zlib.compress(raw), b" /Filter /FlateDecode"
-        m = add(b"<< /Type /Metadata /Subtype /XML /Length " + str(len(raw)).encode() + filt
-                + b" >>\nstream\n" + raw + b"\nendstream")
-        cat += f" /Metadata {m} 0 R".encode()
-    if outline:
-        root = len(objs) + 1
+        m = self.add(b"<< /Type /Metadata /Subtype /XML /Length " + str(len(raw)).encode() + filt
+                     + b" >>\nstream\n" + raw + b"\nendstream")
+        return f" /Metadata {m} 0 R".encode()
+
+    def outline(self, titles: list[str], kids: list[int]) -> bytes:
+        root = len(self.objs) + 1
         first = root + 1
-        add(f"<< /Type /Outlines /First {first} 0 R /Last {first + len(outline) - 1} 0 R "
-            f"/Count {len(outline)} >>".encode())
-        for k, title in enumerate(outline):
+        self.add(f"<< /Type /Outlines /First {first} 0 R /Last {first + len(titles) - 1} 0 R "
+                 f"/Count {len(titles)} >>".encode())
+        for k, title in enumerate(titles):
             me = first + k
             link = (f" /Prev {me - 1} 0 R" if k else "") + \
-                   (f" /Next {me + 1} 0 R" if k + 1 < len(outline) else "")
-            add(b"<< /Title " + _pdf_string(title) + f" /Parent {root} 0 R{link} "
-                f"/Dest [{kids[min(k, len(kids) - 1)]} 0 R /XYZ 0 800 0] >>".encode())
-        cat += f" /Outlines {root} 0 R".encode()
-    if attachments:
+                   (f" /Next {me + 1} 0 R" if k + 1 < len(titles) else "")
+            self.add(b"<< /Title " + _pdf_string(title) + f" /Parent {root} 0 R{link} "
+                     f"/Dest [{kids[min(k, len(kids) - 1)]} 0 R /XYZ 0 800 0] >>".encode())
+        return f" /Outlines {root} 0 R".encode()
+
+    def attachments(self, files: dict[str, bytes]) -> bytes:
         entries = []
-        for name, body in attachments.items():
-            ef = add(_stream(body, b" /Type /EmbeddedFile"))
-            spec = add(b"<< /Type /Filespec /F " + _pdf_string(name) + b" /UF " + _pdf_string(name)
-                       + f" /EF << /F {ef} 0 R >> >>".encode())
+        for name, body in files.items():
+            ef = self.add(_stream(body, b" /Type /EmbeddedFile"))
+            spec = self.add(b"<< /Type /Filespec /F " + _pdf_string(name) + b" /UF "
+                            + _pdf_string(name) + f" /EF << /F {ef} 0 R >> >>".encode())
             entries.append(_pdf_string(name) + f" {spec} 0 R".encode())
-        cat += b" /Names << /EmbeddedFiles << /Names [" + b" ".join(entries) + b"] >> >>"
-    if fields:
-        cat += f" /AcroForm << /Fields [{' '.join(f'{r} 0 R' for r in fields)}] >>".encode()
-    objs[catalog - 1] = cat + b" >>"
-    info_id = add(b"<< " + b" ".join(b"/" + k.encode() + b" " + _pdf_string(v)
-                                     for k, v in (info or {}).items()) + b" >>")
-    return serialize(objs, catalog, info_id)
+        return b" /Names << /EmbeddedFiles << /Names [" + b" ".join(entries) + b"] >> >>"
+
+
+def build_pdf(pages: list[PageSpec], info: dict[str, str] | None = None,
+              xmp: str | None = None, compress_xmp: bool = False, *,
+              cjk_font: str | None = None, outline: list[str] | None = None,
+              attachments: dict[str, bytes] | None = None) -> bytes:
+    b = _Builder()
+    catalog = b.add(b"")
+    pages_id = b.add(b"")
+    fonts, cjk = b.fonts(pages, cjk_font)
+    kids = [b.page(p, pages_id, fonts, cjk) for p in pages]
+    b.objs[pages_id - 1] = (f"<< /Type /Pages /Count {len(kids)} /Kids ["
+                            + " ".join(f"{k} 0 R" for k in kids) + "] >>").encode()
+    cat = f"<< /Type /Catalog /Pages {pages_id} 0 R".encode()
+    if xmp is not None:
+        cat += b.metadata(xmp, compress_xmp)
+    if outline:
+        cat += b.outline(outline, kids)
+    if attachments:
+        cat += b.attachments(attachments)
+    if b.fields:
+        cat += f" /AcroForm << /Fields [{' '.join(f'{r} 0 R' for r in b.fields)}] >>".encode()
+    b.objs[catalog - 1] = cat + b" >>"
+    info_id = b.add(b"<< " + b" ".join(b"/" + k.encode() + b" " + _pdf_string(v)
+                                       for k, v in (info or {}).items()) + b" >>")
+    return serialize(b.objs, catalog, info_id)
 
 
 def serialize(objects: list[bytes], root: int, info: int | None = None,
