@@ -11,7 +11,7 @@ object streams, except the current Info object (the caller reads that one).
 
 pdfTeX also keeps each included figure's file name as written in \\includegraphics
 (/PTEX.FileName). An absolute path names the account folder it was on
-(`C:/Users/<account>/...`, `/home/<account>/...`): those paths are read too, as
+(`C:/Users/<account>/...`, `/Users/<account>/...`): those paths are read too, as
 entries of key "FileName", and the caller grades the account like an Author.
 """
 
@@ -60,7 +60,11 @@ _PTEX_REF = re.compile(rb"/PTEX\.FileName\s*\(([^)]{0,200})\)[^>]{0,400}?/PTEX\.
 
 
 _PTEX_FILE = re.compile(rb"/PTEX\.FileName\s*(\((?:\\.|[^\\)]){0,1000}\)|<[0-9A-Fa-f\s]{0,2000}>)")
-_ACCOUNT_DIR = re.compile(r"(?i)(?:^|[\\/])(?:Users|Documents and Settings|home)[\\/]+([^\\/]+)[\\/]")
+# Windows (C:/Users/<account>/, C:/Documents and Settings/<account>/) and macOS
+# (/Users/<account>/). Not /home/<x>/: real papers carry figures that went through an
+# online converter's server (/home/pdftool/img.pdfresizer.com/...), not a team's machine.
+_ACCOUNT_DIR = re.compile(r"(?i)^(?:[a-z]:[\\/]+(?:Users|Documents and Settings)|/Users)"
+                          r"[\\/]+([^\\/]+)[\\/]")
 
 
 def account_of(path: str) -> str | None:

@@ -424,12 +424,18 @@ def check_metadata(doc: PdfDoc) -> list[Finding]:
 def _figure_accounts(doc: PdfDoc, add: Any) -> None:
     """An included figure's path keeps the account it was on (C:/Users/<account>/...):
     an author-like value, graded like Author (a name or handle fails, a placeholder
-    account warns); Windows' own profile folders (Public, Default) name no one."""
+    account or an account number warns); Windows' own profile folders (Public, Default)
+    name no one. One finding per account, naming how many figures carry it."""
     from gavelkit.award.pdf.embedded import account_of
 
     system = {a.casefold() for a in tables()["metadata"].get("system_profile_folders", [])}
+    paths: dict[str, list[str]] = {}
     for e in doc.embedded:
         account = account_of(e.value) if e.key == "FileName" else None
         if account and account.casefold() not in system:
-            _grade_field(add, f"{e.where}, account folder {account!r},", "Author",
-                         normalise(account), e.value)
+            paths.setdefault(account, []).append(e.value)
+    for account, found in paths.items():
+        many = f"{len(found)} included figures' file paths" if len(found) > 1 else \
+            "an included figure's file path"
+        _grade_field(add, f"{many} (PTEX.FileName), account folder {account!r},", "Author",
+                     normalise(account), found[0])
