@@ -377,3 +377,25 @@ def test_label_in_a_half_plane_zone_or_a_stack_without_line_is_not_a_band():
     ax.text(2016, 110, "judge-favouring", fontsize=9)
     gk_testing.clean(F(fig), "FIG-D003")
     assert "text-over-patch" not in kinds(_band(lines=False))  # wide and no line inside
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("  Index 30\n  Error -1.60", False),   # f"  Index {i}": the blanks lie on the marker
+    ("  Index 30", False),
+    ("Index 30\nError -1.60", True),        # near miss: the same label without the blanks
+    ("Index 30", True),
+])
+def test_blank_start_of_a_label_on_its_marker_is_no_ink(text, fires):
+    """A real contest figure (xifeng0126/MCM my_c/4_4.py) labels its largest errors with
+    plt.text(x, y, f"  Index {i}\\n  Error {e:.2f}") at the highlighted point: the two
+    blanks cover the marker, the glyphs start clear of it. The layout box counted the
+    blanks as ink and reported every label over its own marker."""
+    fig = Figure(figsize=(6, 4), dpi=200)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.scatter([30], [-1.6], s=120, color="orange")
+    ax.text(30, -1.6, text, fontsize=12)
+    ax.set_xlim(0, 60)
+    ax.set_ylim(-2, 1.2)
+    kinds = [c.kind for c in figqa.find_collisions(fig)]
+    assert ("text-over-marker" in kinds) is fires, kinds

@@ -430,6 +430,23 @@ def _ink(s: str, prop: Any) -> tuple[float, float, float, float] | None:
     return _INK[key]
 
 
+def _blank_ends(s: str, prop: Any, renderer: Any) -> tuple[float, float]:
+    """Pixels of blanks at the start and end of one line's layout width.
+
+    f"  Index {i}" puts two blanks between a marker and its label: the layout box
+    covers them, the reader sees nothing there."""
+    core = s.strip()
+    if core == s or not core:
+        return 0.0, 0.0
+    try:
+        def width(x: str) -> float:
+            return float(renderer.get_text_width_height_descent(x, prop, ismath=False)[0])
+        full = width(s)
+        return max(0.0, full - width(s.lstrip())), max(0.0, full - width(s.rstrip()))
+    except Exception:
+        return 0.0, 0.0
+
+
 def _tighten_to_ink(shape: _Shape, t: Any, renderer: Any) -> None:
     """Shrink a text box from its line box (ascent + descent) to the glyphs' ink height.
 
@@ -455,7 +472,8 @@ def _tighten_to_ink(shape: _Shape, t: Any, renderer: Any) -> None:
     base = -shape.hh + max(-min(ink[1], 0.0) * k, lp_d)  # the baseline in the line box
     # along the baseline the layout box is kept: the renderer's hinted glyphs are a
     # little wider than the outline, and side bearings are only a pixel or two
-    lx0, lx1 = -shape.hw, shape.hw
+    left, right = _blank_ends(s, prop, renderer)
+    lx0, lx1 = -shape.hw + left, shape.hw - right
     ly0 = max(-shape.hh, base + ink[1] * k)
     ly1 = min(shape.hh, base + ink[3] * k)
     if lx1 - lx0 < 1.0 or ly1 - ly0 < 1.0:
@@ -488,7 +506,8 @@ def _line_shapes(shape: _Shape, t: Any, renderer: Any) -> list[_Shape]:
             ink = _ink(line, t.get_fontproperties()) if line.strip() else None
             if ink is None or w <= 0:
                 continue
-            lx0, lx1 = x - cx0, x + w - cx0
+            left, right = _blank_ends(line, t.get_fontproperties(), renderer)
+            lx0, lx1 = x - cx0 + left, x + w - cx0 - right
             ly0, ly1 = y - cy0 + ink[1] * k, y - cy0 + ink[3] * k
             c = shape.world(np.array([[(lx0 + lx1) / 2.0, (ly0 + ly1) / 2.0]]))[0]
             parts.append(_Shape(float(c[0]), float(c[1]), (lx1 - lx0) / 2.0,
@@ -2128,106 +2147,116 @@ def _new_fig(w: float = 6.4, h: float = 4.8, dpi: float = 100) -> Any:
     return fig
 
 
+def _case_axes(ylim: tuple[float, float] = (0, 10)) -> tuple[Any, Any]:
+    fig = _new_fig()
+    ax = fig.add_subplot()
+    ax.set_xlim(0, 10)
+    ax.set_ylim(*ylim)
+    return fig, ax
+
+
+def _st_axvline_through_label() -> Any:
+    fig, ax = _case_axes()
+    ax.axvline(5)
+    ax.text(5, 5, "threshold", ha="center", va="center")
+    return fig
+
+
+def _st_diagonal_near_label() -> Any:
+    fig, ax = _case_axes()
+    ax.plot([0, 10], [0, 10])
+    ax.text(1, 8, "upper-left label")
+    return fig
+
+
+def _st_marker_only_between() -> Any:
+    fig, ax = _case_axes()
+    ax.plot([1, 9], [1, 9], "o", linestyle="None")
+    ax.text(5, 5, "between", ha="center", va="center")
+    return fig
+
+
+def _st_marker_under_label() -> Any:
+    fig, ax = _case_axes()
+    ax.plot([5], [5], "o", markersize=8)
+    ax.text(5, 5, "covered", ha="center", va="center")
+    return fig
+
+
+def _st_leading_blanks_beside_marker() -> Any:
+    fig, ax = _case_axes()
+    ax.plot([5], [5], "o", markersize=8)
+    ax.text(5, 5, "    beside", va="center")  # the blanks are over the marker, no ink
+    return fig
+
+
+def _st_nan_gap() -> Any:
+    fig, ax = _case_axes((-1, 1))
+    ax.plot([0, 3, float("nan"), 7, 10], [0, 0, float("nan"), 0, 0])
+    ax.text(5, 0, "gap", ha="center", va="center")
+    return fig
+
+
+def _st_own_bar() -> Any:
+    fig = _new_fig()
+    ax = fig.add_subplot()
+    bars = ax.bar([0, 1, 2], [5, 7, 9], color="0.8")
+    ax.set_ylim(0, 11)
+    ax.bar_label(bars, label_type="center")
+    return fig
+
+
+def _st_foreign_bar() -> Any:
+    fig = _new_fig()
+    ax = fig.add_subplot()
+    ax.bar([0, 1], [9, 9], width=0.9, color="0.8")
+    ax.set_ylim(0, 11)
+    ax.annotate("A=9", xy=(0, 9), xytext=(1, 5), ha="center", va="center")
+    return fig
+
+
+def _st_legend_over_title() -> Any:
+    fig = _new_fig()
+    ax = fig.add_subplot()
+    ax.plot([0, 1], [0, 0], label="series")
+    ax.set_title("A title")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 0.99))
+    return fig
+
+
+def _st_clipped_text() -> Any:
+    fig = _new_fig()
+    ax = fig.add_subplot()
+    ax.text(0.98, 0.5, "falls off the right edge", transform=fig.transFigure)
+    return fig
+
+
+def _st_clean() -> Any:
+    fig = _new_fig()
+    ax = fig.add_subplot()
+    bars = ax.bar([0, 1, 2], [4, 6, 8], label="values")
+    ax.set_ylim(0, 11)
+    ax.bar_label(bars, label_type="center")
+    ax.legend(loc="upper left")
+    ax.set_title("Clean")
+    ax.set_xlabel("x")
+    return fig
+
+
 def _self_test_cases() -> list[tuple[str, Any, str | None]]:
     """(name, builder, expected kind or None for "no collision")."""
-
-    def axvline_through_label() -> Any:
-        fig = _new_fig()
-        ax = fig.add_subplot()
-        ax.set_xlim(0, 10)
-        ax.set_ylim(0, 10)
-        ax.axvline(5)
-        ax.text(5, 5, "threshold", ha="center", va="center")
-        return fig
-
-    def diagonal_near_label() -> Any:
-        fig = _new_fig()
-        ax = fig.add_subplot()
-        ax.set_xlim(0, 10)
-        ax.set_ylim(0, 10)
-        ax.plot([0, 10], [0, 10])
-        ax.text(1, 8, "upper-left label")
-        return fig
-
-    def marker_only_between() -> Any:
-        fig = _new_fig()
-        ax = fig.add_subplot()
-        ax.set_xlim(0, 10)
-        ax.set_ylim(0, 10)
-        ax.plot([1, 9], [1, 9], "o", linestyle="None")
-        ax.text(5, 5, "between", ha="center", va="center")
-        return fig
-
-    def marker_under_label() -> Any:
-        fig = _new_fig()
-        ax = fig.add_subplot()
-        ax.set_xlim(0, 10)
-        ax.set_ylim(0, 10)
-        ax.plot([5], [5], "o", markersize=8)
-        ax.text(5, 5, "covered", ha="center", va="center")
-        return fig
-
-    def nan_gap() -> Any:
-        fig = _new_fig()
-        ax = fig.add_subplot()
-        ax.set_xlim(0, 10)
-        ax.set_ylim(-1, 1)
-        ax.plot([0, 3, float("nan"), 7, 10], [0, 0, float("nan"), 0, 0])
-        ax.text(5, 0, "gap", ha="center", va="center")
-        return fig
-
-    def own_bar() -> Any:
-        fig = _new_fig()
-        ax = fig.add_subplot()
-        bars = ax.bar([0, 1, 2], [5, 7, 9], color="0.8")
-        ax.set_ylim(0, 11)
-        ax.bar_label(bars, label_type="center")
-        return fig
-
-    def foreign_bar() -> Any:
-        fig = _new_fig()
-        ax = fig.add_subplot()
-        ax.bar([0, 1], [9, 9], width=0.9, color="0.8")
-        ax.set_ylim(0, 11)
-        ax.annotate("A=9", xy=(0, 9), xytext=(1, 5), ha="center", va="center")
-        return fig
-
-    def legend_over_title() -> Any:
-        fig = _new_fig()
-        ax = fig.add_subplot()
-        ax.plot([0, 1], [0, 0], label="series")
-        ax.set_title("A title")
-        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 0.99))
-        return fig
-
-    def clipped_text() -> Any:
-        fig = _new_fig()
-        ax = fig.add_subplot()
-        ax.text(0.98, 0.5, "falls off the right edge", transform=fig.transFigure)
-        return fig
-
-    def clean() -> Any:
-        fig = _new_fig()
-        ax = fig.add_subplot()
-        bars = ax.bar([0, 1, 2], [4, 6, 8], label="values")
-        ax.set_ylim(0, 11)
-        ax.bar_label(bars, label_type="center")
-        ax.legend(loc="upper left")
-        ax.set_title("Clean")
-        ax.set_xlabel("x")
-        return fig
-
     return [
-        ("axvline through a label", axvline_through_label, "text-over-line"),
-        ("diagonal line near but not through a label", diagonal_near_label, None),
-        ("marker-only series with a label between markers", marker_only_between, None),
-        ("marker under a label", marker_under_label, "text-over-marker"),
-        ("label in a NaN gap", nan_gap, None),
-        ("labels inside their own bars", own_bar, None),
-        ("label on a foreign bar", foreign_bar, "text-over-patch"),
-        ("legend over the title", legend_over_title, "text-over-text"),
-        ("text cut by the figure edge", clipped_text, "clipped-by-figure"),
-        ("clean figure", clean, None),
+        ("axvline through a label", _st_axvline_through_label, "text-over-line"),
+        ("diagonal line near but not through a label", _st_diagonal_near_label, None),
+        ("marker-only series with a label between markers", _st_marker_only_between, None),
+        ("marker under a label", _st_marker_under_label, "text-over-marker"),
+        ("leading blanks of a label over a marker", _st_leading_blanks_beside_marker, None),
+        ("label in a NaN gap", _st_nan_gap, None),
+        ("labels inside their own bars", _st_own_bar, None),
+        ("label on a foreign bar", _st_foreign_bar, "text-over-patch"),
+        ("legend over the title", _st_legend_over_title, "text-over-text"),
+        ("text cut by the figure edge", _st_clipped_text, "clipped-by-figure"),
+        ("clean figure", _st_clean, None),
     ]
 
 
