@@ -10,6 +10,7 @@ an error: the run never continues silently.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,28 +126,39 @@ def _missing(info: PhaseInfo, handed: dict[int, str], closed: bool,
                                 "restore the gate file", info.loops[-1].path))
 
 
+def _stalled_ids(info: PhaseInfo, prev: LoopInfo, cur: LoopInfo) -> None:
+    """Ids open in both consecutive loops: recorded with every loop they recurred in."""
+    before = {p.id for p in prev.open}
+    for oi in cur.open:
+        if oi.id in before:
+            seen = info.stalled.setdefault(oi.id, [prev.loop])
+            if prev.loop not in seen:
+                seen.append(prev.loop)
+            seen.append(cur.loop)
+
+
+def _loop_after_stall(info: PhaseInfo, prev: LoopInfo, cur: LoopInfo,
+                      decisions: list[Decision], findings: list[Finding]) -> None:
+    if prev.improved is False and not (prev.verdict == "pass" and not prev.open):
+        dec = covering(decisions, info.phase, prev.loop)
+        _under(findings, dec if dec and dec.continues_phase else None, "AWD-T010",
+               f"phase {info.phase} loop {cur.loop} ran after loop {prev.loop} "
+               "failed to improve; the seed says stop for a human instead "
+               "(record the decision in a decision_memo)", cur.path)
+
+
 def _improvement(info: PhaseInfo, decisions: list[Decision], findings: list[Finding]) -> None:
     """Whether each loop improved on the one before, and the ids that stalled."""
-    prev: LoopInfo | None = None
-    for cur in info.loops:
-        if prev is not None and cur.loop == prev.loop + 1:
-            cur.improved = cur.count < prev.count
-            if prev.improved is False and not (prev.verdict == "pass" and not prev.open):
-                dec = covering(decisions, info.phase, prev.loop)
-                _under(findings, dec if dec and dec.continues_phase else None, "AWD-T010",
-                       f"phase {info.phase} loop {cur.loop} ran after loop {prev.loop} "
-                       "failed to improve; the seed says stop for a human instead "
-                       "(record the decision in a decision_memo)", cur.path)
-            for oi in cur.open:
-                if any(p.id == oi.id for p in prev.open):
-                    seen = info.stalled.setdefault(oi.id, [prev.loop])
-                    if prev.loop not in seen:
-                        seen.append(prev.loop)
-                    seen.append(cur.loop)
-        prev = cur
+    for prev, cur in zip(info.loops, info.loops[1:], strict=False):
+        if cur.loop != prev.loop + 1:
+            continue
+        cur.improved = cur.count < prev.count
+        _loop_after_stall(info, prev, cur, decisions, findings)
+        _stalled_ids(info, prev, cur)
     last = info.loops[-1]
+    still = {o.id for o in last.open}
     for sid, where in info.stalled.items():
-        if any(o.id == sid for o in last.open):
+        if sid in still:
             findings.append(Finding("AWD-T012", "warning", f"{sid} recurs unchanged in phase "
                                     f"{info.phase} loops {', '.join(map(str, where))} and is "
                                     "still open: the fix is stalled", last.path))
@@ -191,9 +203,7 @@ def _phases(rf: RunFiles, caps: Budgets, findings: list[Finding],
     return phases
 
 
-def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict[str, str],
-            caps: Budgets, findings: list[Finding],
-            decisions: list[Decision] = ()) -> list[RoundInfo]:
+def _cards_by_round(rf: RunFiles, findings: list[Finding]) -> dict[int, dict[str, CardFile]]:
     by_round: dict[int, dict[str, CardFile]] = {}
     for cf in rf.cards:
         seats = by_round.setdefault(cf.round, {})
@@ -202,6 +212,75 @@ def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict
                                     f"{cf.round}", cf.path))
             continue
         seats[cf.seat] = cf
+    return by_round
+
+
+def _round_info(r: int, seats: dict[str, CardFile], rounds: list[RoundInfo],
+                effective: dict[str, CardFile] | None, prev_panel: PanelResult | None,
+                findings: list[Finding]) -> RoundInfo:
+    """A full round, a one-seat adjudication round after it, or an incomplete round."""
+    if set(seats) == {"A", "B", "C"}:
+        return RoundInfo(r, "full", dict(seats))
+    if len(seats) == 1 and effective is not None and r == rounds[-1].round + 1:
+        seat = next(iter(seats))
+        outliers = {c.outlier for c in (prev_panel.conflicts if prev_panel else [])}
+        if seat not in outliers:
+            findings.append(Finding("AWD-T007", "error", f"round {r} re-scores only seat "
+                                    f"{seat}, which was not the outlier of an open evidence "
+                                    "conflict in the round before; only the outlier is "
+                                    "re-dispatched (seed §3)", seats[seat].path))
+        return RoundInfo(r, "adjudication", {**effective, **seats}, redispatched=seat)
+    findings.append(Finding("AWD-T005", "error", f"round {r} has seat(s) "
+                            f"{', '.join(sorted(seats))}: a round is all three seats, or "
+                            "one re-dispatched outlier seat after a full round",
+                            next(iter(seats.values())).path))
+    return RoundInfo(r, "incomplete", dict(seats))
+
+
+def _evaluate_round(info: RoundInfo, tables: Tables, target: Tier | None,
+                    adjudicated: dict[str, str] | None, findings: list[Finding]) -> None:
+    """The round's minimum seat total and, with a target, its panel result."""
+    cards = _valid_cards(info)
+    if cards is None:
+        return
+    info.min_total, info.min_seat = min((c.computed_total or 0.0, s) for s, c in cards.items())
+    if target is None:
+        return
+    res = PanelResult(target)
+    res.seats = [Seat(s, info.seats[s].path, _line(info.seats[s]), cards[s]) for s in sorted(cards)]
+    evaluate(res, tables, adjudication_round=info.kind == "adjudication",
+             adjudicated=adjudicated)
+    findings.extend(f for f in res.findings if f.code == "AWD-P011")
+    info.panel = res
+
+
+def _valid_cards(info: RoundInfo) -> dict[str, Any] | None:
+    """Every seat's card, or None when any card of the round does not lint clean."""
+    cards = {s: cf.card for s, cf in info.seats.items() if cf.valid and cf.card is not None}
+    return cards if len(cards) == len(info.seats) else None
+
+
+def _line(cf: CardFile) -> int:
+    return cf.block.line if cf.block else 0
+
+
+def _round_improved(info: RoundInfo, before: RoundInfo, caps: Budgets,
+                    decisions: Sequence[Decision], findings: list[Finding]) -> None:
+    if before.min_total is None or info.min_total is None:
+        return
+    info.improved = info.min_total > before.min_total + EPS
+    if before.improved is False:
+        dec = covering(decisions, caps.panel_phase, before.round, panel=True)
+        _under(findings, dec if dec and dec.continues_phase else None, "AWD-T010",
+               f"panel round {info.round} ran after round {before.round} failed to raise the "
+               "minimum seat total; the seed says stop for a human instead",
+               next(iter(info.seats.values())).path)
+
+
+def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict[str, str],
+            caps: Budgets, findings: list[Finding],
+            decisions: Sequence[Decision] = ()) -> list[RoundInfo]:
+    by_round = _cards_by_round(rf, findings)
     rounds: list[RoundInfo] = []
     effective: dict[str, CardFile] | None = None
     prev_panel: PanelResult | None = None
@@ -212,47 +291,16 @@ def _rounds(rf: RunFiles, tables: Tables, target: Tier | None, adjudicated: dict
             _under(findings, dec if dec and dec.continues_phase else None, "AWD-T006",
                    f"panel round {r} exists: beyond {caps.panel_rounds} rounds (round 1 plus "
                    "two re-scores)", next(iter(seats.values())).path)
-        if set(seats) == {"A", "B", "C"}:
-            info = RoundInfo(r, "full", dict(seats))
-        elif len(seats) == 1 and effective is not None and r == rounds[-1].round + 1:
-            seat = next(iter(seats))
-            info = RoundInfo(r, "adjudication", {**effective, **seats}, redispatched=seat)
-            outliers = {c.outlier for c in (prev_panel.conflicts if prev_panel else [])}
-            if seat not in outliers:
-                findings.append(Finding("AWD-T007", "error", f"round {r} re-scores only seat "
-                                        f"{seat}, which was not the outlier of an open evidence "
-                                        "conflict in the round before; only the outlier is "
-                                        "re-dispatched (seed §3)", seats[seat].path))
-        else:
-            findings.append(Finding("AWD-T005", "error", f"round {r} has seat(s) "
-                                    f"{', '.join(sorted(seats))}: a round is all three seats, or "
-                                    "one re-dispatched outlier seat after a full round",
-                                    next(iter(seats.values())).path))
-            rounds.append(RoundInfo(r, "incomplete", dict(seats)))
+        info = _round_info(r, seats, rounds, effective, prev_panel, findings)
+        if info.kind == "incomplete":
+            rounds.append(info)
             continue
         effective = info.seats
-        if all(cf.valid and cf.card is not None for cf in info.seats.values()):
-            totals = [(cf.card.computed_total or 0.0, s) for s, cf in info.seats.items()
-                      if cf.card is not None]
-            info.min_total, info.min_seat = min(totals)
-            if target is not None:
-                res = PanelResult(target)
-                res.seats = [Seat(s, cf.path, cf.block.line if cf.block else 0, cf.card)
-                             for s, cf in sorted(info.seats.items()) if cf.card is not None]
-                last = r == max(by_round)
-                evaluate(res, tables, adjudication_round=info.kind == "adjudication",
-                         adjudicated=adjudicated if last else None)
-                findings.extend(f for f in res.findings if f.code == "AWD-P011")
-                info.panel = res
-                prev_panel = res
-        if rounds and rounds[-1].min_total is not None and info.min_total is not None:
-            info.improved = info.min_total > rounds[-1].min_total + EPS
-            if rounds[-1].improved is False:
-                dec = covering(decisions, caps.panel_phase, rounds[-1].round, panel=True)
-                _under(findings, dec if dec and dec.continues_phase else None, "AWD-T010",
-                       f"panel round {r} ran after round {rounds[-1].round} failed to raise the "
-                       "minimum seat total; the seed says stop for a human instead",
-                       next(iter(seats.values())).path)
+        _evaluate_round(info, tables, target, adjudicated if r == max(by_round) else None,
+                        findings)
+        prev_panel = info.panel or prev_panel
+        if rounds:
+            _round_improved(info, rounds[-1], caps, decisions, findings)
         rounds.append(info)
     return rounds
 
