@@ -82,6 +82,46 @@ def check_scorecard(ctx: Ctx, body: PosDict, tables: Tables) -> Card:
     return card
 
 
+def _criterion_name(ctx: Ctx, c: PosDict, i: int, where: Any,
+                    first: dict[str, int]) -> tuple[str | None, bool]:
+    """The criterion's name (None if blank) and whether it is usable (not repeated)."""
+    name = c.get("name")
+    if not nonblank(name):
+        ctx.error("AWD-S005", f"criteria[{i}] needs a non-empty 'name'", where)
+        return None, False
+    if name in first:
+        ctx.error("AWD-S016", f"criteria[{i}] repeats criterion {name!r} of criteria"
+                  f"[{first[name]}]; a seat scores each criterion once", vpos(c, "name"))
+        return name, False
+    first[name] = i
+    return name, True
+
+
+def _criterion(ctx: Ctx, crit: list[Any], i: int, first: dict[str, int],
+               card: Card) -> tuple[float, float] | None:
+    """(weight, score) of one criterion, or None when it is unusable (said why)."""
+    c, where = crit[i], ipos(crit, i)
+    if not isinstance(c, dict):
+        ctx.error("AWD-S005", f"criteria[{i}] must be a mapping {{name, weight, score}}, got "
+                  f"{describe(c)}", where)
+        return None
+    name, ok = _criterion_name(ctx, c, i, where, first)
+    w, s = c.get("weight"), c.get("score")
+    w_ok = is_number(w) and 0 <= w <= 1
+    s_ok = is_number(s) and 0 <= s <= 100
+    if not w_ok:
+        ctx.error("AWD-S006", f"criteria[{i}] weight must be a number within 0-1, got "
+                  f"{describe(w)}", vpos(c, "weight") if "weight" in c else where)
+    if not s_ok:
+        ctx.error("AWD-S007", f"criteria[{i}] score must be a number within 0-100, got "
+                  f"{describe(s)}", vpos(c, "score") if "score" in c else where)
+    if not (w_ok and s_ok):
+        return None
+    if name is not None and name not in card.criteria:
+        card.criteria[name] = float(s)
+    return (float(w), float(s)) if ok else None
+
+
 def _criteria(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None:
     crit = body.get("criteria")
     if "criteria" not in body:
@@ -94,40 +134,13 @@ def _criteria(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None:
     products: list[float] = []
     complete = True
     first: dict[str, int] = {}
-    for i, c in enumerate(crit):
-        where = ipos(crit, i)
-        if not isinstance(c, dict):
-            ctx.error("AWD-S005", f"criteria[{i}] must be a mapping {{name, weight, score}}, got "
-                      f"{describe(c)}", where)
-            complete = False
-            continue
-        name = c.get("name")
-        if not nonblank(name):
-            ctx.error("AWD-S005", f"criteria[{i}] needs a non-empty 'name'", where)
-            complete = False
-            name = None
-        elif name in first:
-            ctx.error("AWD-S016", f"criteria[{i}] repeats criterion {name!r} of criteria"
-                      f"[{first[name]}]; a seat scores each criterion once", vpos(c, "name"))
+    for i in range(len(crit)):
+        got = _criterion(ctx, crit, i, first, card)
+        if got is None:
             complete = False
         else:
-            first[name] = i
-        w, s = c.get("weight"), c.get("score")
-        w_ok = is_number(w) and 0 <= w <= 1
-        s_ok = is_number(s) and 0 <= s <= 100
-        if not w_ok:
-            ctx.error("AWD-S006", f"criteria[{i}] weight must be a number within 0-1, got "
-                      f"{describe(w)}", vpos(c, "weight") if "weight" in c else where)
-        if not s_ok:
-            ctx.error("AWD-S007", f"criteria[{i}] score must be a number within 0-100, got "
-                      f"{describe(s)}", vpos(c, "score") if "score" in c else where)
-        if w_ok and s_ok:
-            weights.append(float(w))
-            products.append(float(w) * float(s))
-            if name is not None and name not in card.criteria:
-                card.criteria[name] = float(s)
-        else:
-            complete = False
+            weights.append(got[0])
+            products.append(got[0] * got[1])
     if not complete:
         return
     wsum = math.fsum(weights)
@@ -140,37 +153,46 @@ def _criteria(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None:
     _rubric(ctx, body, crit, card, tables)
 
 
+def _case_fixes(missing: list[str], extra: list[Any]) -> list[str]:
+    folded = {str(n).strip().casefold(): n for n in extra}
+    return [f"{folded[m.casefold()]!r} -> {m!r}" for m in missing if m.casefold() in folded]
+
+
+def _rubric_names(ctx: Ctx, body: PosDict, crit: list[Any], card: Card,
+                  rubric: dict[str, float]) -> None:
+    """The card's criteria are exactly its seat's rubric, with a hint for case slips."""
+    names = {c.get("name") for c in crit if isinstance(c, dict)}
+    missing = [n for n in rubric if n not in names]
+    extra = [n for n in names if n not in rubric]
+    if not (missing or extra):
+        return
+    parts = ["missing " + ", ".join(missing)] if missing else []
+    if extra:
+        parts.append("not in the rubric " + ", ".join(sorted(map(str, extra))))
+    fixes = _case_fixes(missing, extra)
+    ctx.error("AWD-S014", f"seat {card.seat} criteria do not match its rubric "
+              f"({'; '.join(parts)}); expected {', '.join(rubric)}", vpos(body, "criteria"),
+              hint="criterion names are exact: " + "; ".join(fixes) if fixes else None)
+
+
 def _rubric(ctx: Ctx, body: PosDict, crit: list[Any], card: Card, tables: Tables) -> None:
     if card.seat is None or card.seat not in tables.seats:
         return
     rubric = tables.seats[card.seat].criteria
-    names = {c.get("name") for c in crit if isinstance(c, dict)}
-    missing = [n for n in rubric if n not in names]
-    extra = [n for n in names if n not in rubric]
-    if missing or extra:
-        parts = []
-        if missing:
-            parts.append("missing " + ", ".join(missing))
-        if extra:
-            parts.append("not in the rubric " + ", ".join(sorted(map(str, extra))))
-        hint = None
-        folded = {str(n).strip().casefold(): n for n in extra}
-        fixes = [f"{folded[m.casefold()]!r} -> {m!r}" for m in missing if m.casefold() in folded]
-        if fixes:
-            hint = "criterion names are exact: " + "; ".join(fixes)
-        ctx.error("AWD-S014", f"seat {card.seat} criteria do not match its rubric "
-                  f"({'; '.join(parts)}); expected {', '.join(rubric)}", vpos(body, "criteria"),
-                  hint=hint)
+    _rubric_names(ctx, body, crit, card, rubric)
+    tol = tables.limits["weight_sum_tolerance"] + EPS
     for i, c in enumerate(crit):
-        if isinstance(c, dict) and c.get("name") in rubric and is_number(c.get("weight")):
-            want = rubric[c["name"]]
-            if abs(float(c["weight"]) - want) > tables.limits["weight_sum_tolerance"] + EPS:
-                ctx.error("AWD-S015", f"criteria[{i}] {c['name']!r} weight {fmt_num(c['weight'])} "
-                          f"differs from seat {card.seat}'s rubric weight {fmt_num(want)}",
-                          vpos(c, "weight"))
+        if not (isinstance(c, dict) and c.get("name") in rubric and is_number(c.get("weight"))):
+            continue
+        want = rubric[c["name"]]
+        if abs(float(c["weight"]) - want) > tol:
+            ctx.error("AWD-S015", f"criteria[{i}] {c['name']!r} weight {fmt_num(c['weight'])} "
+                      f"differs from seat {card.seat}'s rubric weight {fmt_num(want)}",
+                      vpos(c, "weight"))
 
 
-def _total_and_tier(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None:
+def _declared_total(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None:
+    """weighted_total is a number in 0-100 that matches Σ weight·score within tolerance."""
     wt = body.get("weighted_total")
     if "weighted_total" in body:
         if is_number(wt) and 0 <= wt <= 100:
@@ -178,13 +200,18 @@ def _total_and_tier(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None
         else:
             ctx.error("AWD-S017", f"weighted_total must be a number within 0-100, got "
                       f"{describe(wt)}", vpos(body, "weighted_total"))
-    comp = card.computed_total
+    comp, decl = card.computed_total, card.declared_total
     tol = tables.limits["total_tolerance"]
-    if comp is not None and card.declared_total is not None and abs(card.declared_total - comp) > tol + EPS:
-        ctx.error("AWD-S009", f"weighted_total {fmt_num(card.declared_total)} differs from "
-                  f"Σ weight·score = {fmt_num(comp)} by {fmt_num(abs(card.declared_total - comp))} "
-                  f"(tolerance {fmt_num(tol)})", vpos(body, "weighted_total"),
-                  declared=card.declared_total, computed=comp)
+    if comp is None or decl is None or abs(decl - comp) <= tol + EPS:
+        return
+    ctx.error("AWD-S009", f"weighted_total {fmt_num(decl)} differs from "
+              f"Σ weight·score = {fmt_num(comp)} by {fmt_num(abs(decl - comp))} "
+              f"(tolerance {fmt_num(tol)})", vpos(body, "weighted_total"),
+              declared=decl, computed=comp)
+
+
+def _total_and_tier(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None:
+    _declared_total(ctx, body, card, tables)
     if "implied_tier" not in body:
         return
     token = body["implied_tier"]
@@ -198,14 +225,24 @@ def _total_and_tier(ctx: Ctx, body: PosDict, card: Card, tables: Tables) -> None
                   "use outstanding|finalist|meritorious|below or a documented alias")
         return
     card.tier = tier
-    if comp is None:
-        return
-    # Within the tolerance the declared total is as good as the recomputed one: a card
-    # declaring 84.9 on a true 85.0 may read either band (finalist or outstanding).
+    if card.computed_total is not None:
+        _tier_in_band(ctx, body, card, tier, tables)
+
+
+def _bands(comp: float, decl: float | None, tables: Tables) -> list[Any]:
+    """The tier band of the recomputed total, and of the declared one when it is within
+    the tolerance: a card declaring 84.9 on a true 85.0 may read either band."""
     bands = [tables.band(comp)]
-    decl = card.declared_total
+    tol = tables.limits["total_tolerance"]
     if decl is not None and abs(decl - comp) <= tol + EPS and tables.band(decl) is not bands[0]:
         bands.append(tables.band(decl))
+    return bands
+
+
+def _tier_in_band(ctx: Ctx, body: PosDict, card: Card, tier: Any, tables: Tables) -> None:
+    """A seat may go below its total's band (with a justification), never above it."""
+    comp, decl, token = card.computed_total or 0.0, card.declared_total, card.tier_token
+    bands = _bands(comp, decl, tables)
     hi = max(bands, key=lambda t: t.rank)
     lo = min(bands, key=lambda t: t.rank)
     which = (f"the recomputed total {fmt_num(comp)}" if len(bands) == 1 else
