@@ -269,10 +269,8 @@ def _consistency(res: PanelResult, adjudication_round: bool) -> None:
               ", ".join(f"{s.seat}: {s.card.contest!r} ({s.path})" for s in res.seats))
 
 
-def _conditions(res: PanelResult, tables: Tables, adjudicated: dict[str, str]) -> None:
+def _condition_a(res: PanelResult, seats: list[Seat]) -> None:
     t = res.target
-    assert t.threshold is not None and t.floor is not None
-    seats = sorted(res.seats, key=lambda s: s.seat)
     for s in seats:
         tier = s.card.tier
         # every seat here linted clean, and a clean card's implied_tier is a known token
@@ -281,45 +279,65 @@ def _conditions(res: PanelResult, tables: Tables, adjudicated: dict[str, str]) -
         if tier is None or tier.rank < t.rank:
             _fail(res, "AWD-P006", f"(a) seat {s.seat} implied tier {s.card.tier_token!r} is below "
                   f"target {t.name}", s.path, s.line)
+
+
+def _condition_b(res: PanelResult, seats: list[Seat], threshold: float) -> None:
+    t = res.target
     low = min(seats, key=lambda s: (s.card.computed_total or 0.0, s.seat))
     total = low.card.computed_total or 0.0
     res.min_total = (low.seat, total)
-    if total < t.threshold - EPS:
-        _fail(res, "AWD-P008", f"(b) minimum seat total {fmt_vs(total, t.threshold)} (seat {low.seat}, "
-              f"recomputed) < {fmt_num(t.threshold)} required for {t.name}", low.path, low.line,
-              total=total, threshold=t.threshold)
+    if total < threshold - EPS:
+        _fail(res, "AWD-P008", f"(b) minimum seat total {fmt_vs(total, threshold)} (seat {low.seat}, "
+              f"recomputed) < {fmt_num(threshold)} required for {t.name}", low.path, low.line,
+              total=total, threshold=threshold)
+
+
+def _condition_c(res: PanelResult, seats: list[Seat], floor: float) -> None:
     weakest: tuple[str, str, float] | None = None
     for s in seats:
         for name, score in s.card.criteria.items():
             if weakest is None or score < weakest[2]:
                 weakest = (s.seat, name, score)
-            if score < t.floor - EPS:
-                _fail(res, "AWD-P009", f"(c) seat {s.seat} criterion {name!r} = {fmt_vs(score, t.floor)} < "
-                      f"floor {fmt_num(t.floor)}", s.path, s.line)
+            if score < floor - EPS:
+                _fail(res, "AWD-P009", f"(c) seat {s.seat} criterion {name!r} = {fmt_vs(score, floor)} < "
+                      f"floor {fmt_num(floor)}", s.path, s.line)
     res.weakest = weakest
-    res.conflicts = find_conflicts(seats, tables.limits["conflict_spread"])
+
+
+def _condition_d(res: PanelResult, seats: list[Seat], adjudicated: dict[str, str]) -> None:
+    """Evidence conflicts: open ones fail; an adjudication counts only after the outlier
+    was re-dispatched once (seed §3)."""
     for c in res.conflicts:
         outcome = adjudicated.get(c.criterion)
         put = res.adjudication is not None and res.adjudication in (c.low_seat, c.high_seat)
+        path = next((s.path for s in seats if s.seat == (c.outlier or c.low_seat)), "")
         if outcome and not put:
-            path = next((s.path for s in seats if s.seat == (c.outlier or c.low_seat)), "")
             _fail(res, "AWD-P011", f"(d) evidence conflict {c.describe()} — the memo records an "
                   f"adjudication ({outcome!r}) but the outlier seat was never re-dispatched with "
                   "the evidence question; re-dispatch it once first, adjudicate only if the "
                   "conflict persists", path, 0, **c.to_dict())
-            continue
-        if outcome:
+        elif outcome:
             c.adjudicated = outcome
             res.findings.append(Finding("AWD-P010", "info",
                                         f"evidence conflict {c.describe()} was adjudicated: "
                                         f"{outcome}", data=c.to_dict()))
-            continue
-        path = next((s.path for s in seats if s.seat == (c.outlier or c.low_seat)), "")
-        msg = f"(d) evidence conflict {c.describe()}"
-        if res.adjudication:
-            msg += (" — it persisted after adjudication; record the outcome in a decision_memo "
-                    "(one re-dispatch is all the seed allows)")
-        _fail(res, "AWD-P005", msg, path, 0, **c.to_dict())
+        else:
+            msg = f"(d) evidence conflict {c.describe()}"
+            if res.adjudication:
+                msg += (" — it persisted after adjudication; record the outcome in a "
+                        "decision_memo (one re-dispatch is all the seed allows)")
+            _fail(res, "AWD-P005", msg, path, 0, **c.to_dict())
+
+
+def _conditions(res: PanelResult, tables: Tables, adjudicated: dict[str, str]) -> None:
+    t = res.target
+    assert t.threshold is not None and t.floor is not None
+    seats = sorted(res.seats, key=lambda s: s.seat)
+    _condition_a(res, seats)
+    _condition_b(res, seats, t.threshold)
+    _condition_c(res, seats, t.floor)
+    res.conflicts = find_conflicts(seats, tables.limits["conflict_spread"])
+    _condition_d(res, seats, adjudicated)
 
 
 def find_conflicts(seats: Sequence[Seat], spread: float) -> list[Conflict]:
