@@ -246,25 +246,32 @@ def _one_seat_hint(seats: list[Seat]) -> str:
             f"card and the other two seats' cards of round {r - 1}")
 
 
+def _adjudication_round(res: PanelResult, rounds: list[int], listing: str) -> None:
+    """Two rounds: the other two seats' and, one round later, the re-dispatched outlier's."""
+    later = [s for s in res.seats if rounds and s.card.round == rounds[-1]]
+    if len(rounds) == 2 and rounds[1] == rounds[0] + 1 and len(later) == 1:
+        res.round = rounds[1]
+        res.adjudication = later[0].seat
+    else:
+        _fail(res, "AWD-P002", "an adjudication round re-scores exactly one seat (the "
+              "outlier) in the round after the other two; got " + listing)
+
+
 def _consistency(res: PanelResult, adjudication_round: bool) -> None:
     rounds = sorted({s.card.round for s in res.seats if s.card.round is not None})
     listing = ", ".join(f"{s.seat}: round {s.card.round} ({s.path})" for s in res.seats)
     if adjudication_round:
-        counts = {r: [s for s in res.seats if s.card.round == r] for r in rounds}
-        ok = (len(rounds) == 2 and rounds[1] == rounds[0] + 1 and len(counts[rounds[1]]) == 1)
-        if not ok:
-            _fail(res, "AWD-P002", "an adjudication round re-scores exactly one seat (the "
-                  "outlier) in the round after the other two; got " + listing)
-        else:
-            res.round = rounds[1]
-            res.adjudication = counts[rounds[1]][0].seat
+        _adjudication_round(res, rounds, listing)
     elif len(rounds) > 1:
         _fail(res, "AWD-P002", "cards come from different rounds; aggregate one round at a time: "
               + listing)
     else:
         res.round = rounds[0] if rounds else None
-    contests = sorted({s.card.contest or "" for s in res.seats})
-    if len(contests) > 1:
+    _one_contest(res)
+
+
+def _one_contest(res: PanelResult) -> None:
+    if len({s.card.contest or "" for s in res.seats}) > 1:
         _fail(res, "AWD-P003", "cards name different contests: " +
               ", ".join(f"{s.seat}: {s.card.contest!r} ({s.path})" for s in res.seats))
 
@@ -368,6 +375,29 @@ def _outlier(scored: list[tuple[float, str]]) -> str | None:
     return dist[0][1]
 
 
+def _seat_line(s: Seat, threshold: float | None) -> str:
+    c = s.card
+    comp = fmt_vs(c.computed_total, threshold) if c.computed_total is not None else "?"
+    decl = fmt_num(c.declared_total) if c.declared_total is not None else "?"
+    return f"Seat {s.seat}: total {comp} (declared {decl}), implied {c.tier_token!r}  [{s.path}]"
+
+
+def _evaluated_lines(res: PanelResult) -> list[str]:
+    t, lines = res.target, []
+    if res.min_total:
+        lines.append(f"Minimum seat total: {fmt_vs(res.min_total[1], t.threshold)} (seat "
+                     f"{res.min_total[0]})")
+    if res.weakest:
+        lines.append(f"Weakest criterion: {res.weakest[1]!r} = {fmt_num(res.weakest[2])} "
+                     f"(seat {res.weakest[0]})")
+    if not res.conflicts:
+        return [*lines, "Evidence conflicts: none"]
+    lines.append("Evidence conflicts (> 20 apart; adjudicate, never average):")
+    lines += [f"  - {c.describe()}" + (f" [adjudicated: {c.adjudicated}]" if c.adjudicated
+                                        else "") for c in res.conflicts]
+    return lines
+
+
 def render_panel(res: PanelResult) -> str:
     t = res.target
     lines = [f"Target: {t.name} (seat tiers >= {t.name}, minimum seat total >= "
@@ -375,26 +405,9 @@ def render_panel(res: PanelResult) -> str:
     if res.round is not None:
         lines.append(f"Round: {res.round}" + (f" (adjudication: seat {res.adjudication} re-scored)"
                                               if res.adjudication else ""))
-    for s in sorted(res.seats, key=lambda s: s.seat):
-        c = s.card
-        comp = fmt_vs(c.computed_total, t.threshold) if c.computed_total is not None else "?"
-        decl = fmt_num(c.declared_total) if c.declared_total is not None else "?"
-        lines.append(f"Seat {s.seat}: total {comp} (declared {decl}), implied "
-                     f"{c.tier_token!r}  [{s.path}]")
+    lines += [_seat_line(s, t.threshold) for s in sorted(res.seats, key=lambda s: s.seat)]
     if res.evaluated:
-        if res.min_total:
-            lines.append(f"Minimum seat total: {fmt_vs(res.min_total[1], t.threshold)} (seat "
-                         f"{res.min_total[0]})")
-        if res.weakest:
-            lines.append(f"Weakest criterion: {res.weakest[1]!r} = {fmt_num(res.weakest[2])} "
-                         f"(seat {res.weakest[0]})")
-        if res.conflicts:
-            lines.append("Evidence conflicts (> 20 apart; adjudicate, never average):")
-            for c in res.conflicts:
-                lines.append(f"  - {c.describe()}" + (f" [adjudicated: {c.adjudicated}]"
-                                                      if c.adjudicated else ""))
-        else:
-            lines.append("Evidence conflicts: none")
+        lines += _evaluated_lines(res)
     if res.passed:
         lines.append(f"RESULT: PASS — the panel places the work at or above {t.name}")
     else:
