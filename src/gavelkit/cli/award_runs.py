@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from gavelkit.cli import argtypes as at
 from gavelkit.cli.common import add_format, emit, parser
@@ -140,42 +141,11 @@ def briefs_main(argv: list[str], prog: str) -> int:
     from gavelkit.award.runs import briefs
 
     if args.check:
-        findings = []
-        from gavelkit.core.errors import InputError
-
-        for f in args.paths:
-            try:
-                findings += briefs.check_brief(f)
-            except InputError as exc:
-                findings.append(exc.to_finding())
-        return emit(findings, args.format, "award briefs --check",
-                    text=f"{len(args.paths)} brief(s) checked -> "
-                    + ("UNREADABLE" if any(f.unusable for f in findings) else
-                       "LEAK" if any(f.severity == "error" for f in findings) else "clean"),
-                    quiet=args.quiet)
+        return _check_briefs(args)
     if len(args.paths) != 1:
         raise UsageError("give one RUN_DIR (or --check FILE...)")
     run = _run_dir(args.paths[0])
-    contest = args.contest
-    if not contest:
-        from gavelkit.award.blocks.variant import is_placeholder
-        from gavelkit.award.runs.runfiles import read_run
-        from gavelkit.award.tables import load_tables
-
-        rf = read_run(run, load_tables())
-        contest = next((b.body["contest"] for b in rf.variants
-                        if isinstance(b.body.get("contest"), str)
-                        and not is_placeholder(b.body["contest"])), None)
-        unread = [f for f in rf.findings if f.unusable]
-        if not contest and unread:  # the variant may sit in the file we could not read
-            from gavelkit.core.errors import InputError
-
-            f = unread[0]
-            raise InputError(f.path, f"{f.message} (no readable variant block gives the "
-                             "contest name; fix the file or pass --contest)", f.line, f.col,
-                             code=f.code)
-        if not contest:
-            raise UsageError("no contest name: pass --contest or fill the variant block")
+    contest = args.contest or _variant_contest(run)
     stale = _stale_manifest(run)
     if stale:
         return emit(stale, args.format, "award briefs", {"written": []},
@@ -195,6 +165,44 @@ def briefs_main(argv: list[str], prog: str) -> int:
                 text="\n".join(f"wrote {w}" for w in written), quiet=args.quiet)
 
 
+def _check_briefs(args: argparse.Namespace) -> int:
+    from gavelkit.award.runs import briefs
+    from gavelkit.core.errors import InputError
+
+    findings = []
+    for f in args.paths:
+        try:
+            findings += briefs.check_brief(f)
+        except InputError as exc:
+            findings.append(exc.to_finding())
+    verdict = ("UNREADABLE" if any(f.unusable for f in findings) else
+               "LEAK" if any(f.severity == "error" for f in findings) else "clean")
+    return emit(findings, args.format, "award briefs --check",
+                text=f"{len(args.paths)} brief(s) checked -> {verdict}", quiet=args.quiet)
+
+
+def _variant_contest(run: Path) -> str:
+    """The contest the variant block names; a file that could not be read is said."""
+    from gavelkit.award.blocks.variant import is_placeholder
+    from gavelkit.award.runs.runfiles import read_run
+    from gavelkit.award.tables import load_tables
+    from gavelkit.core.errors import InputError
+
+    rf = read_run(run, load_tables())
+    contest = next((b.body["contest"] for b in rf.variants
+                    if isinstance(b.body.get("contest"), str)
+                    and not is_placeholder(b.body["contest"])), None)
+    if contest:
+        return contest
+    unread = [f for f in rf.findings if f.unusable]
+    if unread:  # the variant may sit in the file we could not read
+        f = unread[0]
+        raise InputError(f.path, f"{f.message} (no readable variant block gives the "
+                         "contest name; fix the file or pass --contest)", f.line, f.col,
+                         code=f.code)
+    raise UsageError("no contest name: pass --contest or fill the variant block")
+
+
 def _stale_manifest(run: Path) -> list[Finding]:
     """Errors of an existing manifest (a missing one is status's warning, not a refusal)."""
     from gavelkit.award.runs.layout import layout
@@ -208,7 +216,8 @@ def _stale_manifest(run: Path) -> list[Finding]:
 def _round_seats(run: Path, args: argparse.Namespace) -> tuple[list[str] | None, str | None,
                                                               str | None]:
     """Which seats a round's briefs go to: all three, or the outlier alone (seed §3)."""
-    if args.round == 1 and not (args.seat or args.question):
+    adjudication = bool(args.seat or args.question)
+    if args.round == 1 and not adjudication:
         return None, None, None
     from gavelkit.award.runs.budget import run_status
 
@@ -216,24 +225,32 @@ def _round_seats(run: Path, args: argparse.Namespace) -> tuple[list[str] | None,
     a = st.action
     last = st.rounds[-1].round if st.rounds else 0
     if a.kind == "adjudicate" and args.round == last + 1:
-        panel = st.rounds[-1].panel
-        conf = next((c for c in panel.conflicts if not c.adjudicated), None) if panel else None
-        outlier = conf.outlier if conf else None
-        if args.seat and args.seat != outlier:
-            raise UsageError(f"seat {args.seat} is not the outlier: round {args.round} "
-                             f"re-dispatches only seat {outlier} (the outlier on "
-                             f"{conf.criterion if conf else '?'!r})")
-        crit = conf.criterion if conf else None
-        q = args.question or (f"Which page, section, figure or table supports your "
-                              f"{crit!r} score? Re-check it against the paper.")
-        return [outlier] if outlier else None, q, crit
-    if args.seat or args.question:
+        return _outlier_seat(st, args)
+    if adjudication:
         raise UsageError(f"--seat/--question belong to an adjudication round; status says "
                          f"{a.kind}: {a.reason}")
     if a.kind == "rescore" and args.round == last + 1:
         return None, None, None
     raise UsageError(f"round {args.round} is neither the next re-score nor an adjudication of "
                      f"this run; status says {a.kind}: {a.reason}")
+
+
+def _open_conflict(panel: Any) -> Any:
+    return next((c for c in panel.conflicts if not c.adjudicated), None) if panel else None
+
+
+def _outlier_seat(st: Any, args: argparse.Namespace) -> tuple[list[str] | None, str | None,
+                                                             str | None]:
+    """The adjudication round's one seat (the outlier of the open conflict) and question."""
+    conf = _open_conflict(st.rounds[-1].panel)
+    outlier, crit = (conf.outlier, conf.criterion) if conf else (None, None)
+    if args.seat and args.seat != outlier:
+        raise UsageError(f"seat {args.seat} is not the outlier: round {args.round} "
+                         f"re-dispatches only seat {outlier} (the outlier on "
+                         f"{crit if conf else '?'!r})")
+    q = args.question or (f"Which page, section, figure or table supports your "
+                          f"{crit!r} score? Re-check it against the paper.")
+    return [outlier] if outlier else None, q, crit
 
 
 def manifest_main(argv: list[str], prog: str) -> int:
