@@ -41,42 +41,62 @@ def init_main(argv: list[str], prog: str) -> int:
     args = p.parse_args(argv)
     from gavelkit.award.runs.layout import init_run
 
-    variant_text = None
-    if args.variant:
-        from gavelkit.award.blocks.lint import lint_paths
-
-        res = lint_paths([args.variant], "variant")[0]
-        if res.source.unusable:
-            f = res.source.findings[0]
-            from gavelkit.core.errors import InputError
-
-            raise InputError(f.path, f.message, f.line, f.col, f.code)
-        if not res.blocks:
-            raise UsageError(f"{args.variant}: no variant: block found")
-        from gavelkit.core.textio import read_text
-
-        variant_text = read_text(args.variant)
+    variant_text = _variant_file(args.variant) if args.variant else None
     run, created, existed = init_run(Path(args.root), args.run_id, variant_text)
     if args.format == "json":
         print(json.dumps({"run": str(run), "run_id": run.name, "existed": existed,
                           "created": created}, indent=2))
-    elif existed and created:
-        print(f"{run} already existed but was incomplete; completed it:")
-        for c in created:
-            print(f"  + {c}")
-    elif existed:
-        print(f"{run} already exists; nothing changed")
     else:
-        print(f"created run {run.name} in {run}")
-        for c in created:
-            print(f"  + {c}")
-        vpath = run / "phase-logs" / "variant.yaml"
-        if args.variant:
-            print(f"variant.yaml holds the variant block of {args.variant}; next: run Phase 0 "
-                  f"(intake) and its critic gate, then `gavel award status {run}`")
-        else:
-            print(f"next: fill {vpath} and check it with `gavel award lint variant {vpath}`")
+        print(_init_text(run, created, existed, args.variant))
     return 0
+
+
+def _variant_file(path: str) -> str:
+    """The text of a file that holds a variant: block (lint reads it first)."""
+    from gavelkit.award.blocks.lint import lint_paths
+    from gavelkit.core.errors import InputError
+    from gavelkit.core.textio import read_text
+
+    res = lint_paths([path], "variant")[0]
+    if res.source.unusable:
+        f = res.source.findings[0]
+        raise InputError(f.path, f.message, f.line, f.col, f.code)
+    if not res.blocks:
+        raise UsageError(f"{path}: no variant: block found")
+    return read_text(path)
+
+
+def _init_text(run: Path, created: list[str], existed: bool, variant: str | None) -> str:
+    if existed and created:
+        return "\n".join([f"{run} already existed but was incomplete; completed it:"]
+                         + [f"  + {c}" for c in created])
+    if existed:
+        return f"{run} already exists; nothing changed"
+    out = [f"created run {run.name} in {run}"] + [f"  + {c}" for c in created]
+    vpath = run / "phase-logs" / "variant.yaml"
+    if variant:
+        out.append(f"variant.yaml holds the variant block of {variant}; next: run Phase 0 "
+                   f"(intake) and its critic gate, then `gavel award status {run}`")
+    else:
+        out.append(f"next: fill {vpath} and check it with `gavel award lint variant {vpath}`")
+    return "\n".join(out)
+
+
+def _status_findings(findings: list[Finding], fmt: str) -> list[Finding]:
+    """The table format fits an agent's context: errors only."""
+    return findings if fmt != "table" else [f for f in findings if f.severity == "error"]
+
+
+def _write_memo(st: Any, args: argparse.Namespace) -> tuple[Any, Path]:
+    """Draft the decision memo of a STOP; the status read again names it."""
+    from gavelkit.award.runs.budget import run_status
+    from gavelkit.award.runs.memo_draft import write_draft
+    from gavelkit.award.tables import load_tables
+
+    memo_path = write_draft(st, Path(args.write_memo) if args.write_memo else None)
+    if memo_path.is_relative_to(st.run):  # read again: the STOP now names the memo
+        st = run_status(st.run, args.target, load_tables(args.config))
+    return st, memo_path
 
 
 def status_main(argv: list[str], prog: str) -> int:
@@ -98,19 +118,14 @@ def status_main(argv: list[str], prog: str) -> int:
     st = run_status(_run_dir(args.run), args.target, load_tables(args.config))
     memo_path = None
     if args.write_memo is not None and st.action.kind == "STOP":
-        from gavelkit.award.runs.memo_draft import write_draft
-
-        memo_path = write_draft(st, Path(args.write_memo) if args.write_memo else None)
-        if memo_path.is_relative_to(st.run):  # read again: the STOP now names the memo
-            st = run_status(st.run, args.target, load_tables(args.config))
+        st, memo_path = _write_memo(st, args)
     fmt = "text" if args.format == "table" else args.format
     text = status_render.render_table(st) if args.format == "table" else status_render.render_text(st)
     if memo_path:
         text += f"\ndecision memo draft written to {memo_path}"
     extra = {"status": status_render.to_dict(st),
              "memo": str(memo_path) if memo_path else None}
-    findings = st.findings if args.format != "table" else [
-        f for f in st.findings if f.severity == "error"]
+    findings = _status_findings(st.findings, args.format)
     from gavelkit.cli.award_blocks import emit_keeping_code
     from gavelkit.core.findings import exit_code
 
