@@ -311,6 +311,19 @@ def test_a_tight_save_is_not_gated_again_without_tight(tmp_path, show):
     assert [f["code"] for f in doc["findings"]] == ["FIG-C001"]
 
 
+def test_a_failed_tight_save_leaves_the_canvas(tmp_path):
+    """Near miss of the tight-save fix: a savefig(bbox_inches="tight") that raised (its
+    folder does not exist, as in matplotlib's constrained-layout guide) wrote no file, so
+    the figure the reader gets is the canvas, and the text past its edge is cut."""
+    body = TIGHT.replace("BBOX", '"tight"').replace("SHOW", "").replace(
+        "fig.savefig(", "try:\n    fig.savefig(").replace(
+        '"tight")', '"tight")\nexcept OSError:\n    pass')
+    missing = repr(str(tmp_path / "no" / "such" / "out.png"))
+    s = script(tmp_path, body.replace("OUT", missing))
+    rc, doc = gk_testing.cli_json("award", "figqa", "run", s)
+    assert rc == 1 and [f["code"] for f in doc["findings"]] == ["FIG-C001"], doc["findings"]
+
+
 def _gone(pid: int) -> bool:
     """No such process, or only its zombie (killed, not yet reaped by init)."""
     try:

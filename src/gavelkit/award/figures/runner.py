@@ -317,11 +317,15 @@ def _hooks(state: _State, figqa: Any, guard_box: list[Any]) -> dict[str, tuple[A
 
     def savefig(self: Any, fname: Any, *a: Any, **k: Any) -> Any:
         rec = state.record(self)
+        before = rec.get("save_tight")
         rec["saved_to"].append(str(fname) if isinstance(fname, str | os.PathLike) else "<stream>")
         gate(self, "savefig", _tight(k))
         saving.append(self)
         try:
             return orig_save(self, fname, *a, **k)
+        except BaseException:
+            rec["save_tight"] = before  # nothing was written: the save cut nothing
+            raise
         finally:
             saving.pop()
 
