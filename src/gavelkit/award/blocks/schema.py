@@ -55,95 +55,115 @@ def _role_rules(agents: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def build(kind: str) -> dict[str, Any]:
-    t = load_tables()
-    b = t.blocks
-    lim = t.limits
-    text = {"type": "string", "minLength": 1, "pattern": r"\S"}
+_TEXT = {"type": "string", "minLength": 1, "pattern": r"\S"}
+
+
+def _handoff(t: Any) -> dict[str, Any]:
+    b, lim, text = t.blocks, t.limits, _TEXT
+    return {
+        "type": "object", "required": b["handoff"]["required"],
+        "properties": {
+            "phase": _int(lim["phase_min"], lim["phase_max"]),
+            "agent": text, "loop": _int(0),
+            "status": {"enum": b["handoff"]["status"]},
+            "artifacts": {"type": "array", "items": {
+                "type": "object", "required": ["path"],
+                "properties": {"path": {"type": "string", "pattern": r"^work/[^/]+/.+"},
+                               "role": {"type": "string"}}}},
+            "assumptions": {"type": "array", "items": {
+                "type": "object", "required": b["handoff"]["assumption_keys"]}},
+            "collision_gate_result": {"type": "object", "required": ["status", "command"],
+                                      "properties": {"status": {"enum": ["pass", "fail"]},
+                                                     "command": text}},
+            **{k: {"type": "array"} for k in b["handoff"]["lists"]
+               if k not in ("artifacts", "assumptions")},
+        },
+        "allOf": _role_rules(t.agents)}
+
+
+def _gate(t: Any) -> dict[str, Any]:
+    b, lim, text = t.blocks, t.limits, _TEXT
+    return {
+        "type": "object", "required": b["gate"]["required"],
+        "properties": {
+            "phase": _int(lim["phase_min"], lim["phase_max"]), "loop": _int(0),
+            "verdict": {"enum": b["gate"]["verdict"]},
+            "issues": {"type": "array", "items": {
+                "type": "object", "required": ["id", "severity", *b["gate"]["issue_keys"]],
+                "properties": {"id": {"type": "string", "pattern": b["gate"]["id_pattern"]},
+                               "severity": {"enum": b["gate"]["severity"]},
+                               "summary": text, "artifact": text, "owner": text,
+                               "required_fix": text}}},
+            "evidence_checked": {"type": "array"}, "missing_evidence": {"type": "array"},
+        }}
+
+
+def _scorecard(t: Any) -> dict[str, Any]:
+    b, lim, text = t.blocks, t.limits, _TEXT
     tiers = sorted({n for tier in t.tiers.values() for n in (tier.name, *tier.aliases)})
-    if kind == "handoff":
-        body: dict[str, Any] = {
-            "type": "object", "required": b["handoff"]["required"],
-            "properties": {
-                "phase": _int(lim["phase_min"], lim["phase_max"]),
-                "agent": text, "loop": _int(0),
-                "status": {"enum": b["handoff"]["status"]},
-                "artifacts": {"type": "array", "items": {
-                    "type": "object", "required": ["path"],
-                    "properties": {"path": {"type": "string", "pattern": r"^work/[^/]+/.+"},
-                                   "role": {"type": "string"}}}},
-                "assumptions": {"type": "array", "items": {
-                    "type": "object", "required": b["handoff"]["assumption_keys"]}},
-                "collision_gate_result": {"type": "object", "required": ["status", "command"],
-                                          "properties": {"status": {"enum": ["pass", "fail"]},
-                                                         "command": text}},
-                **{k: {"type": "array"} for k in b["handoff"]["lists"]
-                   if k not in ("artifacts", "assumptions")},
-            },
-            "allOf": _role_rules(t.agents)}
-    elif kind == "gate":
-        body = {
-            "type": "object", "required": b["gate"]["required"],
-            "properties": {
-                "phase": _int(lim["phase_min"], lim["phase_max"]), "loop": _int(0),
-                "verdict": {"enum": b["gate"]["verdict"]},
-                "issues": {"type": "array", "items": {
-                    "type": "object", "required": ["id", "severity", *b["gate"]["issue_keys"]],
-                    "properties": {"id": {"type": "string", "pattern": b["gate"]["id_pattern"]},
-                                   "severity": {"enum": b["gate"]["severity"]},
-                                   "summary": text, "artifact": text, "owner": text,
-                                   "required_fix": text}}},
-                "evidence_checked": {"type": "array"}, "missing_evidence": {"type": "array"},
-            }}
-    elif kind == "scorecard":
-        body = {
-            "type": "object", "required": b["scorecard"]["required"],
-            "not": {"required": ["target_tier"]},
-            "properties": {
-                "contest": text, "seat": {"enum": b["scorecard"]["seats"]},
-                "round": _int(lim["round_min"], lim["round_max"]),
-                "criteria": {"type": "array", "minItems": 1, "items": {
-                    "type": "object", "required": ["name", "weight", "score"],
-                    "properties": {"name": text,
-                                   "weight": {"type": "number", "minimum": 0, "maximum": 1},
-                                   "score": {"type": "number", "minimum": 0, "maximum": 100}}}},
-                "weighted_total": {"type": "number", "minimum": 0, "maximum": 100},
-                "implied_tier": {"enum": tiers}, "tier_justification": {"type": "string"},
-                "fix_one_thing": text, "ranked_gaps": {"type": "array"},
-                "do_not_regress": {"type": "array"},
-            }}
-    elif kind == "decision_memo":
-        opt = {"type": "object", "required": ["option", "consequence", "recommended"],
-               "properties": {"option": text, "consequence": text,
-                              "recommended": {"type": "boolean"}}}
-        body = {
-            "type": "object", "required": b["decision_memo"]["required"],
-            "properties": {
-                "phase": _int(lim["phase_min"], lim["phase_max"]),
-                "budget_spent": {"type": "object", "required": ["loops", "cap"],
-                                 "properties": {"loops": _int(0), "cap": _int(1)}},
-                "unresolved": {"type": "array", "items": {
-                    "type": "object", "required": ["severity"],
-                    "properties": {"severity": {"enum": b["gate"]["severity"]}}}},
-                "options": {"type": "array", "minItems": lim["options_min"],
-                            "maxItems": lim["options_max"], "items": opt,
-                            "contains": {"properties": {"recommended": {"const": True}}},
-                            "minContains": 1, "maxContains": 1},
-            }}
-    elif kind == "variant":
-        body = {
-            "type": "object", "required": b["variant"]["required"],
-            "properties": {
-                "thresholds_ref": {"const": "mathodology-award-gates"},
-                "limits": {"type": "object", "required": ["pages"],
-                           "properties": {"pages": _int(1)}},
-                **{k: {"type": "array"} for k in b["variant"]["lists"]},
-            }}
-    else:
+    return {
+        "type": "object", "required": b["scorecard"]["required"],
+        "not": {"required": ["target_tier"]},
+        "properties": {
+            "contest": text, "seat": {"enum": b["scorecard"]["seats"]},
+            "round": _int(lim["round_min"], lim["round_max"]),
+            "criteria": {"type": "array", "minItems": 1, "items": {
+                "type": "object", "required": ["name", "weight", "score"],
+                "properties": {"name": text,
+                               "weight": {"type": "number", "minimum": 0, "maximum": 1},
+                               "score": {"type": "number", "minimum": 0, "maximum": 100}}}},
+            "weighted_total": {"type": "number", "minimum": 0, "maximum": 100},
+            "implied_tier": {"enum": tiers}, "tier_justification": {"type": "string"},
+            "fix_one_thing": text, "ranked_gaps": {"type": "array"},
+            "do_not_regress": {"type": "array"},
+        }}
+
+
+def _memo(t: Any) -> dict[str, Any]:
+    b, lim, text = t.blocks, t.limits, _TEXT
+    opt = {"type": "object", "required": ["option", "consequence", "recommended"],
+           "properties": {"option": text, "consequence": text,
+                          "recommended": {"type": "boolean"}}}
+    return {
+        "type": "object", "required": b["decision_memo"]["required"],
+        "properties": {
+            "phase": _int(lim["phase_min"], lim["phase_max"]),
+            "budget_spent": {"type": "object", "required": ["loops", "cap"],
+                             "properties": {"loops": _int(0), "cap": _int(1)}},
+            "unresolved": {"type": "array", "items": {
+                "type": "object", "required": ["severity"],
+                "properties": {"severity": {"enum": b["gate"]["severity"]}}}},
+            "options": {"type": "array", "minItems": lim["options_min"],
+                        "maxItems": lim["options_max"], "items": opt,
+                        "contains": {"properties": {"recommended": {"const": True}}},
+                        "minContains": 1, "maxContains": 1},
+        }}
+
+
+def _variant(t: Any) -> dict[str, Any]:
+    b = t.blocks
+    return {
+        "type": "object", "required": b["variant"]["required"],
+        "properties": {
+            "thresholds_ref": {"const": "mathodology-award-gates"},
+            "limits": {"type": "object", "required": ["pages"],
+                       "properties": {"pages": _int(1)}},
+            **{k: {"type": "array"} for k in b["variant"]["lists"]},
+        }}
+
+
+_BODIES = {"handoff": ("handoff", _handoff), "gate": ("gate", _gate),
+           "scorecard": ("scorecard", _scorecard), "decision_memo": ("decision_memo", _memo),
+           "variant": ("variant", _variant)}
+
+
+def build(kind: str) -> dict[str, Any]:
+    if kind not in _BODIES:
         raise ValueError(kind)
-    return {"$schema": DRAFT, "$id": f"https://gavelkit.dev/schema/{kind}.json",
-            "title": f"{kind} block", "type": "object", "required": [kind],
-            "properties": {kind: body}}
+    name, body = _BODIES[kind]
+    return {"$schema": DRAFT, "$id": f"https://gavelkit.dev/schema/{name}.json",
+            "title": f"{name} block", "type": "object", "required": [name],
+            "properties": {name: body(load_tables())}}
 
 
 def schema_text(kind: str) -> str:
