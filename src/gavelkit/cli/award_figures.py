@@ -64,13 +64,47 @@ timed out, usetex without LaTeX) and no collision was found, or usage error
 """
 
 
+_TAKES = {"--annotate": "annotate", "--snapshot": "snapshot", "--timeout": "timeout",
+          "--tol": "tol", "--min-area": "min_area", "--format": "format"}
+
+
+def _option(argv: list[str], i: int, opts: dict[str, Any]) -> int:
+    """Read the option at argv[i] into opts; the index after it, or -1 if it is none."""
+    a = argv[i]
+    if a in ("-q", "--quiet"):
+        opts["quiet"] = True
+        return i + 1
+    key, val = a.split("=", 1) if a.startswith("--") and "=" in a else (a, None)
+    if key not in _TAKES:
+        return -1
+    if val is None:
+        if i + 1 >= len(argv):
+            raise UsageError(f"{key} needs a value")
+        val = argv[i + 1]
+        i += 1
+    opts[_TAKES[key]] = val
+    return i + 1
+
+
+def _number(opts: dict[str, Any], k: str) -> None:
+    """A finite, non-negative number (the timeout also non-zero)."""
+    flag = f"--{k.replace('_', '-')}"
+    try:
+        v = float(opts[k])
+    except ValueError:
+        raise UsageError(f"{flag} needs a number, not {opts[k]!r}") from None
+    if v != v or v in (float("inf"), float("-inf")):  # NaN, inf
+        raise UsageError(f"{flag} must be a finite number")
+    if v < 0 or (k == "timeout" and v == 0):
+        raise UsageError(f"{flag} must be positive")
+    opts[k] = v
+
+
 def _split(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
-    opts: dict[str, Any] = {"annotate": None, "snapshot": None, "timeout": 300.0, "tol": None, "min_area": None,
-                            "format": "text", "quiet": False}
+    opts: dict[str, Any] = {"annotate": None, "snapshot": None, "timeout": 300.0, "tol": None,
+                            "min_area": None, "format": "text", "quiet": False}
     rest: list[str] = []
     i = 0
-    takes = {"--annotate": "annotate", "--snapshot": "snapshot", "--timeout": "timeout", "--tol": "tol",
-             "--min-area": "min_area", "--format": "format"}
     while i < len(argv):
         a = argv[i]
         if a == "--":
@@ -79,37 +113,16 @@ def _split(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
         if a in ("-h", "--help") and not rest:
             print(_RUN_HELP)
             raise SystemExit(0)
-        if a in ("-q", "--quiet"):
-            opts["quiet"] = True
-            i += 1
-            continue
-        key, val = a, None
-        if a.startswith("--") and "=" in a:
-            key, val = a.split("=", 1)
-        if key in takes:
-            if val is None:
-                if i + 1 >= len(argv):
-                    raise UsageError(f"{key} needs a value")
-                val = argv[i + 1]
-                i += 1
-            opts[takes[key]] = val
-            i += 1
-            continue
-        rest.append(a)
-        i += 1
+        nxt = _option(argv, i, opts)
+        if nxt < 0:
+            rest.append(a)
+            nxt = i + 1
+        i = nxt
     if opts["format"] not in ("text", "json", "sarif"):
         raise UsageError(f"--format must be text, json or sarif, not {opts['format']!r}")
     for k in ("timeout", "tol", "min_area"):
         if opts[k] is not None:
-            try:
-                opts[k] = float(opts[k])
-            except ValueError:
-                raise UsageError(f"--{k.replace('_', '-')} needs a number, not {opts[k]!r}") \
-                    from None
-            if not opts[k] == opts[k] or opts[k] in (float("inf"), float("-inf")):  # NaN, inf
-                raise UsageError(f"--{k.replace('_', '-')} must be a finite number")
-            if opts[k] < 0 or (k == "timeout" and opts[k] == 0):
-                raise UsageError(f"--{k.replace('_', '-')} must be positive")
+            _number(opts, k)
     if not rest:
         raise UsageError("no script given (gavel award figqa run SCRIPT.py [ARGS...])")
     return opts, rest
