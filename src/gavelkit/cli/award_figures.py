@@ -181,6 +181,21 @@ def _collision_message(n: int, c: dict[str, Any]) -> str:
     return msg + (f" ({c['detail']})" if c.get("detail") else "")
 
 
+def _failed(result: dict[str, Any], exc: dict[str, Any] | None, script: str) -> Finding:
+    """FIG-S001: the script raised or exited non-zero (its traceback's last frame named)."""
+    if exc:
+        msg = f"script failed: {exc['type']}: {_short(exc['message'], 200)}"
+        line = int(exc.get("line") or 0)
+    else:
+        msg = f"script exited with status {result.get('exit')}"
+        line = 0
+    tb = (exc or {}).get("traceback", "")
+    frames = [x.strip() for x in tb.splitlines() if x.lstrip().startswith("File ")]
+    hint = f"the script's traceback ends at {frames[-1]}" if frames else None
+    return Finding("FIG-S001", "error", msg, path=script, line=line,
+                   unusable=True, hint=hint, data={"traceback": tb} if tb else {})
+
+
 def _script_findings(result: dict[str, Any], script: str) -> list[Finding]:
     """How the script itself ended: its own gate stopped it, it failed, or made nothing."""
     exc = result.get("exception")
@@ -191,17 +206,7 @@ def _script_findings(result: dict[str, Any], script: str) -> list[Finding]:
             hint="figures after this point were not made; fix the collision and re-run",
             data={"traceback": exc.get("traceback", "")})]
     if exc or result.get("exit", 0) != 0:
-        if exc:
-            msg = f"script failed: {exc['type']}: {_short(exc['message'], 200)}"
-            line = int(exc.get("line") or 0)
-        else:
-            msg = f"script exited with status {result.get('exit')}"
-            line = 0
-        tb = (exc or {}).get("traceback", "")
-        frames = [x.strip() for x in tb.splitlines() if x.lstrip().startswith("File ")]
-        hint = f"the script's traceback ends at {frames[-1]}" if frames else None
-        return [Finding("FIG-S001", "error", msg, path=script, line=line,
-                        unusable=True, hint=hint, data={"traceback": tb} if tb else {})]
+        return [_failed(result, exc, script)]
     if not result.get("figures"):
         return [Finding("FIG-S002", "warning", "the script made no matplotlib figure; "
                         "nothing was gated", path=script)]
@@ -357,6 +362,20 @@ def _copy_finding(v: Any, path: str, name: str, script: str) -> list[Finding]:
     return []
 
 
+def _run_summary(script: str, figs: list[dict[str, Any]], gate: dict[str, Any]) -> str:
+    n_coll = sum(len(f.get("collisions", [])) for f in figs)
+    summary = f"figqa: gated {len(figs)} figure(s) from {script}: {n_coll} collision(s)"
+    if gate.get("gate"):
+        summary += f"\ngate: the shipped figqa ({gate['gate']})"
+    used = [m.get("file") or f"{m['name']} (no file)" for m in gate.get("imported", [])]
+    if used:
+        summary += "\nthe script's own gate: " + ", ".join(used)
+    annotated = [f["annotated"] for f in figs if f.get("annotated")]
+    if annotated:
+        summary += "\nannotated: " + ", ".join(annotated)
+    return summary
+
+
 def run_main(argv: list[str], prog: str) -> int:
     from gavelkit.cli.common import emit
 
@@ -367,17 +386,8 @@ def run_main(argv: list[str], prog: str) -> int:
                                   timeout=opts["timeout"], tol=opts["tol"],
                                   min_area=opts["min_area"], quiet=opts["quiet"])
     figs = result.get("figures", [])
-    n_coll = sum(len(f.get("collisions", [])) for f in figs)
     gate = result.get("figqa") or {}
-    summary = f"figqa: gated {len(figs)} figure(s) from {script}: {n_coll} collision(s)"
-    if gate.get("gate"):
-        summary += f"\ngate: the shipped figqa ({gate['gate']})"
-    used = [m.get("file") or f"{m['name']} (no file)" for m in gate.get("imported", [])]
-    if used:
-        summary += "\nthe script's own gate: " + ", ".join(used)
-    annotated = [f["annotated"] for f in figs if f.get("annotated")]
-    if annotated:
-        summary += "\nannotated: " + ", ".join(annotated)
+    summary = _run_summary(script, figs, gate)
     stdout = result.get("stdout") or ""
     if stdout.strip() and opts["format"] == "text" and not opts["quiet"]:
         # what the script printed comes first, as it would in a terminal
