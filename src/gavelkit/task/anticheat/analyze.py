@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from gavelkit.task.anticheat import cmdrules, pyeval, sheval
 from gavelkit.task.anticheat.cmdrules import Hit, command_hit
-from gavelkit.task.anticheat.gate import Gate
+from gavelkit.task.anticheat.gate import Gate, Need
 from gavelkit.task.anticheat.names import norm
 from gavelkit.task.anticheat.pathcheck import PathChecks
 from gavelkit.task.anticheat.places import Context
@@ -33,6 +33,7 @@ _PROBE_PY = re.compile(r"__file__|__path__|getsourcefile|getsource|getfile|find_
                        r"spec_from|importlib\.metadata|importlib_metadata|distribution\(|"
                        r"pkg_resources|site\.getsitepackages|sysconfig\.get_path")
 PY_CACHE = 4096
+PURE_CACHE = 8192
 _CWD_RESET = re.compile(r"Shell cwd was reset to (/[^\s]*)")
 
 
@@ -76,17 +77,36 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
         hits: list[Hit] = []
         cwd = self._event_cwd(ev)
         acts = ev.command or ev.argv or ev.code or ev.url or ev.read or ev.write or ev.listed
-        if acts and self.gate is not None and not self.gate.needs(ev, cwd, self.state):
+        need = self.gate.needs(ev, cwd, self.state) if acts and self.gate is not None \
+            else Need.EVALUATE
+        if need == Need.SKIP:
             self._remember_writes(ev, cwd, hits)
             if self.check_outputs and ev.output:
                 self._output(ev, hits)
             return hits
-        self._actions(ev, cwd, hits)
+        if need == Need.PURE:
+            self._pure(ev, cwd, hits)
+        else:
+            self._actions(ev, cwd, hits)
         if self.check_outputs and ev.output and (ev.tool == "output" or not hits):
             self._output(ev, hits)
         if ev.call_id and any(h.access != "output" and h.severity == "error" for h in hits):
             self.direct_calls.add(ev.call_id)
         return _dedupe(hits)
+
+    def _pure(self, ev: Event, cwd: str | None, hits: list[Hit]) -> None:
+        """A pure action's hits depend only on its text, folder and workspace: reuse them."""
+        memo = self.ctx.pure_hits
+        key = (ev.command or "", cwd, tuple(self.workspace))
+        known = memo.get(key)
+        if known is None:
+            mark = len(hits)
+            self._actions(ev, cwd, hits)
+            if len(memo) >= PURE_CACHE:
+                memo.clear()
+            memo[key] = hits[mark:]
+            return
+        hits.extend(known)
 
     def _event_cwd(self, ev: Event) -> str | None:
         """The folder an action runs in: the recorded one, unless the shell moved since."""

@@ -28,12 +28,23 @@ from other text or hand it to the system (decoders, `chr`, `exec`/`eval`, `getat
 What that leaves out: code that splits a forbidden name over literals reassembled in
 a third order through plain `+`/`join`/`format`. `--thorough` evaluates all of it,
 and whatever such code shows the agent is still matched by the fingerprints.
+
+Cost: a single-document transcript is gated as a whole (`prepare`): the action texts
+are joined and each pattern runs once over the document, its matches mapped back to
+the actions (a match marks every action it overlaps, so the marks are a superset of
+what one search per action finds). Only what depends on the session (files it wrote,
+here-documents, the working folder) is decided per action. An action whose text holds
+no construct of the list above, no redirection and no name of a written file is
+*pure*: its hits depend only on its text, folder and workspace, so the analyser may
+reuse them (`Need.PURE`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from enum import IntEnum
 from typing import Any
 
 from gavelkit.task.anticheat.sheval import MAX_LEN
@@ -51,20 +62,19 @@ SHELL_DYNAMIC = re.compile(
     r"\|\s*(?:sudo\s+)?(?:ba|z|da|k|)sh\b|\b(?:ba|z|da|k|)sh\s+(?:-\w*c|<|$)|"
     r"\b(?:ba|z|da|k|)sh\s+-s\b", re.M)
 PY_WORD = re.compile(r"\b(?:python\d*(?:\.\d+)?|pypy\d*|ipython|pytest)\b")
+# what makes text from other text or hands it to the system, and every construct the
+# install probe (analyze._PROBE_PY) looks for: code holding one is always evaluated
 PY_DYNAMIC_SRC = (
     r"\bchr\b|b64|b32|b85|a85|decodebytes|unhexlify|fromhex|codecs|rot_?13|"
     r"decode\(\s*['\"](?:rot|hex|base|bz2|zlib|uu)|\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|"
     r"\\[0-7]{3}|\bexec\b|\beval\b|\bcompile\s*\(|getattr|__import__|import_module|"
     r"importlib|runpy|\[\s*[-\w]*\s*:\s*[-\w]*\s*:|reversed|translate|maketrans|"
     r"\bglob\b|rglob|expanduser|expandvars|getsource|find_spec|pkg_resources|urlopen|"
-    r"marshal|pickle|zlib|distribution\(|metadata")
+    r"marshal|pickle|zlib|distribution\(|metadata|__file__|__path__|getfile|spec_from|"
+    r"getsitepackages|sysconfig")
 PY_DYNAMIC = re.compile(PY_DYNAMIC_SRC)
 _ENV_USE = re.compile(r"environ|getenv")
 URL_ANCHORS = frozenset({b"http", b"git@", b"ssh://"})
-# a file runs only through one of these (or as a command word given with a folder)
-RUNNER = re.compile(r"\b(?:python\d*(?:\.\d+)?|pypy\d*|ipython|pytest|py\.test|bash|sh|zsh|dash|"
-                    r"ksh|source|exec|pip\d*|uv|uvx|make|tox|nox|perl|ruby|node|xargs|find|"
-                    r"env|nohup|timeout|sudo)\b|(?:^|[\s;&|(])\.{0,2}/|(?:^|[;&|]\s*)\.\s")
 _MODULE = re.compile(r"-m\s+([A-Za-z_][\w.]*)")
 _LITERAL = re.compile(r"""(['"])((?:\\.|(?!\1)[^\\\n])*)\1""")
 SQUEEZE = str.maketrans("", "", "'\"\\ \t\n,+()[]")
@@ -74,10 +84,28 @@ _HEREDOC_WRITE = re.compile(
     r"(?:^|[;&|]\s*|\n)\s*(?:cat|tee)\s+(?:(?:-a\s+)?>?>?\s*(?P<p1>[^\s<>;&|'\"$`]+)\s*<<-?\s*"
     r"(?P<q1>['\"]?)(?P<d1>\w+)(?P=q1)|<<-?\s*(?P<q2>['\"]?)(?P<d2>\w+)(?P=q2)\s*>>?\s*"
     r"(?P<p2>[^\s<>;&|'\"$`]+))[ \t]*\n")
-
-
+# builtins and compounds that change the session's state without a trigger above (loop
+# variables, positional parameters, `printf -v`, `unset`, patches): never pure
+STATEFUL = re.compile(r"\b(?:for|select|set|shift|unset|printf|getopts|let|apply_?patch|"
+                      r"applypatch|hash|trap|ulimit|umask|function|while|until)\b")
 _SQ = re.compile(r"'[^']*'")
 _DQ = re.compile(r'"((?:\\.|[^"\\])*)"')
+
+# a file the session wrote is run (or read as code or requirements) only through one of
+# these, a path with a folder, or standard input from a file
+RUNS = re.compile(r"\b(?:python\d*(?:\.\d+)?|pypy\d*|ipython|pytest|py\.test|bash|sh|zsh|dash|"
+                  r"ksh|ash|busybox|rbash|source|exec|pip\d*|uv|uvx|make|tox|nox|perl|ruby|"
+                  r"node|xargs|find|env|nohup|timeout|sudo)\b|[/<]|(?:^|[;&|]\s*)\.\s")
+# what the document-level passes found in one action's text (bits of an int)
+ANCHORED, DYNAMIC, PYWORD, PYDYN, REDIR, STATE, RUNNER = 1, 2, 4, 8, 16, 32, 64
+
+
+class Need(IntEnum):
+    """The gate's answer for one action."""
+
+    SKIP = 0          # evaluation cannot produce a forbidden name
+    EVALUATE = 1
+    PURE = 2          # evaluate; the hits depend only on the text, folder and workspace
 
 
 def unquoted(text: str) -> str:
@@ -95,36 +123,107 @@ def literals_joined(code: str) -> str:
     return "".join(lits) + "\n" + "/".join(lits) + "\n" + "".join(reversed(lits))
 
 
+def action_text(ev: Event) -> str:
+    """The text of an action the gate looks at (shell text, argv, URL and tool paths)."""
+    parts = [ev.command or "", " ".join(ev.argv or ()), ev.url or "",
+             *ev.read, *ev.write, *ev.listed]
+    return "\n".join(p for p in parts if p)
+
+
+def redirects(shell: str) -> bool:
+    """Does unquoted shell text redirect (a write, or stdin from a file)?"""
+    return "<" in shell or ">" in shell.replace("2>&1", "")
+
+
+def stateful(shell: str) -> int:
+    """REDIR and STATE marks of unquoted shell text (what keeps an action from being pure)."""
+    return (REDIR if ("<" in shell or ">" in shell) and redirects(shell) else 0) | (
+        STATE if STATEFUL.search(shell) else 0)
+
+
+Search = Callable[[Any, int], "tuple[int, int] | None"]
+
+
+def _rx_search(rx: Any) -> Search:
+    def search(text: Any, pos: int) -> tuple[int, int] | None:
+        m = rx.search(text, pos)
+        return None if m is None else (m.start(), m.end())
+    return search
+
+
+def mark(search: Search, joined: Any, starts: Sequence[int], flags: list[int],
+         bit: int) -> None:
+    """Set `bit` in flags[i] for every text i of `joined` (texts at `starts`, one
+    separator between them) that a match of `search` overlaps; after a match the
+    search goes on at the next text, so one call per marked text."""
+    pos, last = 0, len(starts) - 1
+    while True:
+        span = search(joined, pos)
+        if span is None:
+            return
+        i = bisect_right(starts, span[0]) - 1
+        j = bisect_right(starts, max(span[1] - 1, span[0])) - 1
+        for k in range(max(i, 0), j + 1):
+            flags[k] |= bit
+        if j >= last:
+            return
+        pos = starts[j + 1]
+
+
+def _mark_texts(rx: Any, texts: list[str], flags: list[int], bit: int) -> None:
+    """`mark` with a compiled pattern: re2 runs on the UTF-8 bytes (its wrapper would
+    encode a str again on every call), `re` on the text."""
+    if isinstance(rx, re.Pattern):
+        mark(_rx_search(rx), "\n".join(texts), starts_of(len(t) for t in texts), flags, bit)
+        return
+    raws = [t.encode("utf-8", "surrogatepass") for t in texts]
+    mark(_rx_search(rx), b"\n".join(raws), starts_of(len(r) for r in raws), flags, bit)
+
+
+def starts_of(lengths: Iterable[int]) -> list[int]:
+    out, pos = [], 0
+    for n in lengths:
+        out.append(pos)
+        pos += n + 1
+    return out
+
+
+def _compiled(ctx: Any, engine: str | None) -> tuple[Any, Any]:
+    """The gate's anchor matchers, compiled once per scan context. Squeezing deletes
+    characters, so an anchor in the text is a squeezed anchor in the squeezed text: one
+    search covers both; anchors too short once squeezed are looked for in the raw text.
+    URLs are judged by what they point at, not by "http" being there."""
+    from gavelkit.task.anticheat import prefilter
+
+    key = f"gate:{engine}"
+    if key not in ctx.matchers:
+        texts = [a.decode("utf-8", "replace") for a in ctx.anchors if a not in URL_ANCHORS]
+        squeezed = {t.translate(SQUEEZE) for t in texts}
+        short = sorted((t for t in texts if len(t.translate(SQUEEZE)) < 4), key=len,
+                       reverse=True)
+        ctx.matchers[key] = (
+            re.compile("|".join(re.escape(t) for t in short)) if short else None,
+            prefilter.Matcher([s.encode() for s in squeezed if len(s) >= 4], engine))
+    return ctx.matchers[key]
+
+
 class Gate:
     """Decides per action whether the analyser must see it (see the module docstring)."""
 
     def __init__(self, ctx: Any, found: Callable[[str], bool], engine: str | None = None) -> None:
-        from gavelkit.task.anticheat import prefilter
-
         self.ctx = ctx
         self.found = found
-        # squeezing deletes characters, so an anchor in the text is a squeezed anchor in
-        # the squeezed text: one search covers both; anchors too short once squeezed are
-        # looked for in the raw text. Compiled once per scan context.
-        key = f"gate:{engine}"
-        if key not in ctx.matchers:
-            # URLs are judged by what they point at (below), not by "http" being there
-            texts = [a.decode("utf-8", "replace") for a in ctx.anchors
-                     if a not in URL_ANCHORS]
-            squeezed = {t.translate(SQUEEZE) for t in texts}
-            short = [t for t in texts if len(t.translate(SQUEEZE)) < 4]
-            ctx.matchers[key] = (
-                re.compile("|".join(re.escape(t) for t in sorted(short, key=len, reverse=True)))
-                if short else None,
-                prefilter.Matcher([s.encode() for s in squeezed if len(s) >= 4], engine))
-        self._short, self._squeezed = ctx.matchers[key]
+        self._short, self._squeezed = _compiled(ctx, engine)
         self._names: dict[str, set[str]] = {}     # written file name -> its paths
         self._cwd: dict[str, bool] = {}
         self.written: set[str] = set()
-        self._scripts: dict[tuple[int, int, bool], bool] = {}
+        self._scripts: dict[tuple[int, int, bool], bool] = ctx.matchers.setdefault(
+            "gate:scripts", {})          # shared by the files of one scan
         self._py = _fast(PY_DYNAMIC_SRC)
         self._sh = _fast(SHELL_DYNAMIC.pattern, multiline=True)
+        self._pre: dict[int, int] = {}            # id(event) -> flags from `prepare`
 
+    # -- the session's written files
     def learn(self, paths: Iterable[str]) -> None:
         """Files written in this session: a later action naming one is analysed."""
         for p in paths:
@@ -133,15 +232,17 @@ class Gate:
                 self.written.add(name)
                 self._names.setdefault(name, set()).add(p)
 
+    def _bodies(self, name: str, state: Any) -> list[str | None]:
+        keys = [k for k in self._names.get(name, ()) if k in state.files] or [
+            k for k in state.files if k.rsplit("/", 1)[-1] == name]
+        return [state.files[k] for k in keys]
+
     def _written_matters(self, name: str, state: Any, as_python: bool) -> bool:
         """A written file named in the action: does any text written under that name
         hold something the evaluator could act on? (unknown text always does)"""
         if state is None:
             return True
-        keys = [k for k in self._names.get(name, ()) if k in state.files] or [
-            k for k in state.files if k.rsplit("/", 1)[-1] == name]
-        for key in keys:
-            body = state.files[key]
+        for body in self._bodies(name, state):
             if body is None:
                 return True
             memo = (hash(body), len(body), as_python)
@@ -153,6 +254,15 @@ class Gate:
             if hit:
                 return True
         return False
+
+    def names_written(self, shell: str, as_python: bool) -> list[str]:
+        """The written files' names the action's text mentions (`-m mod` names mod.py)."""
+        if not self.written:
+            return []
+        named = shell + "".join(
+            f" {m.group(1).rsplit('.', 1)[-1]}.py {m.group(1)}/__main__.py"
+            for m in _MODULE.finditer(shell)) if as_python else shell
+        return [n for n in self.written if n in named]
 
     def cwd_matters(self, cwd: str | None) -> bool:
         """Could a relative path resolved in `cwd` land in a forbidden place?"""
@@ -166,12 +276,16 @@ class Gate:
             self._cwd[cwd] = hit
         return hit
 
+    # -- one text
     def anchored(self, text: str) -> bool:
         raw = text.encode("utf-8", "surrogatepass").translate(None, SQUEEZE_BYTES)
         if self._squeezed.found(raw):
             return True
         if self._short is not None and self._short.search(text) is not None:
             return True
+        return self._url_matters(text)
+
+    def _url_matters(self, text: str) -> bool:
         if "://" in text or "git@" in text:
             from gavelkit.task.anticheat.cmdrules import URL, upstream_url
 
@@ -180,29 +294,58 @@ class Gate:
         return False
 
     def python_matters(self, code: str, state: Any = None) -> bool:
-        if self._py.search(code) is not None or self.anchored(code) or self.anchored(
-                literals_joined(code)):
+        if self._py.search(code) is not None or self.anchored(code):
             return True
-        # values from the environment: only the ones this session set can be forbidden
+        return self._python_rest(code, state)
+
+    def _python_rest(self, code: str, state: Any) -> bool:
+        """python_matters past the text's own anchors and constructs: its literals joined,
+        and the environment (only the values this session set can be forbidden)."""
+        if self.anchored(literals_joined(code)):
+            return True
         return state is not None and _ENV_USE.search(code) is not None and any(
             UNKNOWN in v or self.anchored(v) for v in state.env.values())
 
+    def flags_of(self, text: str) -> int:
+        """The document-level marks of one text, computed for it alone."""
+        shell = unquoted(text)
+        return ((ANCHORED if self.anchored(text) else 0)
+                | (DYNAMIC if self._sh.search(shell) is not None else 0)
+                | (PYWORD if PY_WORD.search(text) else 0)
+                | (PYDYN if self._py.search(text) is not None else 0)
+                | (RUNNER if RUNS.search(text) else 0)
+                | stateful(shell))
+
     def text_matters(self, text: str, state: Any = None) -> bool:
-        if len(text) > MAX_LEN or ("<<" not in text and self.anchored(text)):
-            return True
-        shell = text
+        return self.decide(text, state) != Need.SKIP
+
+    def decide(self, text: str, state: Any = None, flags: int | None = None) -> Need:
+        if len(text) > MAX_LEN:
+            return Need.EVALUATE
         if "<<" in text:
-            shell = self._strip_heredoc_writes(text, state)
-            if shell is not text and self.anchored(shell):
-                return True
+            return Need.EVALUATE if self._heredoc_matters(text, state) else Need.SKIP
+        if flags is None:
+            flags = self.flags_of(text)
+        if flags & (ANCHORED | DYNAMIC):
+            if flags & (DYNAMIC | PYWORD | REDIR | STATE) or self.names_written(text, False):
+                return Need.EVALUATE
+            return Need.PURE
+        as_python = bool(flags & PYWORD)
+        if flags & RUNNER and any(self._written_matters(n, state, as_python)
+                                  for n in self.names_written(text, as_python)):
+            return Need.EVALUATE
+        if as_python and (flags & PYDYN or self._python_rest(text, state)):
+            return Need.EVALUATE
+        return Need.SKIP
+
+    def _heredoc_matters(self, text: str, state: Any) -> bool:
+        shell = self._strip_heredoc_writes(text, state)
+        if shell is not text and self.anchored(shell):
+            return True
         as_python = bool(PY_WORD.search(shell))
-        if self.written and RUNNER.search(shell):
-            named = shell + "".join(
-                f" {m.group(1).rsplit('.', 1)[-1]}.py {m.group(1)}/__main__.py"
-                for m in _MODULE.finditer(shell)) if as_python else shell
-            if any(n in named and self._written_matters(n, state, as_python)
-                   for n in self.written):
-                return True
+        if RUNS.search(shell) and any(self._written_matters(n, state, as_python)
+               for n in self.names_written(shell, as_python)):
+            return True
         shell = unquoted(shell)
         if self._sh.search(shell) is not None or "<<" in shell:
             return True
@@ -213,34 +356,79 @@ class Gate:
         around it is what the gate looks at. A shape it does not know stays a trigger."""
         out, pos = [], 0
         for m in _HEREDOC_WRITE.finditer(text):
-            delim = m.group("d1") or m.group("d2")
-            end = re.compile(rf"^\t*{re.escape(delim)}[ \t]*$", re.M).search(text, m.end())
+            end = re.compile(rf"^\t*{re.escape(m.group('d1') or m.group('d2'))}[ \t]*$",
+                             re.M).search(text, m.end())
             if end is None:
                 return text
             body = text[m.end():end.start()]
-            quoted = bool(m.group("q1") or m.group("q2"))
-            if not quoted and ("$" in body or "`" in body):
+            if not (m.group("q1") or m.group("q2")) and ("$" in body or "`" in body):
                 return text
-            path = m.group("p1") or m.group("p2")
-            if state is not None and path:
-                from gavelkit.task.anticheat.sheval import resolve_path
-
-                key = resolve_path(path, state.cwd, state.home)
-                state.files[key] = body
-                self.learn([key])
+            self._keep_heredoc(m.group("p1") or m.group("p2"), body, state)
             out.append(text[pos:m.start()] + "\ncat > WRITTEN\n")
             pos = end.end()
         out.append(text[pos:])
         return "".join(out)
 
-    def needs(self, ev: Event, cwd: str | None, state: Any) -> bool:
+    def _keep_heredoc(self, path: str | None, body: str, state: Any) -> None:
+        if state is not None and path:
+            from gavelkit.task.anticheat.sheval import resolve_path
+
+            key = resolve_path(path, state.cwd, state.home)
+            state.files[key] = body
+            self.learn([key])
+
+    # -- a whole document
+    def prepare(self, events: Sequence[Event]) -> None:
+        """Mark every action of a document in one pass per pattern (see the module
+        docstring); actions with a here-document, code or an overlong text are left to
+        `needs` alone."""
+        evs, texts = [], []
+        for ev in events:
+            if ev.code is not None or not (ev.command or ev.argv or ev.url or ev.read or
+                                           ev.write or ev.listed):
+                continue
+            text = action_text(ev)
+            if "<<" not in text and len(text) <= MAX_LEN:
+                evs.append(ev)
+                texts.append(text)
+        if not texts:
+            return
+        flags = [0] * len(texts)
+        self._mark_anchors(texts, flags)
+        joined, starts = "\n".join(texts), starts_of(len(t) for t in texts)
+        mark(_rx_search(PY_WORD), joined, starts, flags, PYWORD)
+        mark(_rx_search(RUNS), joined, starts, flags, RUNNER)
+        _mark_texts(self._py, texts, flags, PYDYN)
+        shells = [unquoted(t) for t in texts]
+        _mark_texts(self._sh, shells, flags, DYNAMIC)
+        for k, s in enumerate(shells):
+            flags[k] |= stateful(s)
+        self._pre = {id(ev): f for ev, f in zip(evs, flags, strict=True)}
+
+    def _mark_anchors(self, texts: list[str], flags: list[int]) -> None:
+        raws = [t.encode("utf-8", "surrogatepass").translate(None, SQUEEZE_BYTES)
+                for t in texts]
+        mark(self._squeezed.span, b"\n".join(raws), starts_of(len(r) for r in raws), flags,
+             ANCHORED)
+        if self._short is not None:
+            mark(_rx_search(self._short), "\n".join(texts), starts_of(len(t) for t in texts),
+                 flags, ANCHORED)
+        for k, t in enumerate(texts):
+            if not flags[k] & ANCHORED and self._url_matters(t):
+                flags[k] |= ANCHORED
+
+    def needs(self, ev: Event, cwd: str | None, state: Any) -> Need:
+        flags = self._pre.pop(id(ev), None)
         if self.cwd_matters(cwd):
-            return True
+            return Need.EVALUATE
         if ev.code is not None:
-            return self.python_matters(ev.code) or self.anchored(ev.code)
-        parts = [ev.command or "", " ".join(ev.argv or ()), ev.url or "",
-                 *ev.read, *ev.write, *ev.listed]
-        return self.text_matters("\n".join(p for p in parts if p), state)
+            return Need.EVALUATE if self.python_matters(ev.code) else Need.SKIP
+        need = self.decide(action_text(ev), state, flags)
+        if need == Need.PURE and (ev.content is not None or not ev.command or ev.argv or
+                                  ev.url or ev.read or ev.write or ev.listed or
+                                  getattr(state, "funcs", None)):
+            return Need.EVALUATE
+        return need
 
     def script_matters(self, body: str, as_python: bool = False) -> bool:
         """A file the agent wrote, now run (by python, or else by a shell): is it worth

@@ -56,6 +56,10 @@ class Context:
     # (path, line, what) a part of the task the scan did not use: each is a CHT-U007
     unchecked: list[tuple[str, int, str]] = field(default_factory=list)
     matchers: dict[str, Any] = field(default_factory=dict)   # compiled once per scan engine
+    # hits of pure actions (gate.Need.PURE) by (text, folder, workspace): reused across
+    # the files of one scan; bounded
+    pure_hits: dict[tuple[str, str | None, tuple[str, ...]], list[Any]] = field(
+        default_factory=dict)
     fingerprints: Any = None      # fingerprint.Fingerprints of the protected material
     references: list[str] = field(default_factory=list)      # reference source folders
     history: str = "none"         # the agent's workspace has upstream history: "upstream"

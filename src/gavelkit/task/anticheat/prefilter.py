@@ -78,6 +78,24 @@ class Matcher:
         return any(a in buf for a in self.anchors) or (
             self._extra is not None and self._extra.search(buf) is not None)
 
+    def span(self, buf: bytes, pos: int = 0) -> tuple[int, int] | None:
+        """(start, end) of the first anchor at or after `pos`, or None."""
+        if not self.anchors:
+            return None
+        if self._rx is not None:
+            m = self._rx.search(buf, pos)
+            return None if m is None else (m.start(), m.end())
+        best: tuple[int, int] | None = None
+        for a in self.anchors:
+            i = buf.find(a, pos, best[0] + len(a) if best else len(buf))
+            if i != -1 and (best is None or i < best[0]):
+                best = (i, i + len(a))
+        if self._extra is not None:
+            m = self._extra.search(buf, pos)
+            if m is not None and (best is None or m.start() < best[0]):
+                best = (m.start(), m.end())
+        return best
+
     def line_starts(self, buf: bytes, end: int) -> list[int]:
         """Start offsets of the lines in buf[:end] that contain an anchor."""
         out: list[int] = []

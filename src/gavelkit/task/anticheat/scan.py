@@ -381,42 +381,91 @@ def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: b
         return
     info["format"] = dfmt
     an.persist_cwd = PERSISTENT_CWD.get(dfmt, True)
-    outputs: Any = True
-    if not (thorough or ctx.every_line):
-        # parse only actions with an anchor; read outputs only if they name a place
-        outputs = _gate_document(ctx, matcher, raw, an,
-                                 per_output=dfmt in ("mini-swe-agent", "openhands-completions"))
     del raw
-    for ev in traj.document_events(dfmt, doc, outputs=outputs):
-        _emit(ev, an, path, findings, info)
+    events = list(traj.document_events(dfmt, doc))
+    if not (thorough or ctx.every_line):
+        # the gate decides per action (one pass per pattern over the document); outputs
+        # are read only when they can name a forbidden place or reproduce protected lines
+        _gate_document(ctx, matcher, an, events)
+    for ev in events:
+        if ev is not OUTPUT_SKIPPED:
+            _emit(ev, an, path, findings, info)
+        else:
+            info["events"] += 1
 
 
-def _gate_document(ctx: Context, matcher: Any, raw: bytes, an: Analyzer,
-                   per_output: bool) -> Any:
-    """Parse only actions whose decoded text holds an anchor; read outputs only when
-    they name a forbidden place or an oracle test file. With `per_output` each output
-    is tested (the outputs are a fraction of a mini-swe-agent file, which also keeps
-    raw model responses); else the whole document once. Returns the `outputs`
-    argument for `document_events`."""
+class _Skipped:
+    """An output the document gate found nothing in: counted, never read."""
 
+
+OUTPUT_SKIPPED: Any = _Skipped()
+
+
+def _gate_document(ctx: Context, matcher: Any, an: Analyzer, events: list[Event]) -> None:
+    """Give the analyser a gate prepared on the whole document, and replace the outputs
+    that cannot matter by OUTPUT_SKIPPED. An output matters when it names a forbidden
+    place or an oracle test file, could reproduce protected lines (the fingerprints'
+    prefilter), or moves the shell ("Shell cwd was reset"); each is one pass over the
+    document's outputs, the few outputs it finds then checked one by one."""
     from gavelkit.task.anticheat.gate import Gate
 
     an.gate = Gate(ctx, lambda text: matcher.found(text.encode("utf-8", "surrogatepass")),
                    matcher.engine)
-    om = _out_matcher(ctx, matcher.engine)
+    an.gate.prepare(events)
+    outs = [k for k, ev in enumerate(events) if ev.tool == "output" and ev.output]
+    an.check_outputs = True
+    keep = _outputs_that_matter(ctx, matcher.engine, [events[k].output or "" for k in outs])
+    for n, k in enumerate(outs):
+        if n not in keep:
+            events[k] = OUTPUT_SKIPPED
+
+
+def _outputs_that_matter(ctx: Context, engine: str, texts: list[str]) -> set[int]:
+    """The outputs that name a forbidden place or oracle file, could reproduce protected
+    lines, or move the shell: one pass for all their literals and one for base64 runs
+    find the candidates, each candidate is then checked as `Analyzer` would."""
+    from gavelkit.task.anticheat.gate import mark, starts_of
+
+    if not texts:
+        return set()
+    raws = [t.encode("utf-8", "surrogatepass") for t in texts]
+    joined, starts = b"\n".join(raws), starts_of(len(r) for r in raws)
+    cand = [0] * len(texts)
+    mark(_candidates(ctx, engine).span, joined, starts, cand, 1)
     fp = ctx.fingerprints
-    if om is None and fp is None:
-        an.check_outputs = False
-        return False
-    if per_output:
-        an.check_outputs = True
-        if fp is None:
-            return lambda text: om.found(text.encode("utf-8", "surrogatepass"))
-        if om is None:
-            return fp.might
-        return lambda text: fp.might(text) or om.found(text.encode("utf-8", "surrogatepass"))
-    an.check_outputs = fp is not None or om.found(raw)
-    return an.check_outputs
+    if fp is not None:
+        mark(_span_of(fp.b64), joined, starts, cand, 1)
+    om = _out_matcher(ctx, engine)
+    return {k for k, c in enumerate(cand) if c and (
+        (om is not None and om.found(raws[k])) or CWD_RESET in raws[k]
+        or (fp is not None and fp.might(texts[k])))}
+
+
+CWD_RESET = b"Shell cwd was reset"
+
+
+def _candidates(ctx: Context, engine: str) -> Any:
+    """One matcher for every literal an output check looks for (surface names, oracle
+    files, the fingerprints' tokens, the shell's folder reset)."""
+    from gavelkit.task.anticheat import prefilter
+
+    key = f"outputs:{engine}"
+    if key not in ctx.matchers:
+        lits = [x.encode() for x in (*ctx.surface_lits, *ctx.sig_files)] + [CWD_RESET]
+        fp = ctx.fingerprints
+        if fp is not None:
+            if fp.matcher is None:
+                fp.compile(engine)
+            lits += [t.encode() for t in fp.tokens]
+        ctx.matchers[key] = prefilter.Matcher(lits, engine)
+    return ctx.matchers[key]
+
+
+def _span_of(rx: Any) -> Any:
+    def span(buf: bytes, pos: int) -> tuple[int, int] | None:
+        m = rx.search(buf, pos)
+        return None if m is None else (m.start(), m.end())
+    return span
 
 
 B64_RUN = rb"[A-Za-z0-9+/]{64}"    # a base64 block an output check must decode
