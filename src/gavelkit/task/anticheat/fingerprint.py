@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import os
 import re
 import stat
@@ -102,9 +103,9 @@ class Fingerprints:
         if len(sig) < K or kind == "ids":
             for no, n in sig:            # short files and id lists: each line on its own
                 if self._token(n):
-                    self.prints.setdefault(hash(n), []).append((idx, no, no))
+                    self.prints.setdefault(_h(n), []).append((idx, no, no))
             return
-        grams = [(hash((sig[i][1], sig[i + 1][1], sig[i + 2][1])), sig[i][0], sig[i + 2][0],
+        grams = [(_gram(sig, i), sig[i][0], sig[i + 2][0],
                   i) for i in range(len(sig) - K + 1)]
         chosen: set[int] = set()
         # the reference source keeps every k-gram: the copying share needs them all
@@ -160,8 +161,8 @@ class Fingerprints:
         """source index -> protected line numbers this text reproduces."""
         sig = _sig_lines(text)
         out: dict[int, set[int]] = {}
-        hashes = [hash(n) for _, n in sig]
-        grams = [hash((sig[i][1], sig[i + 1][1], sig[i + 2][1])) for i in range(len(sig) - 2)]
+        hashes = [_h(n) for _, n in sig]
+        grams = [_gram(sig, i) for i in range(len(sig) - 2)]
         for h in (*grams, *hashes):
             for idx, first, last in self.prints.get(h, ()):
                 out.setdefault(idx, set()).update(range(first, last + 1))
@@ -202,10 +203,22 @@ class Fingerprints:
             return 0, len(sig)
         hit_lines: set[int] = set()
         for i in range(len(sig) - K + 1):
-            h = hash((sig[i][1], sig[i + 1][1], sig[i + 2][1]))
+            h = _gram(sig, i)
             if any(self.sources[idx].kind == kind for idx, _, _ in self.prints.get(h, ())):
                 hit_lines.update((i, i + 1, i + 2))
         return len(hit_lines), len(sig)
+
+
+def _h(line: str) -> int:
+    """A stable 64-bit hash: the prints (and so which lines a finding names) must not
+    change with the interpreter's per-process string hash seed."""
+    return int.from_bytes(hashlib.blake2b(line.encode("utf-8", "surrogatepass"),
+                                          digest_size=8).digest(), "little")
+
+
+def _gram(sig: list[tuple[int, str]], i: int) -> int:
+    """The hash of the k-gram of K significant lines starting at sig[i]."""
+    return _h("\n".join(n for _, n in sig[i:i + K]))
 
 
 def _coined(tok: str) -> bool:

@@ -221,7 +221,7 @@ class Gate:
             "gate:scripts", {})          # shared by the files of one scan
         self._py = _fast(PY_DYNAMIC_SRC)
         self._sh = _fast(SHELL_DYNAMIC.pattern, multiline=True)
-        self._pre: dict[int, int] = {}            # id(event) -> flags from `prepare`
+        self._pre: dict[int, tuple[int, str]] = {}   # id(event) -> flags, text (`prepare`)
 
     # -- the session's written files
     def learn(self, paths: Iterable[str]) -> None:
@@ -251,7 +251,7 @@ class Gate:
                 if len(self._scripts) >= 4096:
                     self._scripts.clear()
                 hit = self._scripts[memo] = self.script_matters(body, as_python)
-            if hit:
+            if hit or (as_python and self.env_matters(body, state)):
                 return True
         return False
 
@@ -301,10 +301,12 @@ class Gate:
     def _python_rest(self, code: str, state: Any) -> bool:
         """python_matters past the text's own anchors and constructs: its literals joined,
         and the environment (only the values this session set can be forbidden)."""
-        if self.anchored(literals_joined(code)):
-            return True
-        return state is not None and _ENV_USE.search(code) is not None and any(
-            UNKNOWN in v or self.anchored(v) for v in state.env.values())
+        return self.anchored(literals_joined(code)) or self.env_matters(code, state)
+
+    def env_matters(self, code: str, state: Any) -> bool:
+        """Code reading the environment: only the values this session set can be forbidden."""
+        return state is not None and bool(state.env) and _ENV_USE.search(code) is not None \
+            and any(UNKNOWN in v or self.anchored(v) for v in state.env.values())
 
     def flags_of(self, text: str) -> int:
         """The document-level marks of one text, computed for it alone."""
@@ -346,10 +348,13 @@ class Gate:
         if RUNS.search(shell) and any(self._written_matters(n, state, as_python)
                for n in self.names_written(shell, as_python)):
             return True
-        shell = unquoted(shell)
-        if self._sh.search(shell) is not None or "<<" in shell:
+        unq = unquoted(shell)
+        if self._sh.search(unq) is not None or "<<" in unq:
             return True
-        return bool(PY_WORD.search(text)) and self.python_matters(text, state)
+        # a body written with `cat > f <<EOF` is data: it matters when f is run, which the
+        # written-file check above follows (with the session's environment)
+        code = shell if shell is not text else text
+        return bool(PY_WORD.search(code)) and self.python_matters(code, state)
 
     def _strip_heredoc_writes(self, text: str, state: Any) -> str:
         """`cat > f <<'EOF' … EOF`: the body is data, kept for a later run; the command
@@ -403,7 +408,7 @@ class Gate:
         _mark_texts(self._sh, shells, flags, DYNAMIC)
         for k, s in enumerate(shells):
             flags[k] |= stateful(s)
-        self._pre = {id(ev): f for ev, f in zip(evs, flags, strict=True)}
+        self._pre = {id(ev): (f, t) for ev, f, t in zip(evs, flags, texts, strict=True)}
 
     def _mark_anchors(self, texts: list[str], flags: list[int]) -> None:
         raws = [t.encode("utf-8", "surrogatepass").translate(None, SQUEEZE_BYTES)
@@ -418,12 +423,12 @@ class Gate:
                 flags[k] |= ANCHORED
 
     def needs(self, ev: Event, cwd: str | None, state: Any) -> Need:
-        flags = self._pre.pop(id(ev), None)
+        flags, text = self._pre.pop(id(ev), (None, None))
         if self.cwd_matters(cwd):
             return Need.EVALUATE
         if ev.code is not None:
             return Need.EVALUATE if self.python_matters(ev.code) else Need.SKIP
-        need = self.decide(action_text(ev), state, flags)
+        need = self.decide(text if text is not None else action_text(ev), state, flags)
         if need == Need.PURE and (ev.content is not None or not ev.command or ev.argv or
                                   ev.url or ev.read or ev.write or ev.listed or
                                   getattr(state, "funcs", None)):

@@ -250,6 +250,8 @@ class Shell:
 
     def shell_program(self, sc: SimpleCommand) -> str | None:
         args = sc.argv[1:]
+        if posixpath.basename(sc.argv[0]) == "busybox" and args[:1] and args[0] in SHELLS:
+            args = args[1:]             # `busybox sh FILE`: the applet is the shell
         for i, a in enumerate(args):
             if a.startswith("-") and "c" in a.lstrip("-") and not a.startswith("--"):
                 if i + 1 < len(args):
