@@ -515,3 +515,23 @@ def test_long_tool_output_is_checked_to_its_end(tmp_path: Path) -> None:
     t = task_folder(tmp_path)
     res = run([mini(tmp_path, [bash("python run.py")], outputs=[out])], t)
     fires(res.findings, "CHT-O001")
+
+
+def test_fingerprint_prefilter_walks_token_matches_like_the_identifier_scan() -> None:
+    import random
+
+    from gavelkit.task.anticheat import fingerprint as F
+    from gavelkit.task.anticheat import prefilter
+
+    if "re2" not in prefilter.available_engines():
+        pytest.skip("google-re2 not installed")
+    fp = F.Fingerprints()
+    fp.add("t.py", "\n".join(f"v_{i}a = qq_x{i}b + aa{i}bb - c{i}_dd" for i in range(12)))
+    slow = F.Fingerprints(prints=fp.prints, tokens=fp.tokens)
+    fp.compile("re2")
+    slow.compile("find")
+    rnd = random.Random(5)
+    pieces = [*sorted(fp.tokens), "9", "_", "a", " ", "é", "x", "\n", "1", "(", "Z"]
+    for _ in range(20000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 8)))
+        assert fp.might(text) == slow.might(text), repr(text)

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterable
+import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,8 @@ _LINENO = re.compile(r"^\s*(?:[\w./-]+[:-])?\d+(?:[:\t|]|\s{2,}|: )\s?")
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{7,}")
 _TOKEN_ANY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{4,}")
 LONG_TOKEN = 16        # one token this long is specific enough on its own
+_IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789")
+_DIGITS = frozenset(b"0123456789")
 _SHORT_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{4,}")
 # identifiers too common in any Python output to select an output for the line check
 COMMON = frozenset(["assert", "isinstance", "pytest", "fixture", "parametrize", "raises", "monkeypatch", "tmp_path", "tmpdir", "expected", "result", "return", "import", "self", "setup", "teardown", "assertequal", "asserttrue", "assertfalse", "assertraises", "assertin", "assertisnone", "unittest", "testcase", "mock", "patch", "magicmock", "capsys", "caplog", "request", "__init__", "__name__", "__main__", "encoding", "filename", "pathlib", "subprocess", "print", "format", "string", "value", "values", "config", "settings", "options", "kwargs", "args", "data", "items", "keys", "append", "extend", "update", "length", "content", "response", "status", "message", "exception", "valueerror", "typeerror", "keyerror", "runtimeerror", "attributeerror", "notimplementederror", "indexerror", "oserror", "filenotfounderror", "importerror", "staticmethod", "classmethod", "property", "super", "object", "dict", "list", "tuple", "float", "bool", "none", "true", "false", "class", "def", "lambda", "yield", "async", "await", "while", "break", "continue", "finally", "except", "with", "open", "read", "write", "close", "exists", "makedirs", "mkdir", "write_text", "read_text", "dumps", "loads", "json", "strip", "split", "join", "replace", "startswith", "endswith", "lower", "upper", "range", "enumerate", "sorted", "reversed", "getattr", "setattr", "hasattr", "callable", "serialize", "deserialize", "output", "input", "name", "names", "path", "paths", "test", "tests", "testing", "check", "checks", "default", "defaults", "returncode", "stdout", "stderr", "exit_code", "traceback", "warning", "warnings", "error", "errors"])
@@ -146,16 +148,37 @@ class Fingerprints:
         raw = text.encode("utf-8", "surrogatepass")
         if not self.matcher.found(raw):  # type: ignore[union-attr]
             return self.b64.search(raw) is not None
-        seen: set[str] = set()
-        for m in _TOKEN_ANY.finditer(text):
-            tok = m.group(0)
-            if tok in self.tokens and tok not in seen:
+        seen: set[str | bytes] = set()
+        for tok in self._whole_tokens(text, raw):
+            if tok not in seen:
                 if len(tok) >= LONG_TOKEN:
                     return True
                 seen.add(tok)
                 if len(seen) >= 2:
                     return True
         return _B64.search(text) is not None
+
+    def _whole_tokens(self, text: str, raw: bytes) -> Iterator[str | bytes]:
+        """The identifiers of `text` (as `_TOKEN_ANY` cuts them) that are tokens. With re2
+        the tokens' own matches are walked (a match is a whole identifier when nothing of
+        an identifier touches it: only digits may come before it, and they must not
+        follow an identifier character); else every identifier is looked up."""
+        rx = getattr(self.matcher, "_rx", None)
+        if rx is None:
+            yield from (t for t in (m.group(0) for m in _TOKEN_ANY.finditer(text))
+                        if t in self.tokens)
+            return
+        n = len(raw)
+        for m in rx.finditer(raw):
+            p, e = m.start(), m.end()
+            if e < n and raw[e] in _IDENT:
+                continue
+            q = p
+            while q > 0 and raw[q - 1] in _DIGITS:
+                q -= 1
+            if q > 0 and raw[q - 1] in _IDENT:
+                continue
+            yield raw[p:e]
 
     def covered(self, text: str) -> dict[int, set[int]]:
         """source index -> protected line numbers this text reproduces."""
@@ -212,8 +235,8 @@ class Fingerprints:
 def _h(line: str) -> int:
     """A stable 64-bit hash: the prints (and so which lines a finding names) must not
     change with the interpreter's per-process string hash seed."""
-    return int.from_bytes(hashlib.blake2b(line.encode("utf-8", "surrogatepass"),
-                                          digest_size=8).digest(), "little")
+    raw = line.encode("utf-8", "surrogatepass")
+    return zlib.crc32(raw) | (zlib.crc32(raw, 0x9E3779B9) << 32)
 
 
 def _gram(sig: list[tuple[int, str]], i: int) -> int:

@@ -45,6 +45,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from enum import IntEnum
+from functools import lru_cache
 from typing import Any
 
 from gavelkit.task.anticheat.sheval import MAX_LEN
@@ -92,12 +93,17 @@ _SQ = re.compile(r"'[^']*'")
 _DQ = re.compile(r'"((?:\\.|[^"\\])*)"')
 
 # a file the session wrote is run (or read as code or requirements) only through one of
-# these, a path with a folder, or standard input from a file
-RUNS = re.compile(r"\b(?:python\d*(?:\.\d+)?|pypy\d*|ipython|pytest|py\.test|bash|sh|zsh|dash|"
-                  r"ksh|ash|busybox|rbash|source|exec|pip\d*|uv|uvx|make|tox|nox|perl|ruby|"
-                  r"node|xargs|find|env|nohup|timeout|sudo)\b|[/<]|(?:^|[;&|]\s*)\.\s")
+# these programs, as a command word with a folder (`./x`, `tools/x`, `"/tmp/x"`), or as
+# standard input from a file (REDIR)
+_PY_RUNNERS = r"python\d*(?:\.\d+)?|pypy\d*|ipython|pytest|py\.test"
+SH_RUNS_SRC = (
+    r"\b(?:bash|sh|zsh|dash|ksh|ash|busybox|rbash|source|exec|pip\d*|uv|uvx|make|tox|nox|"
+    r"perl|ruby|node|xargs|find|env|nohup|timeout|sudo|command|builtin|time)\b|"
+    r"(?:^|[;&|(){}!`]|\b(?:then|do|else|elif)\b)[ \t]*[^\s;&|()<>]*/|(?:^|[;&|]\s*)\.\s")
+SH_RUNS = re.compile(SH_RUNS_SRC, re.M)
+RUNS = re.compile(rf"\b(?:{_PY_RUNNERS})\b|{SH_RUNS_SRC}", re.M)
 # what the document-level passes found in one action's text (bits of an int)
-ANCHORED, DYNAMIC, PYWORD, PYDYN, REDIR, STATE, RUNNER = 1, 2, 4, 8, 16, 32, 64
+ANCHORED, DYNAMIC, PYWORD, PYDYN, REDIR, STATE, RUNNER, SHRUN = 1, 2, 4, 8, 16, 32, 64, 128
 
 
 class Need(IntEnum):
@@ -162,7 +168,9 @@ def mark(search: Search, joined: Any, starts: Sequence[int], flags: list[int],
         if span is None:
             return
         i = bisect_right(starts, span[0]) - 1
-        j = bisect_right(starts, max(span[1] - 1, span[0])) - 1
+        if i < last and span[0] == starts[i + 1] - 1:
+            i += 1              # a match starting on the separator (`\nX=`) is the next's
+        j = max(i, bisect_right(starts, max(span[1] - 1, span[0])) - 1)
         for k in range(max(i, 0), j + 1):
             flags[k] |= bit
         if j >= last:
@@ -170,14 +178,18 @@ def mark(search: Search, joined: Any, starts: Sequence[int], flags: list[int],
         pos = starts[j + 1]
 
 
-def _mark_texts(rx: Any, texts: list[str], flags: list[int], bit: int) -> None:
-    """`mark` with a compiled pattern: re2 runs on the UTF-8 bytes (its wrapper would
-    encode a str again on every call), `re` on the text."""
+def _mark_bytes(search: Search, raws: list[bytes], flags: list[int], bit: int) -> None:
+    mark(search, b"\n".join(raws), starts_of(len(r) for r in raws), flags, bit)
+
+
+def _mark_texts(rx: Any, texts: list[str], raws: list[bytes], flags: list[int],
+                bit: int) -> None:
+    """`mark` with a compiled pattern: re2 on the UTF-8 bytes (its wrapper would encode a
+    str on every call; its ASCII classes match where `re`'s do, and more), `re` on text."""
     if isinstance(rx, re.Pattern):
         mark(_rx_search(rx), "\n".join(texts), starts_of(len(t) for t in texts), flags, bit)
-        return
-    raws = [t.encode("utf-8", "surrogatepass") for t in texts]
-    mark(_rx_search(rx), b"\n".join(raws), starts_of(len(r) for r in raws), flags, bit)
+    else:
+        _mark_bytes(_rx_search(rx), raws, flags, bit)
 
 
 def starts_of(lengths: Iterable[int]) -> list[int]:
@@ -251,7 +263,7 @@ class Gate:
                 if len(self._scripts) >= 4096:
                     self._scripts.clear()
                 hit = self._scripts[memo] = self.script_matters(body, as_python)
-            if hit or (as_python and self.env_matters(body, state)):
+            if hit or self.env_matters(body, state):
                 return True
         return False
 
@@ -316,6 +328,7 @@ class Gate:
                 | (PYWORD if PY_WORD.search(text) else 0)
                 | (PYDYN if self._py.search(text) is not None else 0)
                 | (RUNNER if RUNS.search(text) else 0)
+                | (SHRUN if SH_RUNS.search(text) else 0)
                 | stateful(shell))
 
     def text_matters(self, text: str, state: Any = None) -> bool:
@@ -333,8 +346,11 @@ class Gate:
                 return Need.EVALUATE
             return Need.PURE
         as_python = bool(flags & PYWORD)
-        if flags & RUNNER and any(self._written_matters(n, state, as_python)
-                                  for n in self.names_written(text, as_python)):
+        # a written file is only run as Python when nothing in the text could run it as
+        # shell (a shell, source, a command word with a folder, standard input)
+        only_python = as_python and not flags & (SHRUN | REDIR)
+        if flags & (RUNNER | REDIR) and any(self._written_matters(n, state, only_python)
+                                            for n in self.names_written(text, as_python)):
             return Need.EVALUATE
         if as_python and (flags & PYDYN or self._python_rest(text, state)):
             return Need.EVALUATE
@@ -345,8 +361,10 @@ class Gate:
         if shell is not text and self.anchored(shell):
             return True
         as_python = bool(PY_WORD.search(shell))
-        if RUNS.search(shell) and any(self._written_matters(n, state, as_python)
-               for n in self.names_written(shell, as_python)):
+        only_python = as_python and not (SH_RUNS.search(shell) or "<" in shell)
+        if (RUNS.search(shell) or "<" in shell) and any(
+                self._written_matters(n, state, only_python)
+                for n in self.names_written(shell, as_python)):
             return True
         unq = unquoted(shell)
         if self._sh.search(unq) is not None or "<<" in unq:
@@ -399,28 +417,25 @@ class Gate:
         if not texts:
             return
         flags = [0] * len(texts)
-        self._mark_anchors(texts, flags)
-        joined, starts = "\n".join(texts), starts_of(len(t) for t in texts)
-        mark(_rx_search(PY_WORD), joined, starts, flags, PYWORD)
-        mark(_rx_search(RUNS), joined, starts, flags, RUNNER)
-        _mark_texts(self._py, texts, flags, PYDYN)
+        raws = [t.encode("utf-8", "surrogatepass") for t in texts]
+        _mark_bytes(self._squeezed.span, [r.translate(None, SQUEEZE_BYTES) for r in raws],
+                    flags, ANCHORED)
         shells = [unquoted(t) for t in texts]
-        _mark_texts(self._sh, shells, flags, DYNAMIC)
-        for k, s in enumerate(shells):
-            flags[k] |= stateful(s)
-        self._pre = {id(ev): (f, t) for ev, f, t in zip(evs, flags, texts, strict=True)}
-
-    def _mark_anchors(self, texts: list[str], flags: list[int]) -> None:
-        raws = [t.encode("utf-8", "surrogatepass").translate(None, SQUEEZE_BYTES)
-                for t in texts]
-        mark(self._squeezed.span, b"\n".join(raws), starts_of(len(r) for r in raws), flags,
-             ANCHORED)
-        if self._short is not None:
-            mark(_rx_search(self._short), "\n".join(texts), starts_of(len(t) for t in texts),
-                 flags, ANCHORED)
-        for k, t in enumerate(texts):
-            if not flags[k] & ANCHORED and self._url_matters(t):
+        for rx, bit in ((self._short, ANCHORED), (_fast(PY_WORD.pattern), PYWORD),
+                        (_fast(RUNS.pattern, True), RUNNER), (_fast(SH_RUNS_SRC, True), SHRUN),
+                        (self._py, PYDYN)):
+            if rx is not None:
+                _mark_texts(rx, texts, raws, flags, bit)
+        sh_raws = [r if sh is t else sh.encode("utf-8", "surrogatepass")
+                   for r, sh, t in zip(raws, shells, texts, strict=True)]
+        _mark_texts(self._sh, shells, sh_raws, flags, DYNAMIC)
+        _mark_texts(_fast(STATEFUL.pattern), shells, sh_raws, flags, STATE)
+        for k, sh in enumerate(shells):
+            if ("<" in sh or ">" in sh) and redirects(sh):
+                flags[k] |= REDIR
+            if not flags[k] & ANCHORED and self._url_matters(texts[k]):
                 flags[k] |= ANCHORED
+        self._pre = {id(ev): (f, t) for ev, f, t in zip(evs, flags, texts, strict=True)}
 
     def needs(self, ev: Event, cwd: str | None, state: Any) -> Need:
         flags, text = self._pre.pop(id(ev), (None, None))
@@ -442,8 +457,9 @@ class Gate:
             not as_python and self._sh.search(unquoted(body)) is not None)
 
 
+@lru_cache(maxsize=8)
 def _fast(pattern: str, multiline: bool = False) -> Any:
-    """The pattern compiled with re2 when it is importable (these run on every action)."""
+    """The pattern compiled with re2 when it is importable (once per process)."""
     try:
         import re2
     except ImportError:
