@@ -14,7 +14,7 @@ a Claude Code session's sub-agent files.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +63,17 @@ def _doc_format(doc: Any) -> str | None:
         return "mini-swe-agent"
     if inspectlog.looks_like_log(doc):
         return "inspect-json"
-    if isinstance(doc, list) and doc and all(isinstance(x, dict) for x in doc[:5]) and any(
-            openhands.looks_like_event(x) or openhands.looks_like_instance(x)
-            for x in doc[:20]):
-        return "openhands-json"
-    if openhands.looks_like_instance(doc) or openhands.looks_like_event(doc):
+    if _openhands_records(doc) or openhands.looks_like_instance(doc) or \
+            openhands.looks_like_event(doc):
         return "openhands-json"
     return None
+
+
+def _openhands_records(doc: Any) -> bool:
+    """OpenHands records wrapped in a JSON array."""
+    return isinstance(doc, list) and bool(doc) and all(isinstance(x, dict) for x in doc[:5]) \
+        and any(openhands.looks_like_event(x) or openhands.looks_like_instance(x)
+                for x in doc[:20])
 
 
 def detect(path: str | os.PathLike[str]) -> str | None:
@@ -100,33 +104,45 @@ def detect_head(head: bytes) -> str | None:
     first = text.split(b"\n", 1)[0].strip()
     if first in (b"{", b"[", b"[{"):
         return "json-document"          # a pretty-printed document, not JSONL
-    lines = [ln for ln in text.split(b"\n")[:20] if ln.strip()]
-    complete = lines if len(head) < PEEK or head.endswith(b"\n") else lines[:-1]
-    if len(lines) > 1 or (complete and complete[0].rstrip().endswith(b"}")):
-        for ln in complete or lines:
-            try:
-                obj = loads(ln)
-            except ValueError:
-                continue
-            fmt = _jsonl_format(obj)
-            if fmt:
-                return fmt
-            # a single complete line could also be a one-line document
-            if len(lines) == 1:
-                return _doc_format(obj)
+    found = _probe_lines(text, whole=len(head) < PEEK or head.endswith(b"\n"))
+    if found is not None:
+        return found or None
     return "json-document" if text[:1] in (b"{", b"[") else None
 
 
-def document_events(fmt: str, doc: Any,
-                    outputs: bool | Callable[[str], bool] = True) -> Iterator[Event]:
-    """Events of a single-document transcript; `outputs` False (or a predicate saying
-    no for an output's text) skips reading outputs that cannot name a forbidden place."""
+def _probe_lines(text: bytes, whole: bool) -> str | None:
+    """`_lines_format` of the first lines (the last one only if the head ends there)."""
+    lines = [ln for ln in text.split(b"\n")[:20] if ln.strip()]
+    complete = lines if whole else lines[:-1]
+    if len(lines) > 1 or (complete and complete[0].rstrip().endswith(b"}")):
+        return _lines_format(complete or lines, single=len(lines) == 1)
+    return None
+
+
+def _lines_format(lines: list[bytes], single: bool) -> str | None:
+    """The JSONL format of the first parseable line that names one; "" when a single
+    complete line is a document of no known format; None when no line decides."""
+    for ln in lines:
+        try:
+            obj = loads(ln)
+        except ValueError:
+            continue
+        fmt = _jsonl_format(obj)
+        if fmt:
+            return fmt
+        if single:          # a single complete line could also be a one-line document
+            return _doc_format(obj) or ""
+    return None
+
+
+def document_events(fmt: str, doc: Any) -> Iterator[Event]:
+    """Events of a single-document transcript (every action and every output)."""
     from gavelkit.task.anticheat.trajectory import inspectlog
 
     if fmt == "swe-agent":
         yield from swe.swe_events(doc)
     elif fmt == "mini-swe-agent":
-        yield from swe.mini_events(doc, outputs)
+        yield from swe.mini_events(doc)
     elif fmt == "inspect-json":
         yield from inspectlog.log_events(doc)
     elif fmt == "openhands-json":
@@ -134,7 +150,7 @@ def document_events(fmt: str, doc: Any,
     elif fmt == "openhands-completions":
         # the whole conversation as OpenAI function-calling messages: tool calls, then
         # tool results (role "tool")
-        yield from swe.mini_events({"messages": doc["fncall_messages"]}, outputs)
+        yield from swe.mini_events({"messages": doc["fncall_messages"]})
 
 
 def document_format(doc: Any) -> str | None:
@@ -161,13 +177,19 @@ def expand(paths: list[str]) -> list[str]:
             continue
         add(raw)
         if p.suffix == ".jsonl" and p.is_file():
-            subdir = p.parent / p.stem / "subagents"
-            if subdir.is_dir():
-                for sub in sorted(subdir.glob("*.jsonl")):
-                    add(str(sub))
-            for sib in sorted(p.parent.glob("agent-*.jsonl")):
-                if sib.is_file() and _same_session(sib, p.stem):
-                    add(str(sib))
+            for sub in _session_files(p):
+                add(str(sub))
+    return out
+
+
+def _session_files(p: Path) -> list[Path]:
+    """A Claude Code session's sub-agent files (its folder, or agent-* siblings)."""
+    out: list[Path] = []
+    subdir = p.parent / p.stem / "subagents"
+    if subdir.is_dir():
+        out.extend(sorted(subdir.glob("*.jsonl")))
+    out.extend(sib for sib in sorted(p.parent.glob("agent-*.jsonl"))
+               if sib.is_file() and _same_session(sib, p.stem))
     return out
 
 

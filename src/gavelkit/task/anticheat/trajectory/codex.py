@@ -60,70 +60,86 @@ class Normaliser:
             if isinstance(cwd, str):
                 self.cwd = cwd
             return []
-        if kind == "event_msg":
-            return self._event_msg(item, line, time)
-        if kind == "compacted":
-            # the summary that replaced earlier turns: what it mentions was seen
-            text = text_of(item.get("message") or item.get("summary") or "")
-            ev = Event(self.index, line=line, time=time, actor="harness", tool="output",
-                       output=text, cwd=self.cwd, where="compacted history")
-            self.index += 1
-            return [ev] if text else []
-        if kind != "response_item":
-            return []
-        t = item.get("type")
-        ev: Event | None = None
-        if t == "function_call":
-            cid = item.get("call_id")
-            ev = tool_call_event(self.index, str(item.get("name", "")), item.get("arguments"),
-                                 line=line, time=time, cwd=self.cwd, call_id=cid)
-            if ev.cwd is None:
-                ev.cwd = self.cwd
-            if cid:
-                self.seen.add(cid)
-        elif t == "local_shell_call":
-            action = item.get("action") or {}
-            cmd = action.get("command")
-            ev = Event(self.index, line=line, time=time, tool="shell",
-                       argv=[str(x) for x in cmd] if isinstance(cmd, list) else None,
-                       command=cmd if isinstance(cmd, str) else None,
-                       cwd=action.get("working_directory") or self.cwd,
-                       call_id=item.get("call_id"))
-            if item.get("call_id"):
-                self.seen.add(item["call_id"])
-        elif t == "custom_tool_call":
-            text = str(item.get("input", ""))
-            ev = Event(self.index, line=line, time=time, tool=str(item.get("name", "custom")),
-                       write=[m.strip() for m in _PATCH_FILE.findall(text)], cwd=self.cwd,
-                       call_id=item.get("call_id"), content=text)
-        elif t in ("function_call_output", "custom_tool_call_output"):
-            out = item.get("output")
-            if isinstance(out, str) and out.startswith("{"):
-                parsed = args_dict(out)
-                out = parsed.get("output", out)
-            ev = Event(self.index, line=line, time=time, actor="tool", tool="output",
-                       output=text_of(out), cwd=self.cwd, call_id=item.get("call_id"))
+        handler = _KINDS.get(kind) if isinstance(kind, str) else None
+        return handler(self, item, line, time) if handler is not None else []
+
+    def _emit(self, ev: Event | None) -> list[Event]:
         if ev is None:
             return []
         self.index += 1
         return [ev]
 
+    def _compacted(self, item: dict[str, Any], line: int, time: Any) -> list[Event]:
+        # the summary that replaced earlier turns: what it mentions was seen
+        text = text_of(item.get("message") or item.get("summary") or "")
+        if not text:
+            return []
+        return self._emit(Event(self.index, line=line, time=time, actor="harness",
+                                tool="output", output=text, cwd=self.cwd,
+                                where="compacted history"))
+
+    def _response(self, item: dict[str, Any], line: int, time: Any) -> list[Event]:
+        handler = _ITEMS.get(item.get("type"))   # type: ignore[arg-type]
+        return self._emit(handler(self, item, line, time) if handler is not None else None)
+
+    def _seen(self, cid: Any) -> None:
+        if cid:
+            self.seen.add(cid)
+
+    def _function_call(self, item: dict[str, Any], line: int, time: Any) -> Event:
+        cid = item.get("call_id")
+        ev = tool_call_event(self.index, str(item.get("name", "")), item.get("arguments"),
+                             line=line, time=time, cwd=self.cwd, call_id=cid)
+        if ev.cwd is None:
+            ev.cwd = self.cwd
+        self._seen(cid)
+        return ev
+
+    def _local_shell(self, item: dict[str, Any], line: int, time: Any) -> Event:
+        action = item.get("action") or {}
+        cmd = action.get("command")
+        self._seen(item.get("call_id"))
+        return Event(self.index, line=line, time=time, tool="shell",
+                     argv=[str(x) for x in cmd] if isinstance(cmd, list) else None,
+                     command=cmd if isinstance(cmd, str) else None,
+                     cwd=action.get("working_directory") or self.cwd,
+                     call_id=item.get("call_id"))
+
+    def _custom_tool(self, item: dict[str, Any], line: int, time: Any) -> Event:
+        text = str(item.get("input", ""))
+        return Event(self.index, line=line, time=time, tool=str(item.get("name", "custom")),
+                     write=[m.strip() for m in _PATCH_FILE.findall(text)], cwd=self.cwd,
+                     call_id=item.get("call_id"), content=text)
+
+    def _call_output(self, item: dict[str, Any], line: int, time: Any) -> Event:
+        out = item.get("output")
+        if isinstance(out, str) and out.startswith("{"):
+            out = args_dict(out).get("output", out)
+        return Event(self.index, line=line, time=time, actor="tool", tool="output",
+                     output=text_of(out), cwd=self.cwd, call_id=item.get("call_id"))
+
     def _event_msg(self, item: dict[str, Any], line: int, time: Any) -> list[Event]:
         t = item.get("type")
         cid = item.get("call_id")
-        if t == "exec_command_begin" and cid not in self.seen:
+        if cid in self.seen or t not in ("exec_command_begin", "exec_command_end"):
+            return []
+        cwd = item.get("cwd") or self.cwd
+        if t == "exec_command_begin":
             cmd = item.get("command")
-            ev = Event(self.index, line=line, time=time, tool="shell", cwd=item.get("cwd") or self.cwd,
-                       argv=[str(x) for x in cmd] if isinstance(cmd, list) else None,
-                       command=cmd if isinstance(cmd, str) else None, call_id=cid)
-            if cid:
-                self.seen.add(cid)
-            self.index += 1
-            return [ev]
-        if t == "exec_command_end" and cid not in self.seen:
-            text = item.get("aggregated_output") or item.get("stdout") or ""
-            ev = Event(self.index, line=line, time=time, actor="tool", tool="output",
-                       output=text_of(text), cwd=item.get("cwd") or self.cwd, call_id=cid)
-            self.index += 1
-            return [ev]
-        return []
+            self._seen(cid)
+            return self._emit(Event(
+                self.index, line=line, time=time, tool="shell", cwd=cwd,
+                argv=[str(x) for x in cmd] if isinstance(cmd, list) else None,
+                command=cmd if isinstance(cmd, str) else None, call_id=cid))
+        text = item.get("aggregated_output") or item.get("stdout") or ""
+        return self._emit(Event(self.index, line=line, time=time, actor="tool",
+                                tool="output", output=text_of(text), cwd=cwd, call_id=cid))
+
+
+_KINDS = {"event_msg": Normaliser._event_msg, "compacted": Normaliser._compacted,
+          "response_item": Normaliser._response}
+_ITEMS = {"function_call": Normaliser._function_call,
+          "local_shell_call": Normaliser._local_shell,
+          "custom_tool_call": Normaliser._custom_tool,
+          "function_call_output": Normaliser._call_output,
+          "custom_tool_call_output": Normaliser._call_output}

@@ -62,15 +62,7 @@ def text_of(content: Any, limit: int | None = None) -> str:
     if isinstance(content, str):
         return content[:limit]
     if isinstance(content, list):
-        parts = []
-        for item in content:
-            if isinstance(item, dict):
-                if item.get("type") in ("image", "image_url", "input_image"):
-                    continue
-                val = item.get("text", item.get("content", item.get("output")))
-                parts.append(text_of(val, limit))
-            else:
-                parts.append(text_of(item, limit))
+        parts = [_part_text(item, limit) for item in content]
         return "\n".join(p for p in parts if p)[:limit]
     if isinstance(content, dict):
         for key in ("text", "content", "output", "stdout", "result"):
@@ -78,6 +70,14 @@ def text_of(content: Any, limit: int | None = None) -> str:
                 return text_of(content[key], limit)
         return ""
     return str(content)[:limit]
+
+
+def _part_text(item: Any, limit: int | None) -> str:
+    if not isinstance(item, dict):
+        return text_of(item, limit)
+    if item.get("type") in ("image", "image_url", "input_image"):
+        return ""
+    return text_of(item.get("text", item.get("content", item.get("output"))), limit)
 
 
 def args_dict(arguments: Any) -> dict[str, Any]:
@@ -99,38 +99,29 @@ SHELL_TOOLS = {"bash", "shell", "exec_command", "run", "execute_bash", "terminal
 PY_TOOLS = {"python", "run_ipython", "ipython", "execute_python", "python_exec"}
 
 
+_EDITORS = ("str_replace_editor", "text_editor", "file_editor", "edit")
+_READERS = ("read", "read_file", "view", "cat", "open_file")
+_WRITERS = ("write", "write_file", "create", "edit", "apply_patch", "insert")
+_BODIES = ("file_text", "content", "new_str", "new_string", "text", "insert_text")
+
+
 def tool_call_event(index: int, name: str, arguments: Any, **kw: Any) -> Event:
     """Normalise one generic function-call style tool use (Codex, inspect, OpenHands V1)."""
     args = args_dict(arguments)
     lname = (name or "").lower()
     ev = Event(index=index, tool=lname or "tool", **kw)
-    cmd = args.get("command", args.get("cmd"))
-    if isinstance(cmd, list):
-        ev.argv = [str(x) for x in cmd]
-        ev.tool = "shell"
-    elif isinstance(cmd, str) and (lname in SHELL_TOOLS or lname not in
-                                   ("str_replace_editor", "text_editor", "file_editor", "edit")):
-        ev.command = cmd
-        ev.tool = "shell"
+    _command(ev, args, lname)
     if lname in PY_TOOLS or ("code" in args and isinstance(args.get("code"), str)):
         ev.code = str(args.get("code", args.get("_raw", "")))
         ev.tool = "python"
     path = args.get("path", args.get("file_path", args.get("filename")))
     if isinstance(path, str) and path:
-        sub = str(args.get("command", "")).lower()
-        if sub in ("view", "read") or lname in ("read", "read_file", "view", "cat", "open_file"):
-            ev.read.append(path)
-            ev.tool = "read"
-        elif sub or lname in ("write", "write_file", "create", "edit", "apply_patch", "insert"):
-            ev.write.append(path)
-            ev.tool = "write"
-            body = next((args[k] for k in ("file_text", "content", "new_str", "new_string",
-                                            "text", "insert_text") if isinstance(args.get(k), str)),
-                        None)
-            ev.content = body
-            ev.whole = sub == "create" or lname in ("write", "write_file", "create")
-        else:
-            ev.read.append(path)
+        _file_call(ev, args, lname, path)
+    _url_raw_workdir(ev, args, lname)
+    return ev
+
+
+def _url_raw_workdir(ev: Event, args: dict[str, Any], lname: str) -> None:
     url = args.get("url")
     if isinstance(url, str):
         ev.url = url
@@ -140,4 +131,28 @@ def tool_call_event(index: int, name: str, arguments: Any, **kw: Any) -> Event:
         ev.tool = "shell"
     if "workdir" in args and isinstance(args["workdir"], str):
         ev.cwd = args["workdir"]
-    return ev
+
+
+def _command(ev: Event, args: dict[str, Any], lname: str) -> None:
+    cmd = args.get("command", args.get("cmd"))
+    if isinstance(cmd, list):
+        ev.argv = [str(x) for x in cmd]
+        ev.tool = "shell"
+    elif isinstance(cmd, str) and (lname in SHELL_TOOLS or lname not in _EDITORS):
+        ev.command = cmd
+        ev.tool = "shell"
+
+
+def _file_call(ev: Event, args: dict[str, Any], lname: str, path: str) -> None:
+    """A call naming a file: a view/read, or a write/edit with the text it puts there."""
+    sub = str(args.get("command", "")).lower()
+    if sub in ("view", "read") or lname in _READERS:
+        ev.read.append(path)
+        ev.tool = "read"
+    elif sub or lname in _WRITERS:
+        ev.write.append(path)
+        ev.tool = "write"
+        ev.content = next((args[k] for k in _BODIES if isinstance(args.get(k), str)), None)
+        ev.whole = sub == "create" or lname in ("write", "write_file", "create")
+    else:
+        ev.read.append(path)

@@ -49,42 +49,57 @@ def _resolve(value: Any, attachments: dict[str, Any]) -> Any:
 def sample_events(sample: dict[str, Any], start: int = 0) -> Iterator[Event]:
     att = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
     where = f"sample {sample.get('id')} epoch {sample.get('epoch', 1)}"
-    index = start
     events = sample.get("events") if isinstance(sample.get("events"), list) else []
     tool_events = [e for e in events if isinstance(e, dict) and e.get("event") in ("tool", "sandbox")]
     if tool_events:
-        for e in tool_events:
+        for index, e in enumerate(tool_events, start=start):
             e = _resolve(e, att)
-            if e.get("event") == "tool":
-                ev = tool_call_event(index, str(e.get("function", "")), e.get("arguments"),
-                                     time=e.get("timestamp"), call_id=e.get("id"), where=where)
-                res = e.get("result")
-                ev.output = text_of(res) if res is not None else None
-                if e.get("error"):
-                    ev.output = (ev.output or "") + "\n" + text_of(e.get("error"))
-                yield ev
-            else:
-                action = e.get("action")
-                ev = Event(index, time=e.get("timestamp"), actor="harness", tool=f"sandbox.{action}",
-                           where=where, output=text_of(e.get("output")) or None)
-                if action == "exec":
-                    cmd = e.get("cmd")
-                    if isinstance(cmd, list):
-                        ev.argv = [str(x) for x in cmd]
-                    elif isinstance(cmd, str):
-                        ev.command = cmd
-                    opts = e.get("options") if isinstance(e.get("options"), dict) else {}
-                    if isinstance(opts.get("cwd"), str):
-                        ev.cwd = opts["cwd"]
-                elif action == "read_file" and e.get("file"):
-                    ev.read.append(str(e["file"]))
-                elif action == "write_file" and e.get("file"):
-                    ev.write.append(str(e["file"]))
-                    ev.content = e["contents"] if isinstance(e.get("contents"), str) else None
-                    ev.whole = True
-                yield ev
-            index += 1
+            yield _tool_event(index, e, where) if e.get("event") == "tool" else \
+                _sandbox_event(index, e, where)
         return
+    yield from _message_events(sample, att, where, start)
+
+
+def _tool_event(index: int, e: dict[str, Any], where: str) -> Event:
+    ev = tool_call_event(index, str(e.get("function", "")), e.get("arguments"),
+                         time=e.get("timestamp"), call_id=e.get("id"), where=where)
+    res = e.get("result")
+    ev.output = text_of(res) if res is not None else None
+    if e.get("error"):
+        ev.output = (ev.output or "") + "\n" + text_of(e.get("error"))
+    return ev
+
+
+def _sandbox_event(index: int, e: dict[str, Any], where: str) -> Event:
+    """A harness-level sandbox call: exec (a command), read_file, write_file."""
+    action = e.get("action")
+    ev = Event(index, time=e.get("timestamp"), actor="harness", tool=f"sandbox.{action}",
+               where=where, output=text_of(e.get("output")) or None)
+    if action == "exec":
+        _sandbox_exec(ev, e)
+    elif action == "read_file" and e.get("file"):
+        ev.read.append(str(e["file"]))
+    elif action == "write_file" and e.get("file"):
+        ev.write.append(str(e["file"]))
+        ev.content = e["contents"] if isinstance(e.get("contents"), str) else None
+        ev.whole = True
+    return ev
+
+
+def _sandbox_exec(ev: Event, e: dict[str, Any]) -> None:
+    cmd = e.get("cmd")
+    if isinstance(cmd, list):
+        ev.argv = [str(x) for x in cmd]
+    elif isinstance(cmd, str):
+        ev.command = cmd
+    opts = e.get("options") if isinstance(e.get("options"), dict) else {}
+    if isinstance(opts.get("cwd"), str):
+        ev.cwd = opts["cwd"]
+
+
+def _message_events(sample: dict[str, Any], att: dict[str, Any], where: str,
+                    index: int) -> Iterator[Event]:
+    """Samples without events: assistant tool calls, then tool messages."""
     for msg in sample.get("messages") or []:
         if not isinstance(msg, dict):
             continue

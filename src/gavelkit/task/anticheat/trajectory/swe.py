@@ -18,25 +18,32 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from gavelkit.task.anticheat.trajectory.events import Event, args_dict, text_of, tool_call_event
 
 ACTION_RX = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
-_SWE_READ = {"open", "goto_file", "cat"}
-_SWE_WRITE = {"create"}
 
 
 def looks_like_swe(doc: Any) -> bool:
-    if isinstance(doc, dict) and not doc.get("trajectory") and isinstance(doc.get("history"), list):
-        # SWE-agent's history is chat messages (role, message_type); a flat list of
-        # {"action": "run", ...} entries is old OpenHands output
-        return any(isinstance(h, dict) and ("message_type" in h or "role" in h)
-                   for h in doc["history"][:10])
-    return isinstance(doc, dict) and isinstance(doc.get("trajectory"), list) and (
-        not doc["trajectory"] or (isinstance(doc["trajectory"][0], dict)
-        and ("action" in doc["trajectory"][0] or "observation" in doc["trajectory"][0])))
+    if not isinstance(doc, dict):
+        return False
+    if not doc.get("trajectory") and isinstance(doc.get("history"), list):
+        return _chat_history(doc["history"])
+    traj = doc.get("trajectory")
+    return isinstance(traj, list) and (not traj or _step_like(traj[0]))
+
+
+def _chat_history(history: list[Any]) -> bool:
+    """SWE-agent's history is chat messages (role, message_type); a flat list of
+    {"action": "run", ...} entries is old OpenHands output."""
+    return any(isinstance(h, dict) and ("message_type" in h or "role" in h)
+               for h in history[:10])
+
+
+def _step_like(step: Any) -> bool:
+    return isinstance(step, dict) and ("action" in step or "observation" in step)
 
 
 def looks_like_mini(doc: Any) -> bool:
@@ -50,14 +57,21 @@ def looks_like_message_list(doc: Any) -> bool:
     """The early mini-swe-agent shape: the trajectory file is the bare list of messages
     (system, user task, then assistant turns with a fenced bash block and user turns
     with the observation)."""
-    if not (isinstance(doc, list) and len(doc) >= 2 and all(isinstance(m, dict)
-                                                            for m in doc[:20])):
+    if not (isinstance(doc, list) and len(doc) >= 2 and _roles_ok(doc[:20])):
         return False
-    roles = [m.get("role") for m in doc[:20]]
-    if not all(isinstance(r, str) for r in roles) or "assistant" not in roles:
+    return any(_fenced(m.get("content")) for m in doc[:40] if m.get("role") == "assistant")
+
+
+def _roles_ok(head: list[Any]) -> bool:
+    """Every message a dict with a string role, one of them the assistant's."""
+    if not all(isinstance(m, dict) for m in head):
         return False
-    return any(isinstance(m.get("content"), str | list) and "```" in str(m.get("content"))
-               for m in doc[:40] if m.get("role") == "assistant")
+    roles = [m.get("role") for m in head]
+    return all(isinstance(r, str) for r in roles) and "assistant" in roles
+
+
+def _fenced(content: Any) -> bool:
+    return isinstance(content, str | list) and "```" in str(content)
 
 
 def _state_cwd(state: Any) -> str | None:
@@ -82,32 +96,80 @@ def swe_action_event(index: int, action: str, cwd: str | None, output: str | Non
     ev = Event(index, tool="shell", cwd=cwd, output=output)
     if not words:
         return ev
-    head = words[0]
-    if head in _SWE_READ and len(words) > 1 and head != "cat":
-        ev.read.append(words[1])
-        ev.tool = "read"
-    elif head in _SWE_WRITE and len(words) > 1:
-        ev.write.append(words[1])
-        ev.tool = "write"
-    elif head in ("edit", "insert", "append"):
-        ev.tool = "edit"
-    elif head == "find_file" and len(words) > 1:
-        ev.listed.append(words[2] if len(words) > 2 else ".")
-        ev.tool = "list"
-    elif head == "search_dir" and len(words) > 1:
-        ev.read.append(words[2] if len(words) > 2 else ".")
-        ev.tool = "search"
-    elif head == "search_file" and len(words) > 2:
-        ev.read.append(words[2])
-        ev.tool = "search"
-    elif head == "str_replace_editor" and len(words) > 2:
-        (ev.read if words[1] == "view" else ev.write).append(words[2])
-        ev.tool = "read" if words[1] == "view" else "write"
-    elif head in ("submit", "scroll_up", "scroll_down", "goto", "exit_forfeit", "exit_cost"):
-        ev.tool = head
-    else:
+    tool = _SWE_TOOLS.get(words[0])
+    if tool is None or not tool(ev, words):
         ev.command = action
     return ev
+
+
+# -- SWE-agent's own tools: fill the event from the words; False: a shell line after all
+
+
+def _swe_open(ev: Event, words: list[str]) -> bool:
+    if len(words) > 1:
+        ev.read.append(words[1])
+        ev.tool = "read"
+        return True
+    return False
+
+
+def _swe_create(ev: Event, words: list[str]) -> bool:
+    if len(words) > 1:
+        ev.write.append(words[1])
+        ev.tool = "write"
+        return True
+    return False
+
+
+def _swe_edit(ev: Event, words: list[str]) -> bool:
+    ev.tool = "edit"
+    return True
+
+
+def _swe_find_file(ev: Event, words: list[str]) -> bool:
+    if len(words) > 1:
+        ev.listed.append(words[2] if len(words) > 2 else ".")
+        ev.tool = "list"
+        return True
+    return False
+
+
+def _swe_search_dir(ev: Event, words: list[str]) -> bool:
+    if len(words) > 1:
+        ev.read.append(words[2] if len(words) > 2 else ".")
+        ev.tool = "search"
+        return True
+    return False
+
+
+def _swe_search_file(ev: Event, words: list[str]) -> bool:
+    if len(words) > 2:
+        ev.read.append(words[2])
+        ev.tool = "search"
+        return True
+    return False
+
+
+def _swe_editor(ev: Event, words: list[str]) -> bool:
+    if len(words) > 2:
+        view = words[1] == "view"
+        (ev.read if view else ev.write).append(words[2])
+        ev.tool = "read" if view else "write"
+        return True
+    return False
+
+
+def _swe_control(ev: Event, words: list[str]) -> bool:
+    ev.tool = words[0]
+    return True
+
+
+_SWE_TOOLS = {"open": _swe_open, "goto_file": _swe_open, "create": _swe_create,
+              "edit": _swe_edit, "insert": _swe_edit, "append": _swe_edit,
+              "find_file": _swe_find_file, "search_dir": _swe_search_dir,
+              "search_file": _swe_search_file, "str_replace_editor": _swe_editor,
+              **dict.fromkeys(("submit", "scroll_up", "scroll_down", "goto", "exit_forfeit",
+                               "exit_cost"), _swe_control)}
 
 
 _CURDIR = re.compile(r"\(Current directory: ([^)\n]+)\)")
@@ -140,26 +202,29 @@ def swe_events(doc: dict[str, Any]) -> Iterator[Event]:
         yield from _history_events(doc.get("history") or [])
         return
     cwd = None
-    env = doc.get("environment")
     for i, step in enumerate(doc.get("trajectory") or []):
         if not isinstance(step, dict):
             continue
-        cwd = _state_cwd(step.get("state")) or cwd
-        if cwd is None:
-            m = _CURDIR.search(text_of(step.get("observation")))
-            cwd = m.group(1).strip() if m else None
+        cwd = _step_cwd(step, cwd)
         action = step.get("action")
         if not isinstance(action, str):
             continue
         ev = swe_action_event(i, action, cwd, text_of(step.get("observation")))
         ev.where = f"trajectory[{i}]"
-        if isinstance(env, str):
-            ev.actor = "agent"
         yield ev
 
 
+def _step_cwd(step: dict[str, Any], cwd: str | None) -> str | None:
+    """The folder a step runs in: its state's, else the last one, else the one its
+    observation reports."""
+    cwd = _state_cwd(step.get("state")) or cwd
+    if cwd is None:
+        m = _CURDIR.search(text_of(step.get("observation")))
+        cwd = m.group(1).strip() if m else None
+    return cwd
+
+
 _OPENERS = ("```bash", "```mswea_bash_command")
-OUTPUT_SEEN = Event(-1, actor="tool", tool="output")   # stands for outputs not read
 
 
 def default_actions(text: str) -> list[str]:
@@ -191,52 +256,64 @@ def _action_rx(cfg: dict[str, Any]) -> re.Pattern[str]:
     return ACTION_RX
 
 
-def mini_events(doc: dict[str, Any],
-                outputs: bool | Callable[[str], bool] = True) -> Iterator[Event]:
-    """Events of a mini-swe-agent trajectory. `outputs` False (or a predicate that says
-    no for an output's text) yields OUTPUT_SEEN instead of reading that output."""
-    cwd = None
+def _dict(d: dict[str, Any], key: str) -> dict[str, Any]:
+    val = d.get(key)
+    return val if isinstance(val, dict) else {}
+
+
+def mini_events(doc: dict[str, Any] | list[Any]) -> Iterator[Event]:
+    """Events of a mini-swe-agent trajectory: each executed action, each observation."""
     if isinstance(doc, list):
         doc = {"messages": doc}
-    info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
-    cfg = info.get("config") if isinstance(info.get("config"), dict) else {}
-    envcfg = cfg.get("environment") if isinstance(cfg.get("environment"), dict) else {}
-    action_rx = _action_rx(cfg)
-    if isinstance(envcfg.get("cwd"), str) and envcfg["cwd"]:
-        cwd = envcfg["cwd"]
-    index = 0
+    cfg = _dict(_dict(doc, "info"), "config")
+    envcfg = _dict(cfg, "environment")
+    cwd = envcfg["cwd"] if isinstance(envcfg.get("cwd"), str) and envcfg["cwd"] else None
+    walk = _MiniWalk(_action_rx(cfg), cwd)
     for i, msg in enumerate(doc.get("messages") or []):
-        if not isinstance(msg, dict):
-            continue
+        if isinstance(msg, dict):
+            yield from walk.message(i, msg)
+
+
+class _MiniWalk:
+    """The message walk of `mini_events`: numbers the events as it goes."""
+
+    def __init__(self, action_rx: re.Pattern[str], cwd: str | None) -> None:
+        self.rx = action_rx
+        self.cwd = cwd
+        self.index = 0
+
+    def message(self, i: int, msg: dict[str, Any]) -> Iterator[Event]:
         role = msg.get("role")
         if role == "assistant":
             calls = msg.get("tool_calls")
             if isinstance(calls, list) and calls:
-                for call in calls:
-                    fn = call.get("function") if isinstance(call, dict) else None
-                    if isinstance(fn, dict):
-                        ev = tool_call_event(index, str(fn.get("name", "bash")),
-                                             args_dict(fn.get("arguments")), cwd=cwd,
-                                             call_id=call.get("id"))
-                        ev.where = f"messages[{i}]"
-                        index += 1
-                        yield ev
-                continue
-            content = msg.get("content")
-            text = content if isinstance(content, str) else text_of(content)
-            blocks = default_actions(text) if action_rx is ACTION_RX else action_rx.findall(text)
-            if len(blocks) == 1:   # the agent runs exactly one block, else nothing
-                block = blocks[0] if isinstance(blocks[0], str) else blocks[0][-1]
-                yield Event(index, tool="shell", command=block.strip(), cwd=cwd,
-                            where=f"messages[{i}]")
-                index += 1
+                yield from self.calls(i, calls)
+            else:
+                yield from self.block(i, msg.get("content"))
         elif role in ("user", "tool") and i > 1:
             content = msg.get("content")
             text = content if isinstance(content, str) else text_of(content)
             if "<returncode>" in text or "<output>" in text or role == "tool":
-                if not (outputs is True or (outputs and outputs(text))):
-                    yield OUTPUT_SEEN      # counted, never read
-                    continue
-                yield Event(index, actor="tool", tool="output", output=text_of(text),
-                            cwd=cwd, where=f"messages[{i}]")
-                index += 1
+                yield Event(self.index, actor="tool", tool="output", output=text,
+                            cwd=self.cwd, where=f"messages[{i}]")
+                self.index += 1
+
+    def calls(self, i: int, calls: list[Any]) -> Iterator[Event]:
+        for call in calls:
+            fn = call.get("function") if isinstance(call, dict) else None
+            if isinstance(fn, dict):
+                ev = tool_call_event(self.index, str(fn.get("name", "bash")),
+                                     args_dict(fn.get("arguments")), cwd=self.cwd,
+                                     call_id=call.get("id"))
+                ev.where = f"messages[{i}]"
+                self.index += 1
+                yield ev
+
+    def block(self, i: int, content: Any) -> Iterator[Event]:
+        text = content if isinstance(content, str) else text_of(content)
+        blocks = default_actions(text) if self.rx is ACTION_RX else self.rx.findall(text)
+        if len(blocks) == 1:   # the agent runs exactly one block, else nothing
+            block = blocks[0] if isinstance(blocks[0], str) else blocks[0][-1]
+            yield Event(self.index, tool="shell", command=block.strip(), cwd=self.cwd,
+                        where=f"messages[{i}]")
+            self.index += 1
