@@ -70,36 +70,63 @@ def _join(w: Any, qual: str, recv: Any, args: list[Any], kw: dict[str, Any],
     return posixpath.join(*parts)
 
 
-def _str_method(w: Any, name: str, recv: str, args: list[Any], kw: dict[str, Any]) -> Any:
-    if name == "join":
-        items = args[0] if args and isinstance(args[0], list) else None
-        if items is None:
-            return UNKNOWN if recv else None
-        return recv.join(x if isinstance(x, str) else UNKNOWN for x in items)
-    if name == "format":
-        try:
-            return recv.format(*[a if isinstance(a, str | int) else UNKNOWN for a in args],
-                               **{k: (v if isinstance(v, str | int) else UNKNOWN)
-                                  for k, v in kw.items()})
-        except (IndexError, KeyError, ValueError):
-            return UNKNOWN
-    if name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(
-            args[1], str):
+def _str_join(recv: str, args: list[Any], kw: dict[str, Any]) -> Any:
+    items = args[0] if args and isinstance(args[0], list) else None
+    if items is None:
+        return UNKNOWN if recv else None
+    return recv.join(x if isinstance(x, str) else UNKNOWN for x in items)
+
+
+def _known(v: Any) -> Any:
+    return v if isinstance(v, str | int) else UNKNOWN
+
+
+def _str_format(recv: str, args: list[Any], kw: dict[str, Any]) -> Any:
+    try:
+        return recv.format(*[_known(a) for a in args], **{k: _known(v) for k, v in kw.items()})
+    except (IndexError, KeyError, ValueError):
+        return UNKNOWN
+
+
+def _str_replace(recv: str, args: list[Any], kw: dict[str, Any]) -> Any:
+    if len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
         return recv.replace(args[0], args[1])
-    if name in ("strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title"):
-        return getattr(recv, name)(*[a for a in args if isinstance(a, str)][:1])
-    if name in ("encode", "decode"):
-        if args and isinstance(args[0], str) and args[0].replace("_", "").lower() in (
-                "rot13", "hex", "base64"):
-            kind = {"rot13": "rot13", "hex": "hex", "base64": "b64"}[
-                args[0].replace("_", "").lower()]
-            return _decode(kind, recv)
-        return recv
-    if name in ("removeprefix", "removesuffix") and args and isinstance(args[0], str):
-        return getattr(recv, name)(args[0])
-    if name == "split":
-        return recv.split(*[a for a in args if isinstance(a, str)][:1])
     return None
+
+
+_CODECS = {"rot13": "rot13", "hex": "hex", "base64": "b64"}
+
+
+def _str_codec(recv: str, args: list[Any], kw: dict[str, Any]) -> Any:
+    """`.encode`/`.decode`: rot13, hex and base64 decode; any other codec keeps the text."""
+    kind = _CODECS.get(args[0].replace("_", "").lower()) if args and isinstance(
+        args[0], str) else None
+    return _decode(kind, recv) if kind else recv
+
+
+def _str_case(name: str) -> Callable[[str, list[Any], dict[str, Any]], Any]:
+    def fn(recv: str, args: list[Any], kw: dict[str, Any]) -> Any:
+        return getattr(recv, name)(*[a for a in args if isinstance(a, str)][:1])
+    return fn
+
+
+def _str_affix(name: str) -> Callable[[str, list[Any], dict[str, Any]], Any]:
+    def fn(recv: str, args: list[Any], kw: dict[str, Any]) -> Any:
+        return getattr(recv, name)(args[0]) if args and isinstance(args[0], str) else None
+    return fn
+
+
+_STR_METHODS: dict[str, Callable[[str, list[Any], dict[str, Any]], Any]] = {
+    "join": _str_join, "format": _str_format, "replace": _str_replace,
+    "encode": _str_codec, "decode": _str_codec, "split": _str_case("split"),
+    **{n: _str_case(n) for n in ("strip", "lstrip", "rstrip", "lower", "upper", "casefold",
+                                 "title")},
+    **{n: _str_affix(n) for n in ("removeprefix", "removesuffix")}}
+
+
+def _str_method(w: Any, name: str, recv: str, args: list[Any], kw: dict[str, Any]) -> Any:
+    fn = _STR_METHODS.get(name)
+    return fn(recv, args, kw) if fn is not None else None
 
 
 def _decoder(kind: str) -> Fn:
@@ -171,15 +198,36 @@ def _getenv(w: Any, qual: str, recv: Any, args: list[Any], kw: dict[str, Any],
     return None
 
 
+def _fs_target(w: Any, name: str, recv: Any, args: list[Any]) -> str | None:
+    """The path an open/read/list call acts on: its first argument, else the receiver
+    (`Path(p).read_text()`, `Path(p).open("r")`)."""
+    target = _path_of(w, args[0]) if args else _path_of(w, recv)
+    if name in ("read_text", "read_bytes", "open") and isinstance(recv, str) and (
+            name != "open" or not args or not isinstance(args[0], str)
+            or args[0] in ("r", "rb", "w", "wb", "a")):
+        return recv
+    return target
+
+
+def _fs_list(w: Any, name: str, recv: Any, target: str) -> Any:
+    pat = target if name not in ("glob", "rglob") or not isinstance(recv, str) else \
+        posixpath.join(recv, ("**/" if name == "rglob" else "") + target)
+    w.fx.lists.append(pat)
+    if any(c in pat for c in "*?["):
+        return [pat]
+    return [posixpath.join(pat, RECURSIVE)] if name != "walk" else pat
+
+
+def _writes(args: list[Any], kw: dict[str, Any]) -> bool:
+    """Does open() get a writing mode?"""
+    mode = args[1] if len(args) > 1 and isinstance(args[1], str) else kw.get("mode")
+    return isinstance(mode, str) and any(c in mode for c in "wax+")
+
+
 def _fs(w: Any, qual: str, name: str, recv: Any, args: list[Any], kw: dict[str, Any]) -> Any:
     """open/read/list/copy calls: record the path; return what the call evaluates to."""
-    target = _path_of(w, args[0]) if args else _path_of(w, recv)
-    if name in ("read_text", "read_bytes", "open") and recv is not None and isinstance(
-            recv, str):
-        target = recv if name != "open" or not args or not isinstance(args[0], str) or \
-            args[0] in ("r", "rb", "w", "wb", "a") else target
-    mode = args[1] if len(args) > 1 and isinstance(args[1], str) else kw.get("mode")
-    if name == "open" and isinstance(mode, str) and any(c in mode for c in "wax+"):
+    target = _fs_target(w, name, recv, args)
+    if name == "open" and _writes(args, kw):
         if target is not None:
             w.fx.writes.append((target, None))
         return target
@@ -190,23 +238,26 @@ def _fs(w: Any, qual: str, name: str, recv: Any, args: list[Any], kw: dict[str, 
     if target is None:
         return None
     if name in _LIST:
-        pat = target if name not in ("glob", "rglob") or not isinstance(recv, str) else \
-            posixpath.join(recv, ("**/" if name == "rglob" else "") + target)
-        w.fx.lists.append(pat)
-        if any(c in pat for c in "*?["):
-            return [pat]
-        return [posixpath.join(pat, RECURSIVE)] if name != "walk" else pat
+        return _fs_list(w, name, recv, target)
     w.fx.reads.append(target)
     return target
 
 
-def _run(w: Any, qual: str, name: str, args: list[Any], kw: dict[str, Any]) -> Any:
+_SHELL_RUNNERS = ("system", "popen", "getoutput", "getstatusoutput", "create_subprocess_shell")
+
+
+def _run_command(name: str, args: list[Any], kw: dict[str, Any]) -> Any:
+    """What a run call runs: its command (a string or list), exec*/spawn* argument lists."""
     cmd = args[0] if args else kw.get("args")
-    shell = kw.get("shell") is True or name in ("system", "popen", "getoutput",
-                                                "getstatusoutput", "create_subprocess_shell")
     if name.startswith(("exec", "spawn")) and len(args) >= 2:
         cmd = [a if isinstance(a, str) else UNKNOWN for a in args[1:]] \
             if not isinstance(args[1], list) else args[1]
+    return cmd
+
+
+def _run(w: Any, qual: str, name: str, args: list[Any], kw: dict[str, Any]) -> Any:
+    cmd = _run_command(name, args, kw)
+    shell = kw.get("shell") is True or name in _SHELL_RUNNERS
     if isinstance(cmd, str):
         if shell:
             w.fx.shells.append(cmd)
@@ -287,22 +338,32 @@ _BY_QUAL: dict[str, Fn] = {
 }
 
 
-def apply(w: Any, qual: str, name: str, recv: Any, args: list[Any], kw: dict[str, Any],
-          node: ast.Call) -> Any:
+def _runs(qual: str, name: str) -> bool:
+    """Is this call one that runs a command (os.system, subprocess.run, …)?"""
+    return name in _RUN and (qual.startswith(("os.", "subprocess.", "sp.", "pty."))
+                             or qual in ("asyncio.create_subprocess_exec",
+                                         "asyncio.create_subprocess_shell")
+                             or (qual == name and name not in ("run", "call")))
+
+
+def _by_name(qual: str, name: str) -> Fn | None:
     fn = _BY_QUAL.get(qual) or (_BY_QUAL.get(name) if "." not in qual else None)
     if fn is None and qual.endswith(".join") and qual.split(".")[0] in ("os", "posixpath"):
         fn = _join
+    return fn
+
+
+def apply(w: Any, qual: str, name: str, recv: Any, args: list[Any], kw: dict[str, Any],
+          node: ast.Call) -> Any:
+    fn = _by_name(qual, name)
     if fn is not None:
         return fn(w, qual, recv, args, kw, node)
-    if name in _RUN and (qual.startswith(("os.", "subprocess.", "sp.", "pty."))
-                         or qual in ("asyncio.create_subprocess_exec",
-                                     "asyncio.create_subprocess_shell")
-                         or (qual == name and name not in ("run", "call"))):
+    if _runs(qual, name):
         return _run(w, qual, name, args, kw)
     if name in _READ or name in _LIST or name in _COPY:
         return _fs(w, qual, name, recv, args, kw)
     if isinstance(recv, str):
         return _str_method(w, name, recv, args, kw)
-    if name == "getsource" or name == "getsourcefile" or name == "getfile":
+    if name in ("getsource", "getsourcefile", "getfile"):
         w.fx.strings.append("__getsource__")
     return None

@@ -70,40 +70,46 @@ class _Walker:
             self.stmt(st)
 
     def stmt(self, st: ast.stmt) -> None:
-        if isinstance(st, ast.Assign):
-            val = self.val(st.value)
-            for t in st.targets:
-                self.bind(t, val)
-        elif isinstance(st, ast.AnnAssign) and st.value is not None:
-            self.bind(st.target, self.val(st.value))
-        elif isinstance(st, ast.AugAssign):
-            self.augassign(st)
-        elif isinstance(st, ast.For | ast.AsyncFor):
-            self.loop(st)
-        elif isinstance(st, ast.Import | ast.ImportFrom):
-            self.imports(st)
-        elif isinstance(st, ast.With | ast.AsyncWith):
-            for item in st.items:
-                val = self.val(item.context_expr)
-                if item.optional_vars is not None:
-                    self.bind(item.optional_vars, val)
-            self.block(st.body)
+        handler = _STMT.get(type(st))
+        if handler is not None:
+            handler(self, st)
         else:
             self.generic(st)
+
+    def assign(self, st: ast.Assign) -> None:
+        val = self.val(st.value)
+        for t in st.targets:
+            self.bind(t, val)
+
+    def annassign(self, st: ast.AnnAssign) -> None:
+        if st.value is not None:
+            self.bind(st.target, self.val(st.value))
+        else:
+            self.generic(st)
+
+    def with_(self, st: ast.With | ast.AsyncWith) -> None:
+        for item in st.items:
+            val = self.val(item.context_expr)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, val)
+        self.block(st.body)
 
     def generic(self, st: ast.stmt) -> None:
         for name, value in ast.iter_fields(st):
             if name in ("body", "orelse", "finalbody", "handlers") and isinstance(value, list):
-                for sub in value:
-                    if isinstance(sub, ast.ExceptHandler):
-                        self.block(sub.body)
-                    elif isinstance(sub, ast.stmt):
-                        self.block([sub])
+                self._bodies(value)
             elif isinstance(value, ast.expr):
                 self.val(value)
             elif name == "cases" and isinstance(value, list):
                 for case in value:
                     self.block(case.body)
+
+    def _bodies(self, value: list[Any]) -> None:
+        for sub in value:
+            if isinstance(sub, ast.ExceptHandler):
+                self.block(sub.body)
+            elif isinstance(sub, ast.stmt):
+                self.block([sub])
 
     def augassign(self, st: ast.AugAssign) -> None:
         if isinstance(st.target, ast.Name) and isinstance(st.op, ast.Add):
@@ -196,33 +202,56 @@ def _joined(w: _Walker, node: ast.JoinedStr) -> Any:
     return text
 
 
+def _add(w: _Walker, a: Any, b: Any) -> Any:
+    if (isinstance(a, str) and isinstance(b, str)) or (isinstance(a, list) and isinstance(
+            b, list)):
+        res = a + b
+        if isinstance(res, str):
+            w.fx.strings.append(res)
+        return res
+    return UNKNOWN if isinstance(a, str) or isinstance(b, str) else None
+
+
+def _div(w: _Walker, a: Any, b: Any) -> Any:
+    return posixpath.join(a, b) if isinstance(a, str) and isinstance(b, str) else _NO_STR
+
+
+def _mod(w: _Walker, a: Any, b: Any) -> Any:
+    if not isinstance(a, str):
+        return _NO_STR
+    vals = b if isinstance(b, list) else [b]
+    try:
+        return a % tuple(v if isinstance(v, str | int) else UNKNOWN for v in vals)
+    except (TypeError, ValueError):
+        return UNKNOWN
+
+
+def _mult(w: _Walker, a: Any, b: Any) -> Any:
+    return a * min(b, 64) if isinstance(a, str) and isinstance(b, int) else _NO_STR
+
+
+_NO_STR = object()      # the operator's string rule does not apply: numbers may
+_STR_OPS: dict[type, Any] = {ast.Add: _add, ast.Div: _div, ast.Mod: _mod, ast.Mult: _mult}
+
+
 def _binop(w: _Walker, node: ast.BinOp) -> Any:
     a, b = w.val(node.left), w.val(node.right)
-    if isinstance(node.op, ast.Add):
-        if (isinstance(a, str) and isinstance(b, str)) or (isinstance(a, list) and isinstance(
-                b, list)):
-            res = a + b
-            if isinstance(res, str):
-                w.fx.strings.append(res)
+    rule = _STR_OPS.get(type(node.op))
+    if rule is not None:
+        res = rule(w, a, b)
+        if res is not _NO_STR:
             return res
-        return UNKNOWN if isinstance(a, str) or isinstance(b, str) else None
-    if isinstance(node.op, ast.Div) and isinstance(a, str) and isinstance(b, str):
-        return posixpath.join(a, b)
-    if isinstance(node.op, ast.Mod) and isinstance(a, str):
-        vals = b if isinstance(b, list) else [b]
-        try:
-            return a % tuple(v if isinstance(v, str | int) else UNKNOWN for v in vals)
-        except (TypeError, ValueError):
-            return UNKNOWN
-    if isinstance(node.op, ast.Mult) and isinstance(a, str) and isinstance(b, int):
-        return a * min(b, 64)
     if isinstance(a, int) and isinstance(b, int) and not isinstance(node.op, ast.Pow):
-        try:
-            return eval(compile(ast.Expression(ast.BinOp(ast.Constant(a), node.op,
-                                                         ast.Constant(b))), "<n>", "eval"))
-        except (ArithmeticError, TypeError, ValueError):
-            return None
+        return _arith(a, b, node.op)
     return None
+
+
+def _arith(a: int, b: int, op: ast.operator) -> Any:
+    try:
+        return eval(compile(ast.Expression(ast.BinOp(ast.Constant(a), op, ast.Constant(b))),
+                            "<n>", "eval"))
+    except (ArithmeticError, TypeError, ValueError):
+        return None
 
 
 def _seq(w: _Walker, node: ast.List | ast.Tuple) -> Any:
@@ -233,19 +262,20 @@ def _subscript(w: _Walker, node: ast.Subscript) -> Any:
     base = w.val(node.value)
     sl = node.slice
     if isinstance(sl, ast.Slice):
-        lo, hi, step = (w.val(x) if x is not None else None for x in (sl.lower, sl.upper,
-                                                                       sl.step))
-        if isinstance(base, str | list) and all(x is None or isinstance(x, int)
-                                                for x in (lo, hi, step)) and step != 0:
-            return base[lo:hi:step]
-        return None
+        return _slice(w, base, sl)
     idx = w.val(sl)
-    if isinstance(base, list) and isinstance(idx, int) and -len(base) <= idx < len(base):
-        return base[idx]
     if isinstance(base, dict) and isinstance(idx, str):
         return base.get(idx)
-    if isinstance(base, str) and isinstance(idx, int) and -len(base) <= idx < len(base):
+    if isinstance(base, list | str) and isinstance(idx, int) and -len(base) <= idx < len(base):
         return base[idx]
+    return None
+
+
+def _slice(w: _Walker, base: Any, sl: ast.Slice) -> Any:
+    lo, hi, step = (w.val(x) if x is not None else None for x in (sl.lower, sl.upper, sl.step))
+    if isinstance(base, str | list) and all(x is None or isinstance(x, int)
+                                            for x in (lo, hi, step)) and step != 0:
+        return base[lo:hi:step]
     return None
 
 
@@ -290,6 +320,11 @@ def _lambda(w: _Walker, node: ast.Lambda) -> Any:
     return None
 
 
+_STMT: dict[type, Any] = {ast.Assign: _Walker.assign, ast.AnnAssign: _Walker.annassign,
+                          ast.AugAssign: _Walker.augassign, ast.For: _Walker.loop,
+                          ast.AsyncFor: _Walker.loop, ast.Import: _Walker.imports,
+                          ast.ImportFrom: _Walker.imports, ast.With: _Walker.with_,
+                          ast.AsyncWith: _Walker.with_}
 _EXPR: dict[type, Any] = {ast.Constant: _constant, ast.Name: _name, ast.JoinedStr: _joined,
                           ast.BinOp: _binop, ast.List: _seq, ast.Tuple: _seq,
                           ast.Subscript: _subscript, ast.Attribute: _attribute,
