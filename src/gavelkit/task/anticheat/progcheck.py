@@ -61,21 +61,36 @@ def strip_wrappers(argv: list[str], globs: set[int]) -> tuple[list[str], set[int
     while argv:
         head = posixpath.basename(argv[0])
         if head in KEYWORDS:
-            argv, globs = argv[1:], {i - 1 for i in globs if i > 0}
-            continue
-        if head not in WRAPPERS:
+            k = 1
+        elif head in WRAPPERS:
+            k = _wrapper_words(head, argv, env)
+        else:
             break
-        k = 1
-        while k < len(argv) and (argv[k].startswith("-") or "=" in argv[k]
-                                 or (head == "timeout" and _TIMEOUT.fullmatch(argv[k]))
-                                 or (head in ("nice", "su", "taskset") and k > 0
-                                     and argv[k - 1] in ("-n", "-c", "-u"))):
-            if "=" in argv[k] and not argv[k].startswith("-"):
-                name, _, val = argv[k].partition("=")
-                env[name] = val
-            k += 1
         argv, globs = argv[k:], {i - k for i in globs if i >= k}
     return argv, globs, env
+
+
+def _wrapper_words(head: str, argv: list[str], env: dict[str, str]) -> int:
+    """How many words the wrapper `head` takes (itself, options, values, X=Y)."""
+    k = 1
+    while k < len(argv) and _wrapper_option(head, argv, k):
+        if "=" in argv[k] and not argv[k].startswith("-"):
+            name, _, val = argv[k].partition("=")
+            env[name] = val
+        k += 1
+    return k
+
+
+def _wrapper_option(head: str, argv: list[str], k: int) -> bool:
+    a = argv[k]
+    return (a.startswith("-") or "=" in a or (head == "timeout" and bool(_TIMEOUT.fullmatch(a)))
+            or (head in ("nice", "su", "taskset") and argv[k - 1] in ("-n", "-c", "-u")))
+
+
+def program_name(word: str) -> str:
+    """The program a command word names: its base name, `python3.11` as `python`."""
+    prog = posixpath.basename(word)
+    return re.sub(r"(\d+(\.\d+)*)$", "", prog) if prog.startswith("python") else prog
 
 
 class ProgramChecks:
@@ -101,22 +116,17 @@ class ProgramChecks:
         if sc is not None:
             env = {**sc.env, **env}
         self._env_paths(env, cwd, hits)
-        prog = posixpath.basename(argv[0])
-        if prog.startswith("python"):
-            prog = re.sub(r"(\d+(\.\d+)*)$", "", prog)
+        prog = program_name(argv[0])
         if "/" in argv[0] and UNKNOWN not in argv[0]:
             self._path(argv[0], cwd, "read", False, hits, "running a program from")
         cmdrules.check(self.ctx, prog, argv, cwd, hits, piped_from, self._path)
-        handler = _HANDLERS.get(prog) or (_HANDLERS["python"] if prog in (
-            "pypy", "pypy3", "ipython") else None)
+        handler = _HANDLERS.get(prog)
         if handler is not None:
             handler(self, argv, cwd, globs, hits, heredoc, depth, stdin_paths, sc)
-            return
-        if prog in NOOP or prog in SHELLS:
-            if prog in SHELLS:
-                self._shell_script(argv, cwd, hits)
-            return
-        self._generic(prog, argv, cwd, globs, hits)
+        elif prog in SHELLS:
+            self._shell_script(argv, cwd, hits)
+        elif prog not in NOOP:
+            self._generic(prog, argv, cwd, globs, hits)
 
     def _env_paths(self, env: dict[str, str], cwd: str | None, hits: list[Hit]) -> None:
         for name in PATH_VARS:
@@ -142,19 +152,23 @@ class ProgramChecks:
             self._syntax_paths(prog, args, syn, access, cwd, globs, hits)
             return
         positional = _positional(prog, args)
-        if prog in LISTERS and not positional and prog in ("ls", "tree", "du", "exa", "eza", "ll"):
+        if not positional and prog in ("ls", "tree", "du", "exa", "eza", "ll"):
             positional = [(".", -1)]
         if prog in COPIERS and len(positional) >= 2:
-            *srcs, dst = positional
-            for word, i in srcs:
-                self._path(word, cwd, "read", i + 1 in globs, hits, prog)
-            self._path(dst[0], cwd, "write", False, hits, prog)
+            self._copy(prog, positional, cwd, globs, hits)
             return
         # a program the syntax table does not know may not read its words at all: an
         # unknown word there is not a path of a reading program
         for word, i in positional:
             for part in _split_assign(word):
                 self._path(part, cwd, access, i + 1 in globs, hits, prog, strict=False)
+
+    def _copy(self, prog: str, positional: list[tuple[str, int]], cwd: str | None,
+              globs: set[int], hits: list[Hit]) -> None:
+        *srcs, dst = positional
+        for word, i in srcs:
+            self._path(word, cwd, "read", i + 1 in globs, hits, prog)
+        self._path(dst[0], cwd, "write", False, hits, prog)
 
     def _syntax_paths(self, prog: str, args: list[str], syn: Any, access: str,
                       cwd: str | None, globs: set[int], hits: list[Hit]) -> None:
@@ -163,32 +177,18 @@ class ProgramChecks:
             found = [(w, i, "write") for w, i, _ in found]
         for word, i, acc in found:
             self._path(word, cwd, acc if access != "list" else "list", i in globs, hits, prog)
-        recursive = any(a.startswith("-") and ("r" in a.lstrip("-")[:3] or a == "--recursive")
-                        for a in args)
-        if (prog in ("grep", "egrep", "fgrep", "rg", "ag", "ack") and not words[1:] and
-                recursive) or (prog in ("rg", "ag", "ack") and not words[1:]):
+        if _searches_here(prog, args, words):
             self._path(".", cwd, "read", False, hits, prog)
 
     # -- handlers
     def _h_xargs(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
                  heredoc: str | None, depth: int, stdin_paths: Sequence[str],
                  sc: SimpleCommand | None) -> None:
-        k = 1
-        replace = None
-        while k < len(argv) and argv[k].startswith("-"):
-            if argv[k] in ("-I", "-i") and k + 1 < len(argv):
-                replace = argv[k + 1]
-            k += 2 if argv[k] in ("-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a") else 1
+        k, replace = _xargs_options(argv)
         rest = argv[k:] or ["echo"]
-        items = list(stdin_paths)
-        if heredoc is not None:
-            items += [x for x in re.split(r"[\n\0 ]+", heredoc) if x]
-        elif sc is not None and sc.stdin_unknown and not items:
-            items = [UNKNOWN]
-        if replace and items:
-            inner = [[w.replace(replace, it) for w in rest] for it in items[:16]]
-        else:
-            inner = [rest + items]
+        items = _xargs_items(stdin_paths, heredoc, sc)
+        inner = [[w.replace(replace, it) for w in rest] for it in items[:16]] \
+            if replace and items else [rest + items]
         for cmd in inner:
             marks = set(range(len(rest), len(cmd))) | {
                 i for i, w in enumerate(cmd) if _GLOBCH.search(w) and w not in rest}
@@ -207,35 +207,38 @@ class ProgramChecks:
                   heredoc: str | None, depth: int, stdin_paths: Sequence[str],
                   sc: SimpleCommand | None) -> None:
         args = argv[1:]
-        k = 0
-        while k < len(args):
-            a = args[k]
-            if a == "-c" and k + 1 < len(args):
-                self._python(args[k + 1], cwd, hits, depth + 1)
-                return
-            if a == "-m" and k + 1 < len(args):
-                mod = args[k + 1].replace(".", "/")
-                for cand in (f"{mod}.py", f"{mod}/__main__.py"):
-                    self._run_written(cand, cwd, hits, depth, f"python -m {args[k + 1]}")
-                self._argv([args[k + 1], *args[k + 2:]], cwd, set(), hits, heredoc, depth + 1,
-                           sc=sc)
-                return
-            if a == "-" or not a.startswith("-"):
-                break
-            k += 2 if a in ("-W", "-X", "-Q") else 1
+        k, flag = _python_options(args)
+        if flag is not None:
+            self._python_flag(flag, args[k + 1], args[k + 2:], cwd, hits, heredoc, depth, sc)
+            return
         rest = args[k:]
         if rest and rest[0] != "-":
-            self._path(rest[0], cwd, "read", False, hits, "python")
-            self._run_written(rest[0], cwd, hits, depth, "python")
-            for b in rest[1:]:
-                if not b.startswith("-"):
-                    self._path(b, cwd, "read", False, hits, "python", strict=False)
-            return
-        if heredoc is not None:
+            self._python_script(rest, cwd, hits, depth)
+        elif heredoc is not None:
             self._python(heredoc, cwd, hits, depth + 1)
         elif sc is not None and sc.stdin_unknown:
             self._unverifiable(hits, f"{argv[0]} runs Python code from its input, which could "
                                      "not be resolved (obfuscated or built at run time)")
+
+    def _python_flag(self, flag: str, value: str, rest: list[str], cwd: str | None,
+                     hits: list[Hit], heredoc: str | None, depth: int,
+                     sc: SimpleCommand | None) -> None:
+        """`python -c CODE` runs CODE; `python -m MOD` runs a written MOD.py or the program."""
+        if flag == "-c":
+            self._python(value, cwd, hits, depth + 1)
+            return
+        mod = value.replace(".", "/")
+        for cand in (f"{mod}.py", f"{mod}/__main__.py"):
+            self._run_written(cand, cwd, hits, depth, f"python -m {value}")
+        self._argv([value, *rest], cwd, set(), hits, heredoc, depth + 1, sc=sc)
+
+    def _python_script(self, rest: list[str], cwd: str | None, hits: list[Hit],
+                       depth: int) -> None:
+        self._path(rest[0], cwd, "read", False, hits, "python")
+        self._run_written(rest[0], cwd, hits, depth, "python")
+        for b in rest[1:]:
+            if not b.startswith("-"):
+                self._path(b, cwd, "read", False, hits, "python", strict=False)
 
     def _run_written(self, path: str, cwd: str | None, hits: list[Hit], depth: int,
                      how: str) -> None:
@@ -278,20 +281,23 @@ class ProgramChecks:
                                          f"({path}) were built from text the scan could not "
                                          "resolve")
             return
+        how = f"{argv[0]} -r {path}"
         for kind, value in requirement_names(body):
             if kind == "file":
                 self._requirements(value, posixpath.dirname(full), hits, argv, level + 1)
             elif kind == "url":
-                cmdrules.urls(self.ctx, [value], hits, f"{argv[0]} -r {path}", self._path)
+                cmdrules.urls(self.ctx, [value], hits, how, self._path)
             elif kind == "path":
-                self._path(value, posixpath.dirname(full), "read", False, hits,
-                           f"{argv[0]} -r {path}")
+                self._path(value, posixpath.dirname(full), "read", False, hits, how)
             else:
-                m = cmdrules.WORD.match(value)
-                if m and norm(m.group(0)) in self.ctx.targets:
-                    command_hit(self.ctx, "install-target", argv, hits,
-                                f"{' '.join(argv)[:120]} (the requirements file {path} names "
-                                f"{m.group(0)})")
+                self._requirement(value, path, argv, hits)
+
+    def _requirement(self, value: str, path: str, argv: list[str], hits: list[Hit]) -> None:
+        m = cmdrules.WORD.match(value)
+        if m and norm(m.group(0)) in self.ctx.targets:
+            command_hit(self.ctx, "install-target", argv, hits,
+                        f"{' '.join(argv)[:120]} (the requirements file {path} names "
+                        f"{m.group(0)})")
 
     def _h_runner(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
                   heredoc: str | None, depth: int, stdin_paths: Sequence[str],
@@ -348,6 +354,54 @@ class ProgramChecks:
             self._store_patch(text, cwd, hits)  # type: ignore[attr-defined]
 
 
+_XARGS_VALUE = ("-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a")
+
+
+def _searches_here(prog: str, args: list[str], words: list[str]) -> bool:
+    """A recursive grep (or rg/ag/ack) without a path searches the working folder."""
+    if words[1:]:
+        return False
+    if prog in ("rg", "ag", "ack"):
+        return True
+    return prog in ("grep", "egrep", "fgrep") and any(
+        a.startswith("-") and ("r" in a.lstrip("-")[:3] or a == "--recursive") for a in args)
+
+
+def _python_options(args: list[str]) -> tuple[int, str | None]:
+    """Where python's options end, and the -c/-m there (with its value after it)."""
+    k = 0
+    while k < len(args):
+        a = args[k]
+        if a in ("-c", "-m") and k + 1 < len(args):
+            return k, a
+        if a == "-" or not a.startswith("-"):
+            break
+        k += 2 if a in ("-W", "-X", "-Q") else 1
+    return k, None
+
+
+def _xargs_items(stdin_paths: Sequence[str], heredoc: str | None,
+                 sc: SimpleCommand | None) -> list[str]:
+    """What xargs reads: the paths piped to it, its known input, else UNKNOWN."""
+    items = list(stdin_paths)
+    if heredoc is not None:
+        items += [x for x in re.split(r"[\n\0 ]+", heredoc) if x]
+    elif sc is not None and sc.stdin_unknown and not items:
+        items = [UNKNOWN]
+    return items
+
+
+def _xargs_options(argv: list[str]) -> tuple[int, str | None]:
+    """The index of xargs's command and its -I/-i replacement string."""
+    k = 1
+    replace = None
+    while k < len(argv) and argv[k].startswith("-"):
+        if argv[k] in ("-I", "-i") and k + 1 < len(argv):
+            replace = argv[k + 1]
+        k += 2 if argv[k] in _XARGS_VALUE else 1
+    return k, replace
+
+
 def _positional(prog: str, args: list[str]) -> list[tuple[str, int]]:
     """Fallback for programs the syntax table does not list: every non-option word."""
     out: list[tuple[str, int]] = []
@@ -381,5 +435,7 @@ _HANDLERS: dict[str, Callable[..., None]] = {
     "http": ProgramChecks._h_fetch, "https": ProgramChecks._h_fetch,
     "aria2c": ProgramChecks._h_fetch, "find": ProgramChecks._h_find,
     "tar": ProgramChecks._h_tar, "bsdtar": ProgramChecks._h_tar, "gtar": ProgramChecks._h_tar,
+    "pypy": ProgramChecks._h_python, "pypy3": ProgramChecks._h_python,
+    "ipython": ProgramChecks._h_python,
     "apply_patch": ProgramChecks._h_patch, "applypatch": ProgramChecks._h_patch,
 }
