@@ -52,36 +52,84 @@ def command_hit(ctx: Context, rule_id: str, argv: list[str], hits: list[Hit],
 def check(ctx: Context, prog: str, argv: list[str], cwd: str | None, hits: list[Hit],
           piped_from: SimpleCommand | None, path_fn: PathFn) -> None:
     """Apply every command rule to one simple command."""
-    words = [a for a in argv[1:] if not a.startswith("-")]
-    joined = " ".join(argv)
+    cmd = _Cmd(ctx, prog, argv, cwd, piped_from, path_fn)
     for rule in ctx.commands:
-        if rule.kind == "argv":
-            if rule.pattern is not None and rule.pattern.search(joined):
-                hits.append(Hit(rule.code, rule.severity, f"{rule.what}: {joined[:200]}",
-                                joined[:200], "command"))
-        elif rule.kind == "install" and prog in rule.programs:
-            _install(ctx, rule, prog, argv, words, cwd, hits, path_fn)
-        elif rule.kind == "probe" and prog in rule.programs:
-            if words[:1] and words[0] in rule.verbs and any(
-                    norm(w) in ctx.targets for w in words[1:]) and (
-                    not rule.flags or any(a in rule.flags for a in argv[1:])):
-                hits.append(Hit(rule.code, rule.severity, f"{rule.what}: {joined[:200]}",
-                                joined[:200], "command"))
-        elif rule.kind == "probe" and not rule.flags and prog in ("grep", "rg", "egrep") and \
-                piped_from and piped_from.argv and \
-                posixpath.basename(piped_from.argv[0]) in rule.programs:
-            if any(norm(w) in ctx.targets for w in words[:1]):
-                hits.append(Hit(rule.code, rule.severity,
-                                f"{rule.what}: {' '.join(piped_from.argv)} | {joined}"[:240],
-                                joined[:200], "command"))
-        elif rule.kind == "git" and prog == "git":
-            _git(ctx, rule, argv, hits)
-        elif rule.kind == "fetch" and ("*" in rule.programs or prog in rule.programs):
-            for a in argv[1:]:
-                for url in URL.findall(a):
-                    if upstream_url(ctx, url):
-                        hits.append(Hit(rule.code, rule.severity,
-                                        f"{rule.what}: {joined[:200]}", url, "command"))
+        _KIND_CHECKS[rule.kind](cmd, rule, hits)
+
+
+@dataclass(slots=True)
+class _Cmd:
+    """One simple command as the rule checks see it."""
+
+    ctx: Context
+    prog: str
+    argv: list[str]
+    cwd: str | None
+    piped_from: SimpleCommand | None
+    path_fn: PathFn
+
+    @property
+    def words(self) -> list[str]:
+        return [a for a in self.argv[1:] if not a.startswith("-")]
+
+    @property
+    def joined(self) -> str:
+        return " ".join(self.argv)
+
+    def hit(self, rule: CommandRule, hits: list[Hit], target: str | None = None,
+            shown: str | None = None) -> None:
+        joined = self.joined
+        hits.append(Hit(rule.code, rule.severity, f"{rule.what}: {shown or joined[:200]}",
+                        joined[:200] if target is None else target, "command"))
+
+
+def _check_argv(cmd: _Cmd, rule: CommandRule, hits: list[Hit]) -> None:
+    if rule.pattern is not None and rule.pattern.search(cmd.joined):
+        cmd.hit(rule, hits)
+
+
+def _check_install(cmd: _Cmd, rule: CommandRule, hits: list[Hit]) -> None:
+    if cmd.prog in rule.programs:
+        _install(cmd.ctx, rule, cmd.prog, cmd.argv, cmd.words, cmd.cwd, hits, cmd.path_fn)
+
+
+def _check_probe(cmd: _Cmd, rule: CommandRule, hits: list[Hit]) -> None:
+    if cmd.prog in rule.programs:
+        if _probes(cmd, rule):
+            cmd.hit(rule, hits)
+        return
+    prev = cmd.piped_from
+    if not rule.flags and cmd.prog in ("grep", "rg", "egrep") and prev and prev.argv and \
+            posixpath.basename(prev.argv[0]) in rule.programs and \
+            any(norm(w) in cmd.ctx.targets for w in cmd.words[:1]):
+        cmd.hit(rule, hits, shown=f"{' '.join(prev.argv)} | {cmd.joined}"[:240 - len(rule.what)
+                                                                          - 2])
+
+
+def _probes(cmd: _Cmd, rule: CommandRule) -> bool:
+    """`pip show TARGET`-like: a verb of the rule, then the target (with a rule flag)."""
+    words = cmd.words
+    return bool(words[:1]) and words[0] in rule.verbs and any(
+        norm(w) in cmd.ctx.targets for w in words[1:]) and (
+        not rule.flags or any(a in rule.flags for a in cmd.argv[1:]))
+
+
+def _check_git(cmd: _Cmd, rule: CommandRule, hits: list[Hit]) -> None:
+    if cmd.prog == "git":
+        _git(cmd.ctx, rule, cmd.argv, hits)
+
+
+def _check_fetch(cmd: _Cmd, rule: CommandRule, hits: list[Hit]) -> None:
+    if "*" not in rule.programs and cmd.prog not in rule.programs:
+        return
+    for a in cmd.argv[1:]:
+        for url in URL.findall(a):
+            if upstream_url(cmd.ctx, url):
+                cmd.hit(rule, hits, target=url)
+
+
+_KIND_CHECKS = {"argv": _check_argv, "install": _check_install, "probe": _check_probe,
+                "git": _check_git, "fetch": _check_fetch}
 
 
 def _install(ctx: Context, rule: CommandRule, prog: str, argv: list[str], words: list[str],
@@ -91,17 +139,21 @@ def _install(ctx: Context, rule: CommandRule, prog: str, argv: list[str], words:
         return
     joined = " ".join(argv)
     for t in _install_targets(argv, words[verb_at]):
-        if URL.match(t):
-            if upstream_url(ctx, t):
-                hits.append(Hit(rule.code, rule.severity, f"{rule.what}: {joined[:200]}", t,
-                                "command"))
-        elif "/" in t or t.startswith("."):
+        if not URL.match(t) and ("/" in t or t.startswith(".")):
             path_fn(t, cwd, "read", False, hits, f"{prog} {words[verb_at]}")
-        else:
-            m = WORD.match(t)
-            if m and norm(m.group(0)) in ctx.targets:
-                hits.append(Hit(rule.code, rule.severity, f"{rule.what}: {joined[:200]}",
-                                m.group(0), "command"))
+            continue
+        found = _installed(ctx, t)
+        if found:
+            hits.append(Hit(rule.code, rule.severity, f"{rule.what}: {joined[:200]}", found,
+                            "command"))
+
+
+def _installed(ctx: Context, t: str) -> str:
+    """The install target `t` names the target: the URL or the name, else ""."""
+    if URL.match(t):
+        return t if upstream_url(ctx, t) else ""
+    m = WORD.match(t)
+    return m.group(0) if m and norm(m.group(0)) in ctx.targets else ""
 
 
 def _install_targets(argv: list[str], verb: str) -> list[str]:
@@ -131,9 +183,7 @@ def _install_targets(argv: list[str], verb: str) -> list[str]:
 
 def _git(ctx: Context, rule: CommandRule, argv: list[str], hits: list[Hit]) -> None:
     args = argv[1:]
-    k = 0
-    while k < len(args) and args[k].startswith("-"):
-        k += 2 if args[k] in ("-C", "-c", "--git-dir", "--work-tree") else 1
+    k = _git_verb_at(args)
     if k >= len(args):
         return
     verb, rest = args[k], args[k + 1:]
@@ -143,20 +193,31 @@ def _git(ctx: Context, rule: CommandRule, argv: list[str], hits: list[Hit]) -> N
     elif verb in rule.flag_verbs and any(_git_flag(a, rule.flags, verb) for a in rest):
         why = f"git {verb} across all refs"
     elif verb in rule.sha_verbs:
-        for a in rest:
-            low = a.lower()
-            if a.startswith("-"):
-                continue
-            head = low.split(":")[0]
-            if _SHA.match(low) and re.search(r"\d", head) and re.search(r"[a-f]", head):
-                why = f"git {verb} of commit {a.split(':')[0]}"
-                break
-            if any(c in low for c in ctx.commits):
-                why = f"git {verb} of the upstream commit"
-                break
+        why = _git_revision(ctx, verb, rest)
     if why and verb != "clone":
         hits.append(Hit(rule.code, rule.severity, f"{rule.what}: {' '.join(argv)[:200]}", why,
                         "command"))
+
+
+def _git_verb_at(args: list[str]) -> int:
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        k += 2 if args[k] in ("-C", "-c", "--git-dir", "--work-tree") else 1
+    return k
+
+
+def _git_revision(ctx: Context, verb: str, rest: list[str]) -> str:
+    """`git show <sha>`, `git checkout <upstream commit>`: why it reads history, or ""."""
+    for a in rest:
+        low = a.lower()
+        if a.startswith("-"):
+            continue
+        head = low.split(":")[0]
+        if _SHA.match(low) and re.search(r"\d", head) and re.search(r"[a-f]", head):
+            return f"git {verb} of commit {a.split(':')[0]}"
+        if any(c in low for c in ctx.commits):
+            return f"git {verb} of the upstream commit"
+    return ""
 
 
 def _git_flag(a: str, flags: list[str], verb: str) -> bool:
@@ -175,30 +236,39 @@ def _norm_url(u: str) -> str:
                   or m.group(1).endswith((".git",)) else m.group(1), u)
 
 
+_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeload.github.com",
+          "raw.githubusercontent.com", "api.github.com/repos")
+
+
 def upstream_url(ctx: Context, url: str) -> bool:
     low = url.lower().rstrip("/")
-    for owner, name in ctx.upstreams:
-        for host in ("github.com", "gitlab.com", "bitbucket.org", "codeload.github.com",
-                     "raw.githubusercontent.com", "api.github.com/repos"):
-            for sep in ("/", ":"):
-                stem = f"{host}{sep}{owner}/{name}"
-                if stem in low and re.search(re.escape(stem) + r"(?:\.git)?(?:[/#?@]|$)", low):
-                    return True
-    for t in ctx.targets:
-        if re.search(rf"pypi\.(?:org|python\.org)/(?:project|simple|pypi)/{re.escape(t)}(?:[/#?]|$)",
-                     _norm_url(low)):
-            return True
-        if "pythonhosted.org/" in low:
-            fname = low.rsplit("/", 1)[-1]
-            if norm(fname.split("-")[0]) == t:
+    return any(_names_repo(low, owner, name) for owner, name in ctx.upstreams) or any(
+        _names_target(ctx, low, t) for t in ctx.targets)
+
+
+def _names_repo(low: str, owner: str, name: str) -> bool:
+    """Does the URL point into the upstream repository on a known forge?"""
+    for host in _HOSTS:
+        for sep in ("/", ":"):
+            stem = f"{host}{sep}{owner}/{name}"
+            if stem in low and re.search(re.escape(stem) + r"(?:\.git)?(?:[/#?@]|$)", low):
                 return True
-        m = _ARCHIVE.match(low.split("?", 1)[0].split("#", 1)[0].rsplit("/", 1)[-1])
-        if m and norm(m.group(1)) == t:
-            return True         # the target's sdist or wheel, from whatever host
-        if not ctx.upstreams and re.search(
-                rf"github\.com[/:][\w.-]+/{re.escape(t)}(?:\.git)?(?:[/#?]|$)", _norm_url(low)):
-            return True
     return False
+
+
+def _names_target(ctx: Context, low: str, t: str) -> bool:
+    """Does the URL point at the target's index page, its sdist or wheel, or (with no
+    upstream known) a GitHub repository of its name?"""
+    if re.search(rf"pypi\.(?:org|python\.org)/(?:project|simple|pypi)/{re.escape(t)}(?:[/#?]|$)",
+                 _norm_url(low)):
+        return True
+    if "pythonhosted.org/" in low and norm(low.rsplit("/", 1)[-1].split("-")[0]) == t:
+        return True
+    m = _ARCHIVE.match(low.split("?", 1)[0].split("#", 1)[0].rsplit("/", 1)[-1])
+    if m and norm(m.group(1)) == t:
+        return True         # the target's sdist or wheel, from whatever host
+    return not ctx.upstreams and bool(re.search(
+        rf"github\.com[/:][\w.-]+/{re.escape(t)}(?:\.git)?(?:[/#?]|$)", _norm_url(low)))
 
 
 def urls(ctx: Context, found: Iterable[str], hits: list[Hit], how: str, path_fn: PathFn) -> None:
