@@ -149,13 +149,18 @@ def build_context(task_dir: str | None, package: str | None, forbid: Sequence[st
         _add_prefixes(ctx, Place("forbid", "CHT-R007", "a path forbidden on the command line",
                                  generic=False, source="--forbid"), [_abs(f) for f in forbid])
     ctx.home = home or "/root"
-    ctx.history = _history_mode(history, record)
-    drop = "git-history" if ctx.history == "upstream" else "git-future-refs"
-    ctx.commands = [c for c in ctx.commands if c.id != drop]
+    _history_rules(ctx, _history_mode(history, record))
     compile_context(ctx)
     if fingerprints:
         _fingerprints(ctx, task_dir, record, references)
     return ctx
+
+
+def _history_rules(ctx: Context, mode: str) -> None:
+    """Upstream history in the workspace allows it (and warns on refs past the base)."""
+    ctx.history = mode
+    drop = "git-history" if mode == "upstream" else "git-future-refs"
+    ctx.commands = [c for c in ctx.commands if c.id != drop]
 
 
 def _task_inputs(task_dir: str | None, rules: Sequence[str]
@@ -194,23 +199,35 @@ def _targets(ctx: Context, names: list[str], repo_val: Any,
 
 def _expand_places(ctx: Context, names: list[str], repo_names: list[str]) -> None:
     """Fill `{pkg}`/`{repo}` in the rule places; drop what stays unfillable."""
+    forms = _forms(names, repo_names)
+    for place in ctx.places:
+        _fill_place(place, forms)
+    ctx.places = [p for p in ctx.places if _usable(p)]
+
+
+def _forms(names: list[str], repo_names: list[str]) -> dict[str, list[str]]:
+    """The spellings `{pkg}` and `{repo}` stand for."""
     pkg_forms = sorted({n for raw in names for n in (raw, raw.replace("-", "_"), raw.lower())})
     repo_forms = sorted({n for raw in (repo_names or names)
                          for n in (raw, raw.lower())}) if names else []
-    forms = {"pkg": pkg_forms, "repo": repo_forms}
-    kept: list[Place] = []
-    for place in ctx.places:
-        place.sequences = [s2 for seq in place.sequences for s2 in _expand_seq(seq, forms)]
-        place.components = [c2 for c in place.components for c2 in _expand(c, forms)]
-        place.names = [c2 for c in place.names for c2 in _expand(c, forms)]
-        place.workspace_names = [c2 for c in place.workspace_names for c2 in _expand(c, forms)]
-        # a {pkg}/{repo} pattern without a package: the place cannot be used
-        place.components = [c for c in place.components if "{" not in c]
-        place.names = [c for c in place.names if "{" not in c]
-        place.sequences = [s for s in place.sequences if not any("{" in x for x in s)]
-        if place.components or place.names or place.sequences or place.prefixes:
-            kept.append(place)
-    ctx.places = kept
+    return {"pkg": pkg_forms, "repo": repo_forms}
+
+
+def _usable(p: Place) -> bool:
+    return bool(p.components or p.names or p.sequences or p.prefixes)
+
+
+def _fill_place(place: Place, forms: dict[str, list[str]]) -> None:
+    """A place's patterns with the forms filled in; a {pkg}/{repo} pattern without a
+    package cannot be used and goes (workspace names are kept as they are)."""
+    def fill(pats: list[str]) -> list[str]:
+        return [c for p in pats for c in _expand(p, forms) if "{" not in c]
+
+    place.sequences = [s for seq in place.sequences for s in _expand_seq(seq, forms)
+                       if not any("{" in x for x in s)]
+    place.components = fill(place.components)
+    place.names = fill(place.names)
+    place.workspace_names = [c for p in place.workspace_names for c in _expand(p, forms)]
 
 
 def _history_mode(explicit: str | None, record: dict[str, Any]) -> str:
@@ -235,15 +252,8 @@ def _fingerprints(ctx: Context, task_dir: str | None, record: dict[str, Any],
                   references: Sequence[str]) -> None:
     from gavelkit.task.anticheat import fingerprint
 
-    refs = [_abs(r) for r in references]
-    if task_dir:
-        for key in ("reference_source", "reference_dir", "source_dir", "source_repo",
-                    "upstream_dir", "source_checkout"):
-            val = record.get(key)
-            if isinstance(val, str) and val.strip():
-                p = Path(val) if Path(val).is_absolute() else Path(task_dir) / val
-                if p.is_dir():
-                    refs.append(str(p))
+    refs = [_abs(r) for r in references] + (_recorded_references(task_dir, record)
+                                            if task_dir else [])
     for r in references:
         if not Path(r).is_dir():
             raise InputError(r, "reference source folder not found")
@@ -254,6 +264,19 @@ def _fingerprints(ctx: Context, task_dir: str | None, record: dict[str, Any],
     for where, why in fp.unchecked:
         ctx.unchecked.append((where, 0, why))
     ctx.fingerprints = fp if fp.prints else None
+
+
+def _recorded_references(task_dir: str, record: dict[str, Any]) -> list[str]:
+    """The reference source folders task.json names (relative to the task folder)."""
+    refs = []
+    for key in ("reference_source", "reference_dir", "source_dir", "source_repo",
+                "upstream_dir", "source_checkout"):
+        val = record.get(key)
+        if isinstance(val, str) and val.strip():
+            p = Path(val) if Path(val).is_absolute() else Path(task_dir) / val
+            if p.is_dir():
+                refs.append(str(p))
+    return refs
 
 
 def _add_prefixes(ctx: Context, place: Place, prefixes: list[str]) -> None:
@@ -279,21 +302,27 @@ def _task_places(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
                               f"task.json is nested deeper than {taskpaths.MAX_DEPTH} levels "
                               f"at {key!r}: paths recorded there were not classified, so no "
                               "forbidden place was taken from them"))
-    src = "task.json"
     # the agent's own places named by the task: they count as its workspace
     for rp in recorded:
         if rp.kind == taskpaths.OWN:
             p = rp.value.replace("\\", "/")
             ctx.workspaces.append(posixpath.normpath(p) if p.startswith("/")
                                   else str(tdir / p))
-    # the task's own folder: every entry but the spec (and the agent's own places)
-    entries = [e.name for e in sorted(tdir.iterdir())
-               if (not any(fnmatch.fnmatchcase(e.name, a) for a in TASK_ALLOW)
-                   or e.name == "spec_test_map.md")
-               and _inside(str(e), ctx.workspaces) is None
-               and not any(w.startswith(str(e) + "/") for w in ctx.workspaces)]
-    # the folder's name anchors it on the agent's machine, unless the name is the
-    # package's own (tasks/astropy): then its parent's name must match too
+    anchor = _task_folder_places(ctx, tdir)
+    for rp in recorded:
+        if rp.kind == taskpaths.UNKNOWN:
+            ctx.unknown_keys.append((rp.key, rp.value))
+        elif rp.kind == taskpaths.FORBIDDEN:
+            _recorded_place(ctx, tdir, rp, anchor)
+    _earlier_run(ctx, record)
+    _load_signatures(ctx, tdir, record)
+
+
+def _task_folder_places(ctx: Context, tdir: Path) -> list[str]:
+    """The task's own folder: every entry but the spec (and the agent's own places).
+    Returns the folder's anchor: its name, unless that is the package's own
+    (tasks/astropy): then its parent's name must match too."""
+    entries = [e.name for e in sorted(tdir.iterdir()) if _forbidden_entry(ctx, e)]
     anchor = [tdir.name]
     if norm(tdir.name) in ctx.targets or len(tdir.name) < 4:
         anchor = [tdir.parent.name, tdir.name] if tdir.parent.name else []
@@ -301,23 +330,35 @@ def _task_places(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
     task_place = Place("task", "CHT-R006", f"the task's own package ({tdir.name}/)",
                        sequences=seqs, generic=False, source="task folder")
     _add_prefixes(ctx, task_place, [str(tdir / e) for e in entries])
-    for rp in recorded:
-        if rp.kind == taskpaths.UNKNOWN:
-            ctx.unknown_keys.append((rp.key, rp.value))
-            continue
-        if rp.kind != taskpaths.FORBIDDEN:
-            continue
-        p = rp.value.replace("\\", "/")
-        place = Place(f"task.json:{rp.key}", "CHT-R006",
-                      f"a place task.json records ({rp.key})", generic=False,
-                      source=f"{src} {rp.key}")
-        if p.startswith("/") or re.match(r"^[A-Za-z]:/", p):
-            _add_prefixes(ctx, place, [posixpath.normpath(p)])
-        elif not any(fnmatch.fnmatchcase(p, a) for a in TASK_ALLOW):
-            parts = [q for q in p.split("/") if q and q != "."]
-            if parts and ".." not in parts and anchor:
-                place.sequences = [[*anchor, *parts]]
-                _add_prefixes(ctx, place, [str(tdir / "/".join(parts))])
+    return anchor
+
+
+def _allowed(name: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, a) for a in TASK_ALLOW)
+
+
+def _forbidden_entry(ctx: Context, e: Path) -> bool:
+    """A task folder entry is forbidden unless it is the spec or the agent's own place."""
+    allowed = _allowed(e.name) and e.name != "spec_test_map.md"
+    return not allowed and _inside(str(e), ctx.workspaces) is None and \
+        not any(w.startswith(str(e) + "/") for w in ctx.workspaces)
+
+
+def _recorded_place(ctx: Context, tdir: Path, rp: Any, anchor: list[str]) -> None:
+    """A path task.json records under a forbidden key: absolute, or inside the task."""
+    p = rp.value.replace("\\", "/")
+    place = Place(f"task.json:{rp.key}", "CHT-R006", f"a place task.json records ({rp.key})",
+                  generic=False, source=f"task.json {rp.key}")
+    if p.startswith("/") or re.match(r"^[A-Za-z]:/", p):
+        _add_prefixes(ctx, place, [posixpath.normpath(p)])
+        return
+    parts = [q for q in p.split("/") if q and q != "."]
+    if parts and ".." not in parts and anchor and not _allowed(p):
+        place.sequences = [[*anchor, *parts]]
+        _add_prefixes(ctx, place, [str(tdir / "/".join(parts))])
+
+
+def _earlier_run(ctx: Context, record: dict[str, Any]) -> None:
     run = record.get("candidate_run")
     score = record.get("candidate_score")
     if run is None and isinstance(score, dict):
@@ -326,7 +367,6 @@ def _task_places(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
         ctx.places.append(Place("earlier-run", "CHT-R003", f"an earlier attempt ({run})",
                                 components=[run.strip()], generic=False,
                                 source="task.json candidate_run"))
-    _load_signatures(ctx, tdir, record)
 
 
 def max_oracle_ids() -> int:
@@ -349,8 +389,6 @@ def _load_signatures(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
     an entry of `ctx.unchecked` (CHT-U007, with the file and line), which makes the
     verdict UNVERIFIABLE: the output check is not CLEAN for ids it never had.
     """
-    from gavelkit.core.safeio import read_input
-
     cap = max_oracle_ids()
     files = sorted(tdir.glob("kept_nodeids*.txt"))
     if len(files) > MAX_ORACLE_FILES:
@@ -359,49 +397,66 @@ def _load_signatures(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
                               f"{MAX_ORACLE_FILES}: the ids of {len(files) - MAX_ORACLE_FILES} "
                               "file(s) from this one on were not looked for in tool outputs"))
     for f in files[:MAX_ORACLE_FILES]:
-        try:
-            raw = read_input(f, allow_empty=True)  # a FIFO here must not hang the scan
-            text = raw.decode("utf-8-sig")
-        except InputError as exc:
-            ctx.unchecked.append((str(f), exc.line or 0, "oracle id list not read, its ids "
-                                  f"were not looked for in tool outputs: {exc.message}"))
-            continue
-        except UnicodeDecodeError as exc:
-            ctx.unchecked.append((str(f), raw[:exc.start].count(b"\n") + 1,
-                                  "oracle id list is not UTF-8, its ids were not looked for "
-                                  "in tool outputs"))
-            continue
-        except OSError as exc:
-            ctx.unchecked.append((str(f), 0, "oracle id list not read, its ids were not "
-                                  f"looked for in tool outputs: {exc.strerror or exc}"))
-            continue
-        for no, ln in enumerate(text.splitlines(), start=1):
-            ln = ln.strip()
-            if "::" not in ln:
-                continue
-            if len(ctx.signatures) >= cap:
-                ctx.unchecked.append((str(f), no, f"more than {cap:,} oracle ids: the ids from "
-                                      "this line on were not looked for in tool outputs "
-                                      "(GAVEL_SCAN_MAX_ORACLE_IDS)"))
-                return
-            file_part, _, name = ln.partition("::")
-            name = name.split("[")[0].split("::")[-1]
-            _add_signature(ctx, posixpath.basename(file_part), name)
+        text = _kept_text(ctx, f)
+        if text is not None and not _kept_ids(ctx, f, text, cap):
+            return
     tax = record.get("taxonomy")
     if isinstance(tax, dict):
-        for key in tax:
-            if "::" not in key:
-                continue
-            if len(ctx.signatures) >= cap:
-                ctx.unchecked.append((ctx.task_record or "task.json", 0,
-                                      f"more than {cap:,} oracle ids: taxonomy entries from "
-                                      f"{key!r} on were not looked for in tool outputs "
-                                      "(GAVEL_SCAN_MAX_ORACLE_IDS)"))
-                return
-            mod, _, name = key.partition("::")
-            base = posixpath.basename(mod.replace("\\", "/"))
-            base = base if base.endswith(".py") else base + ".py"
-            _add_signature(ctx, base, name.split("[")[0])
+        _taxonomy_ids(ctx, tax, cap)
+
+
+def _kept_text(ctx: Context, f: Path) -> str | None:
+    """A kept-ids file's text; None (and an unchecked entry) when it cannot be read."""
+    from gavelkit.core.safeio import read_input
+
+    try:
+        raw = read_input(f, allow_empty=True)  # a FIFO here must not hang the scan
+    except InputError as exc:
+        ctx.unchecked.append((str(f), exc.line or 0, "oracle id list not read, its ids "
+                              f"were not looked for in tool outputs: {exc.message}"))
+        return None
+    except OSError as exc:
+        ctx.unchecked.append((str(f), 0, "oracle id list not read, its ids were not "
+                              f"looked for in tool outputs: {exc.strerror or exc}"))
+        return None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        ctx.unchecked.append((str(f), raw[:exc.start].count(b"\n") + 1,
+                              "oracle id list is not UTF-8, its ids were not looked for "
+                              "in tool outputs"))
+        return None
+
+
+def _kept_ids(ctx: Context, f: Path, text: str, cap: int) -> bool:
+    """Add the file's ids; False when the cap stopped it (the rest was not read)."""
+    for no, ln in enumerate(text.splitlines(), start=1):
+        ln = ln.strip()
+        if "::" not in ln:
+            continue
+        if len(ctx.signatures) >= cap:
+            ctx.unchecked.append((str(f), no, f"more than {cap:,} oracle ids: the ids from "
+                                  "this line on were not looked for in tool outputs "
+                                  "(GAVEL_SCAN_MAX_ORACLE_IDS)"))
+            return False
+        file_part, _, name = ln.partition("::")
+        _add_signature(ctx, posixpath.basename(file_part), name.split("[")[0].split("::")[-1])
+    return True
+
+
+def _taxonomy_ids(ctx: Context, tax: dict[str, Any], cap: int) -> None:
+    for key in tax:
+        if "::" not in key:
+            continue
+        if len(ctx.signatures) >= cap:
+            ctx.unchecked.append((ctx.task_record or "task.json", 0,
+                                  f"more than {cap:,} oracle ids: taxonomy entries from "
+                                  f"{key!r} on were not looked for in tool outputs "
+                                  "(GAVEL_SCAN_MAX_ORACLE_IDS)"))
+            return
+        mod, _, name = key.partition("::")
+        base = posixpath.basename(mod.replace("\\", "/"))
+        _add_signature(ctx, base if base.endswith(".py") else base + ".py", name.split("[")[0])
 
 
 # --------------------------------------------------------------------------- matching
@@ -436,25 +491,31 @@ def _seq_match(comps: list[str], seq: list[str], is_glob: bool, strict_last: boo
 
 
 def _place_hit(place: Place, path: str, comps: list[str], is_glob: bool) -> bool:
-    if place.components and any(_comp_match(c, pat, is_glob) for c in comps
-                                for pat in place.components):
+    if _named(place, comps, is_glob):
         return True
-    if place.names and any(_comp_match(comps[-1], pat, is_glob) for pat in place.names):
+    if any(_seq_match(comps, seq, is_glob, not place.generic) for seq in place.sequences):
         return True
-    for seq in place.sequences:
-        if _seq_match(comps, seq, is_glob, not place.generic):
-            return True
-    if path.startswith("/"):
-        for pre in place.prefixes:
-            if path == pre or path.startswith(pre.rstrip("/") + "/"):
-                return True
-            if is_glob:
-                pc = [c for c in pre.split("/") if c]
-                if len(comps) >= len(pc) and all(
-                        fnmatch.fnmatchcase(pc[k], comps[k]) for k in range(len(pc))) and \
-                        sum(c == p for c, p in zip(comps, pc, strict=False)) >= len(pc) - 1:
-                    return True
-    return False
+    return path.startswith("/") and any(_prefix_hit(pre, path, comps, is_glob)
+                                        for pre in place.prefixes)
+
+
+def _named(place: Place, comps: list[str], is_glob: bool) -> bool:
+    """A component of the path is one of the place's, or its last one a place name."""
+    return any(_comp_match(c, pat, is_glob) for c in comps for pat in place.components) or \
+        any(_comp_match(comps[-1], pat, is_glob) for pat in place.names)
+
+
+def _prefix_hit(pre: str, path: str, comps: list[str], is_glob: bool) -> bool:
+    """Is `path` below the prefix, or could a glob path expand into it (every component
+    of the prefix matched by the glob's, all but one literally)?"""
+    if path == pre or path.startswith(pre.rstrip("/") + "/"):
+        return True
+    if not is_glob:
+        return False
+    pc = [c for c in pre.split("/") if c]
+    return len(comps) >= len(pc) and all(
+        fnmatch.fnmatchcase(pc[k], comps[k]) for k in range(len(pc))) and \
+        sum(c == p for c, p in zip(comps, pc, strict=False)) >= len(pc) - 1
 
 
 def match_place(ctx: Context, path: str, is_glob: bool = False,
@@ -465,24 +526,29 @@ def match_place(ctx: Context, path: str, is_glob: bool = False,
     count; inside a workspace inferred from the transcript the generic patterns are
     exempt but the task's own places and --forbid still count.
     """
-    if not path or path in ("-", "/dev/null"):
-        return None
-    comps = [c for c in path.split("/") if c and c != "."]
+    comps = _components(path)
     if not comps:
         return None
     if _inside(path, ctx.workspaces) is not None:
-        # a wildcard in the agent's own tree (`*test*`) does not stand for a map's name
-        name_glob = is_glob and len(literal(comps[-1])) >= 8
-        for place in ctx.places:
-            if place.workspace_names and any(_comp_match(comps[-1], pat, name_glob)
-                                             for pat in place.workspace_names):
-                return place
-        return None
-    in_inferred = _inside(path, inferred) is not None
+        return _workspace_name(ctx, comps[-1], is_glob)
+    places = ctx.places if _inside(path, inferred) is None else [
+        p for p in ctx.places if not p.generic]
+    return next((p for p in places if _place_hit(p, path, comps, is_glob)), None)
+
+
+def _components(path: str) -> list[str]:
+    if path in ("", "-", "/dev/null"):
+        return []
+    return [c for c in path.split("/") if c and c != "."]
+
+
+def _workspace_name(ctx: Context, name: str, is_glob: bool) -> Place | None:
+    """Inside the workspace: a place whose map name this file carries. A wildcard in the
+    agent's own tree (`*test*`) does not stand for a map's name."""
+    name_glob = is_glob and len(literal(name)) >= 8
     for place in ctx.places:
-        if place.generic and in_inferred:
-            continue
-        if _place_hit(place, path, comps, is_glob):
+        if place.workspace_names and any(_comp_match(name, pat, name_glob)
+                                         for pat in place.workspace_names):
             return place
     return None
 
