@@ -101,64 +101,87 @@ def scan_trajectories(paths: Sequence[str], task_dir: str | None = None,
     `progress(done_bytes, total_bytes)`, when given, is called as the files are read.
     """
     from gavelkit.task.anticheat import prefilter
-    from gavelkit.task.anticheat import trajectory as traj
 
     ctx = ctx or build_context(task_dir, package, forbid, workspace, rules, upstream, home,
                                references=references, history=history)
     matcher = prefilter.Matcher(ctx.anchors, engine)
-    findings: list[Finding] = []
-    for key, val in ctx.unknown_keys:
-        findings.append(_finding("CHT-T001", "info", f"task.json key {key!r} holds the path "
-                                 f"{val!r}, which no entry of the key table classifies; it is "
-                                 "forbidden only where a forbidden pattern matches it",
-                                 ctx.task_record or "task.json", key=key))
-    for where, line, what in ctx.unchecked:
-        findings.append(_finding("CHT-U007", "error", f"{what}; the verdict cannot be CLEAN "
-                                 "for a check that did not have all of its input", where, line,
-                                 unusable=True))
+    findings = _context_findings(ctx)
     files: list[dict[str, Any]] = []
-    if not paths:
-        findings.append(_finding("CHT-U001", "error", "no transcript given: the run cannot be "
-                                 "verified", "", unusable=True))
-    missing = [p for p in paths if not os.path.exists(p)]
-    for p in missing:
-        findings.append(_finding("CHT-U001", "error", "transcript not found", p, unusable=True))
-    present = [p for p in paths if os.path.exists(p)]
-    expanded = traj.expand(present)
-    if present and not expanded:
-        findings.append(_finding("CHT-U001", "error", "no transcript files (*.jsonl, *.json, "
-                                 "*.traj, *.eval) in the given folder(s)", present[0],
-                                 unusable=True))
+    expanded, missing = _inputs(paths, findings)
     sizes = {p: os.path.getsize(p) for p in expanded if os.path.isfile(p)}
     total, done = sum(sizes.values()), 0
     for path in expanded:
         info: dict[str, Any] = {"path": path, "format": None, "events": 0}
         files.append(info)
-        tick = None
-        if progress is not None:
-            base = done
-
-            def tick(n: int, base: int = base) -> None:
-                progress(base + n, total)
         try:
-            _scan_file(path, ctx, matcher, thorough, info, findings, tick)
+            _scan_file(path, ctx, matcher, thorough, info, findings,
+                       _ticker(progress, done, total))
         except OSError as exc:
             findings.append(_finding("CHT-U001", "error", f"cannot read: {exc.strerror or exc}",
                                      path, unusable=True))
         done += sizes.get(path, 0)
         if progress is not None:
             progress(done, total)
-    total_events = sum(f.get("events", 0) + int(f.get("tool_calls_seen", False)) for f in files)
-    if paths and not missing and files and total_events == 0 and not any(
-            f.unusable for f in findings):
+    if paths and not missing:
+        _no_events(files, findings)
+    copy = _copy_signal(ctx, solution, findings)
+    return ScanResult(_verdict(findings), findings, files, matcher.engine, ctx.report(), copy)
+
+
+def _context_findings(ctx: Context) -> list[Finding]:
+    """What the scan context itself reports: unclassified task.json paths, unused input."""
+    findings = [_finding("CHT-T001", "info", f"task.json key {key!r} holds the path {val!r}, "
+                         "which no entry of the key table classifies; it is forbidden only "
+                         "where a forbidden pattern matches it", ctx.task_record or "task.json",
+                         key=key) for key, val in ctx.unknown_keys]
+    findings += [_finding("CHT-U007", "error", f"{what}; the verdict cannot be CLEAN for a "
+                          "check that did not have all of its input", where, line,
+                          unusable=True) for where, line, what in ctx.unchecked]
+    return findings
+
+
+def _inputs(paths: Sequence[str], findings: list[Finding]) -> tuple[list[str], bool]:
+    """The transcript files to scan, and whether one is missing; what is missing is a
+    finding (never a pass)."""
+    from gavelkit.task.anticheat import trajectory as traj
+
+    if not paths:
+        findings.append(_finding("CHT-U001", "error", "no transcript given: the run cannot be "
+                                 "verified", "", unusable=True))
+    present = [p for p in paths if os.path.exists(p)]
+    for p in paths:
+        if p not in present:
+            findings.append(_finding("CHT-U001", "error", "transcript not found", p,
+                                     unusable=True))
+    expanded = traj.expand(present)
+    if present and not expanded:
+        findings.append(_finding("CHT-U001", "error", "no transcript files (*.jsonl, *.json, "
+                                 "*.traj, *.eval) in the given folder(s)", present[0],
+                                 unusable=True))
+    return expanded, len(present) < len(paths)
+
+
+def _ticker(progress: Callable[[int, int], None] | None, base: int,
+            total: int) -> Callable[[int], None] | None:
+    if progress is None:
+        return None
+    return lambda n: progress(base + n, total)
+
+
+def _no_events(files: list[dict[str, Any]], findings: list[Finding]) -> None:
+    """Transcripts that hold no agent event at all: nothing was verified."""
+    if not files or any(f.unusable for f in findings):
+        return
+    if sum(f.get("events", 0) + int(f.get("tool_calls_seen", False)) for f in files) == 0:
         findings.append(_finding("CHT-U004", "error", "the transcripts contain no agent events "
                                  "(no tool calls or commands): nothing can be verified",
                                  files[0]["path"], unusable=True))
-    copy = _copy_signal(ctx, solution, findings)
-    cheat = any(f.severity == "error" and not f.unusable for f in findings)
-    unverifiable = any(f.unusable for f in findings)
-    verdict = CHEAT if cheat else UNVERIFIABLE if unverifiable else CLEAN
-    return ScanResult(verdict, findings, files, matcher.engine, ctx.report(), copy)
+
+
+def _verdict(findings: list[Finding]) -> str:
+    if any(f.severity == "error" and not f.unusable for f in findings):
+        return CHEAT
+    return UNVERIFIABLE if any(f.unusable for f in findings) else CLEAN
 
 
 def _copy_signal(ctx: Context, solution: str | None, findings: list[Finding]) -> dict[str, Any]:
@@ -196,19 +219,19 @@ def places_summary(places: list[dict[str, Any]]) -> list[str]:
     builtin = [p["id"] for p in places if p.get("source") == "built-in rules"]
     if builtin:
         lines.append(f"  built-in rules: {', '.join(builtin)}")
-    for p in places:
-        src = p.get("source", "")
-        if src == "built-in rules":
-            continue
-        if p.get("overridden_by"):
-            lines.append(f"  {p['prefix']} ({src}): not forbidden, inside the workspace "
-                         f"{p['overridden_by']}")
-            continue
-        where = p.get("prefixes") or p.get("components") or p.get("names") or [
-            "/".join(s) for s in p.get("sequences", [])]
-        shown = ", ".join(where[:4]) + (f" (+{len(where) - 4} more)" if len(where) > 4 else "")
-        lines.append(f"  {src}: {shown}")
+    lines += [_place_line(p) for p in places if p.get("source", "") != "built-in rules"]
     return lines
+
+
+def _place_line(p: dict[str, Any]) -> str:
+    src = p.get("source", "")
+    if p.get("overridden_by"):
+        return (f"  {p['prefix']} ({src}): not forbidden, inside the workspace "
+                f"{p['overridden_by']}")
+    where = p.get("prefixes") or p.get("components") or p.get("names") or [
+        "/".join(s) for s in p.get("sequences", [])]
+    shown = ", ".join(where[:4]) + (f" (+{len(where) - 4} more)" if len(where) > 4 else "")
+    return f"  {src}: {shown}"
 
 
 def _infer_workspace(ev: Event) -> str | None:
@@ -260,35 +283,48 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
     except InputError as exc:
         findings.append(_finding("CHT-U001", "error", exc.message, path, unusable=True))
         return
-    size = os.path.getsize(path)
-    info["bytes"] = size
-    raw: bytes | None = None
-    if size <= WHOLE_READ:      # small files: one read serves detection and parsing
-        with open(path, "rb") as fh:
-            raw = fh.read()       # readall sizes its buffer from fstat
-        size = len(raw)
-    if size == 0 or (raw is not None and not raw.strip(b" \t\r\n\xef\xbb\xbf")) or (
-            raw is None and not _has_content(path)):
+    info["bytes"] = os.path.getsize(path)
+    raw, size = _read_small(path, info["bytes"])
+    if _is_empty(path, raw, size):
         findings.append(_finding("CHT-U001", "error", "transcript is empty", path, unusable=True))
         return
     fmt = traj.detect_bytes(raw) if raw is not None else traj.detect(path)
     an = Analyzer(ctx, persist_cwd=PERSISTENT_CWD.get(fmt or "", True),
                   fingerprints=ctx.fingerprints)
     if fmt == "inspect-eval":
-        info["format"] = fmt
-        from gavelkit.task.anticheat.trajectory import inspectlog
-
-        try:
-            for ev in inspectlog.eval_archive_events(path):
-                _emit(ev, an, path, findings, info)
-        except inspectlog.ArchiveError as exc:
-            findings.append(_finding("CHT-U002", "error", f"cannot read .eval archive: {exc}",
-                                     path, unusable=True))
-        return
-    if fmt in traj.JSONL_FORMATS:
+        _scan_eval(path, an, info, findings)
+    elif fmt in traj.JSONL_FORMATS:
         _scan_jsonl(path, fmt, ctx, matcher, thorough, info, findings, tick, an)
-        return
-    _scan_document(path, size, ctx, matcher, thorough, info, findings, an, raw)
+    else:
+        _scan_document(path, size, ctx, matcher, thorough, info, findings, an, raw)
+
+
+def _is_empty(path: str, raw: bytes | None, size: int) -> bool:
+    if size == 0:
+        return True
+    return not raw.strip(b" \t\r\n\xef\xbb\xbf") if raw is not None else \
+        not _has_content(path)
+
+
+def _read_small(path: str, size: int) -> tuple[bytes | None, int]:
+    """Small files are read whole: one read serves detection and parsing."""
+    if size > WHOLE_READ:
+        return None, size
+    with open(path, "rb") as fh:
+        raw = fh.read()       # readall sizes its buffer from fstat
+    return raw, len(raw)
+
+
+def _scan_eval(path: str, an: Analyzer, info: dict[str, Any], findings: list[Finding]) -> None:
+    from gavelkit.task.anticheat.trajectory import inspectlog
+
+    info["format"] = "inspect-eval"
+    try:
+        for ev in inspectlog.eval_archive_events(path):
+            _emit(ev, an, path, findings, info)
+    except inspectlog.ArchiveError as exc:
+        findings.append(_finding("CHT-U002", "error", f"cannot read .eval archive: {exc}",
+                                 path, unusable=True))
 
 
 def _scan_jsonl(path: str, fmt: str, ctx: Context, matcher: Any, thorough: bool,
@@ -300,40 +336,54 @@ def _scan_jsonl(path: str, fmt: str, ctx: Context, matcher: Any, thorough: bool,
 
     info["format"] = fmt
     norm = traj.normaliser(fmt)
-    fp_tokens = [t.encode() for t in ctx.fingerprints.tokens] if ctx.fingerprints else []
-    # every action line is parsed (the gate then decides per action, see gate.py); other
-    # lines only when they hold an anchor, a fingerprint token or a base64 run
-    local = prefilter.Matcher(list(ctx.anchors) + list(getattr(norm, "anchors", ())) +
-                              list(getattr(norm, "markers", ())) + fp_tokens +
-                              [b"Shell cwd was reset"], matcher.engine,
-                              extra=B64_RUN if ctx.fingerprints else None)
+    local = _line_matcher(ctx, norm, matcher.engine)
     # every action line is decoded and every action analysed: in a session log the
     # per-action gate costs more than the analysis it would save (measured in bench.py)
     an.gate = None
     stats = prefilter.LineStats()
     stats.on_block = tick
     every = thorough or ctx.every_line or fmt == "openhands"
-    markers = getattr(norm, "markers", ())
     # outputs are checked for surface/content only on lines that contain such a name
     out_matcher = _out_matcher(ctx, matcher.engine)
     bad = 0
-    for line_no, raw in prefilter.hit_lines(path, local, every, stats, markers=markers):
+    for line_no, raw in prefilter.hit_lines(path, local, every, stats,
+                                            markers=getattr(norm, "markers", ())):
         an.check_outputs = (out_matcher is not None and bool(
             out_matcher.line_starts(raw, len(raw)))) or ctx.fingerprints is not None
         try:
             obj = loads(raw)
         except ValueError:
             bad += 1
-            last = stats.last_line_unterminated and line_no >= 1
-            findings.append(_finding("CHT-U003", "error",
-                                     "line is not valid JSON (truncated or corrupt); its "
-                                     "content was not checked"
-                                     + (" — the file ends mid-line" if last else ""),
-                                     path, line_no, unusable=True,
-                                     excerpt=raw[:120].decode("utf-8", "replace")))
+            findings.append(_bad_line(path, line_no, raw, stats.last_line_unterminated))
             continue
         for ev in norm.feed(obj, line_no):
             _emit(ev, an, path, findings, info)
+    _jsonl_summary(path, stats, every, bad, info, findings)
+
+
+def _line_matcher(ctx: Context, norm: Any, engine: str) -> Any:
+    """Every action line is parsed (the gate then decides per action, see gate.py); other
+    lines only when they hold an anchor, a fingerprint token or a base64 run."""
+    from gavelkit.task.anticheat import prefilter
+
+    fp_tokens = [t.encode() for t in ctx.fingerprints.tokens] if ctx.fingerprints else []
+    return prefilter.Matcher(list(ctx.anchors) + list(getattr(norm, "anchors", ())) +
+                             list(getattr(norm, "markers", ())) + fp_tokens +
+                             [b"Shell cwd was reset"], engine,
+                             extra=B64_RUN if ctx.fingerprints else None)
+
+
+def _bad_line(path: str, line_no: int, raw: bytes, unterminated: bool) -> Finding:
+    last = unterminated and line_no >= 1
+    return _finding("CHT-U003", "error", "line is not valid JSON (truncated or corrupt); its "
+                    "content was not checked" + (" — the file ends mid-line" if last else ""),
+                    path, line_no, unusable=True, excerpt=raw[:120].decode("utf-8", "replace"))
+
+
+def _jsonl_summary(path: str, stats: Any, every: bool, bad: int, info: dict[str, Any],
+                   findings: list[Finding]) -> None:
+    from gavelkit.task.anticheat import prefilter
+
     info["lines"] = stats.lines
     for ln in stats.overlong or []:
         findings.append(_finding("CHT-U003", "error", "line longer than the "
@@ -436,9 +486,12 @@ def _outputs_that_matter(ctx: Context, engine: str, texts: list[str]) -> set[int
     if fp is not None:
         mark(_span_of(fp.b64), joined, starts, cand, 1)
     om = _out_matcher(ctx, engine)
-    return {k for k, c in enumerate(cand) if c and (
-        (om is not None and om.found(raws[k])) or CWD_RESET in raws[k]
-        or (fp is not None and fp.might(texts[k])))}
+
+    def matters(k: int) -> bool:
+        return (om is not None and om.found(raws[k])) or CWD_RESET in raws[k] or (
+            fp is not None and fp.might(texts[k]))
+
+    return {k for k, c in enumerate(cand) if c and matters(k)}
 
 
 CWD_RESET = b"Shell cwd was reset"
