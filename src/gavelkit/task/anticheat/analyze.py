@@ -48,6 +48,11 @@ def _dedupe(hits: list[Hit]) -> list[Hit]:
     return out
 
 
+def _path_like(s: str) -> bool:
+    """A string literal of the code that could name a path."""
+    return bool(s) and len(s) < 4096 and "\n" not in s and ("/" in s or "." in s or "~" in s)
+
+
 class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
     """Turns one event into hits; keeps the session's shell state and written files.
 
@@ -76,9 +81,7 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
     def analyse(self, ev: Event) -> list[Hit]:
         hits: list[Hit] = []
         cwd = self._event_cwd(ev)
-        acts = ev.command or ev.argv or ev.code or ev.url or ev.read or ev.write or ev.listed
-        need = self.gate.needs(ev, cwd, self.state) if acts and self.gate is not None \
-            else Need.EVALUATE
+        need = self._need(ev, cwd)
         if need == Need.SKIP:
             self._remember_writes(ev, cwd, hits)
             if self.check_outputs and ev.output:
@@ -90,9 +93,19 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
             self._actions(ev, cwd, hits)
         if self.check_outputs and ev.output and (ev.tool == "output" or not hits):
             self._output(ev, hits)
+        self._note_direct(ev, hits)
+        return _dedupe(hits)
+
+    def _note_direct(self, ev: Event, hits: list[Hit]) -> None:
+        """A call that itself read a forbidden place: its output is no second finding."""
         if ev.call_id and any(h.access != "output" and h.severity == "error" for h in hits):
             self.direct_calls.add(ev.call_id)
-        return _dedupe(hits)
+
+    def _need(self, ev: Event, cwd: str | None) -> Need:
+        acts = ev.command or ev.argv or ev.code or ev.url or ev.read or ev.write or ev.listed
+        if acts and self.gate is not None:
+            return self.gate.needs(ev, cwd, self.state)
+        return Need.EVALUATE
 
     def _pure(self, ev: Event, cwd: str | None, hits: list[Hit]) -> None:
         """A pure action's hits depend only on its text, folder and workspace: reuse them."""
@@ -216,29 +229,8 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
         if not fx.parsed:
             fx.strings = [m[1] for m in re.findall(r"(['\"])(.*?)\1", code)]
             fx.imports = set(re.findall(r"(?:^|[;\s])(?:import|from)\s+([A-Za-z_]\w*)", code))
-        for p in fx.reads + fx.sys_paths:
-            self._path(p, cwd, "read", bool(_GLOBCH.search(p)), hits, how, strict=False)
-        for p in fx.lists:
-            self._path(p, cwd, "list", bool(_GLOBCH.search(p)), hits, how, strict=False)
-        for p, _content in fx.writes:
-            self._path(p, cwd, "write", False, hits, how, strict=False)
-        for s in fx.strings:
-            if s and len(s) < 4096 and "\n" not in s and ("/" in s or "." in s or "~" in s):
-                self._path(s, cwd, "read", bool(_GLOBCH.search(s)), hits, how, strict=False)
-        # commands Python runs: a piece Python could not know is not strict (as its own
-        # open() of an unknown name): the known words are still checked as paths
-        for sh in fx.shells:
-            if UNKNOWN in sh:
-                sh = " ".join(w for w in sh.split() if UNKNOWN not in w)
-            self._shell(sh, cwd, hits, depth + 1)
-        for argv in fx.argvs:
-            if argv and any(UNKNOWN in a for a in argv):
-                for a in argv[1:]:
-                    self._path(a, cwd, "read", False, hits, how, strict=False)
-            elif argv:
-                self._shell(shlex.join(argv), cwd, hits, depth + 1)
-        for sub in fx.codes:
-            self._python(sub, cwd, hits, depth + 1, f"{how} (exec of built code)")
+        self._python_paths(fx, cwd, hits, how)
+        self._python_runs(fx, cwd, hits, depth, how)
         for note in fx.notes:
             self._unverifiable(hits, f"{how}: {note}")
         if fx.urls:
@@ -248,24 +240,68 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
             command_hit(self.ctx, "probe-installed", ["python", "-c", code], hits,
                         "python code imports the target and asks where it is installed")
 
+    def _python_paths(self, fx: pyeval.Effects, cwd: str | None, hits: list[Hit],
+                      how: str) -> None:
+        """What the code reads, lists and writes, and its strings that look like paths."""
+        for p in fx.reads + fx.sys_paths:
+            self._path(p, cwd, "read", bool(_GLOBCH.search(p)), hits, how, strict=False)
+        for p in fx.lists:
+            self._path(p, cwd, "list", bool(_GLOBCH.search(p)), hits, how, strict=False)
+        for p, _content in fx.writes:
+            self._path(p, cwd, "write", False, hits, how, strict=False)
+        for s in fx.strings:
+            if _path_like(s):
+                self._path(s, cwd, "read", bool(_GLOBCH.search(s)), hits, how, strict=False)
+
+    def _python_runs(self, fx: pyeval.Effects, cwd: str | None, hits: list[Hit], depth: int,
+                     how: str) -> None:
+        """Commands and code the Python code runs. A piece Python could not know is not
+        strict (as its own open() of an unknown name): the known words are still checked
+        as paths."""
+        for sh in fx.shells:
+            if UNKNOWN in sh:
+                sh = " ".join(w for w in sh.split() if UNKNOWN not in w)
+            self._shell(sh, cwd, hits, depth + 1)
+        for argv in fx.argvs:
+            self._python_argv(argv, cwd, hits, depth, how)
+        for sub in fx.codes:
+            self._python(sub, cwd, hits, depth + 1, f"{how} (exec of built code)")
+
+    def _python_argv(self, argv: list[str], cwd: str | None, hits: list[Hit], depth: int,
+                     how: str) -> None:
+        if argv and any(UNKNOWN in a for a in argv):
+            for a in argv[1:]:
+                self._path(a, cwd, "read", False, hits, how, strict=False)
+        elif argv:
+            self._shell(shlex.join(argv), cwd, hits, depth + 1)
+
     # -- outputs
     def _output(self, ev: Event, hits: list[Hit]) -> None:
         text = ev.output or ""
-        if self._oracle_ids(text, hits):
+        if self._oracle_ids(text, hits) or self._fingerprinted(text, hits):
             return
-        if self.fingerprints is not None:
-            leak = self.fingerprints.check(text)     # type: ignore[attr-defined]
-            if leak is not None:
-                hits.append(Hit("CHT-O002", "error", leak.message, leak.label, "output"))
-                return
-        if ev.call_id and ev.call_id in self.direct_calls:
+        if not (ev.call_id and ev.call_id in self.direct_calls):
+            self._surface(text, hits)
+
+    def _surface(self, text: str, hits: list[Hit]) -> None:
+        """An output that shows forbidden places' names (CHT-S002, a warning)."""
+        if self.ctx.surface_rx is None or not any(lit in text for lit in self.ctx.surface_lits):
             return
-        if self.ctx.surface_rx is not None and any(lit in text for lit in self.ctx.surface_lits):
-            names = sorted({m.group(0) for m in self.ctx.surface_rx.finditer(text)})
-            if names:
-                hits.append(Hit("CHT-S002", "warning",
-                                f"tool output shows forbidden place(s): {', '.join(names[:5])}",
-                                names[0], "output"))
+        names = sorted({m.group(0) for m in self.ctx.surface_rx.finditer(text)})
+        if names:
+            hits.append(Hit("CHT-S002", "warning",
+                            f"tool output shows forbidden place(s): {', '.join(names[:5])}",
+                            names[0], "output"))
+
+    def _fingerprinted(self, text: str, hits: list[Hit]) -> bool:
+        """The output reproduces protected lines (CHT-O002)."""
+        if self.fingerprints is None:
+            return False
+        leak = self.fingerprints.check(text)     # type: ignore[attr-defined]
+        if leak is None:
+            return False
+        hits.append(Hit("CHT-O002", "error", leak.message, leak.label, "output"))
+        return True
 
     def _oracle_ids(self, text: str, hits: list[Hit]) -> bool:
         if self.ctx.sig_rx is not None and self.ctx.signatures and "::" in text and any(
