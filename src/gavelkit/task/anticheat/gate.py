@@ -211,12 +211,14 @@ def _compiled(ctx: Any, engine: str | None) -> tuple[Any, Any]:
     if key not in ctx.matchers:
         texts = [a.decode("utf-8", "replace") for a in ctx.anchors if a not in URL_ANCHORS]
         squeezed = {t.translate(SQUEEZE) for t in texts}
-        short = sorted((t for t in texts if len(t.translate(SQUEEZE)) < 4), key=len,
-                       reverse=True)
-        ctx.matchers[key] = (
-            re.compile("|".join(re.escape(t) for t in short)) if short else None,
-            prefilter.Matcher([s.encode() for s in squeezed if len(s) >= 4], engine))
+        ctx.matchers[key] = (_short_anchors(texts), prefilter.Matcher(
+            [s.encode() for s in squeezed if len(s) >= 4], engine))
     return ctx.matchers[key]
+
+
+def _short_anchors(texts: list[str]) -> re.Pattern[str] | None:
+    short = sorted((t for t in texts if len(t.translate(SQUEEZE)) < 4), key=len, reverse=True)
+    return re.compile("|".join(re.escape(t) for t in short)) if short else None
 
 
 class Gate:
@@ -342,29 +344,35 @@ class Gate:
         if flags is None:
             flags = self.flags_of(text)
         if flags & (ANCHORED | DYNAMIC):
-            if flags & (DYNAMIC | PYWORD | REDIR | STATE) or self.names_written(text, False):
-                return Need.EVALUATE
-            return Need.PURE
-        as_python = bool(flags & PYWORD)
-        # a written file is only run as Python when nothing in the text could run it as
-        # shell (a shell, source, a command word with a folder, standard input)
-        only_python = as_python and not flags & (SHRUN | REDIR)
-        if flags & (RUNNER | REDIR) and any(self._written_matters(n, state, only_python)
-                                            for n in self.names_written(text, as_python)):
+            return self._evaluated(text, flags)
+        if self._runs_written(text, flags, state):
             return Need.EVALUATE
-        if as_python and (flags & PYDYN or self._python_rest(text, state)):
+        if flags & PYWORD and (flags & PYDYN or self._python_rest(text, state)):
             return Need.EVALUATE
         return Need.SKIP
+
+    def _evaluated(self, text: str, flags: int) -> Need:
+        """An anchored or dynamic action: pure unless it depends on the session."""
+        if flags & (DYNAMIC | PYWORD | REDIR | STATE) or self.names_written(text, False):
+            return Need.EVALUATE
+        return Need.PURE
+
+    def _runs_written(self, text: str, flags: int, state: Any) -> bool:
+        """Could the action run a file the session wrote, whose text could matter? It is
+        only run as Python when nothing in the text could run it as shell (a shell,
+        source, a command word with a folder, standard input)."""
+        if not flags & (RUNNER | REDIR):
+            return False
+        as_python = bool(flags & PYWORD)
+        only_python = as_python and not flags & (SHRUN | REDIR)
+        return any(self._written_matters(n, state, only_python)
+                   for n in self.names_written(text, as_python))
 
     def _heredoc_matters(self, text: str, state: Any) -> bool:
         shell = self._strip_heredoc_writes(text, state)
         if shell is not text and self.anchored(shell):
             return True
-        as_python = bool(PY_WORD.search(shell))
-        only_python = as_python and not (SH_RUNS.search(shell) or "<" in shell)
-        if (RUNS.search(shell) or "<" in shell) and any(
-                self._written_matters(n, state, only_python)
-                for n in self.names_written(shell, as_python)):
+        if self._runs_written(shell, _run_flags(shell), state):
             return True
         unq = unquoted(shell)
         if self._sh.search(unq) is not None or "<<" in unq:
@@ -407,25 +415,34 @@ class Gate:
         `needs` alone."""
         evs, texts = [], []
         for ev in events:
-            if ev.code is not None or not (ev.command or ev.argv or ev.url or ev.read or
-                                           ev.write or ev.listed):
-                continue
-            text = action_text(ev)
-            if "<<" not in text and len(text) <= MAX_LEN:
+            text = action_text(ev) if ev.code is None else ""
+            if text and "<<" not in text and len(text) <= MAX_LEN:
                 evs.append(ev)
                 texts.append(text)
         if not texts:
             return
+        self._pre = {id(ev): (f, t) for ev, f, t in zip(evs, self._marks(texts), texts,
+                                                         strict=True)}
+
+    def _marks(self, texts: list[str]) -> list[int]:
         flags = [0] * len(texts)
         raws = [t.encode("utf-8", "surrogatepass") for t in texts]
         _mark_bytes(self._squeezed.span, [r.translate(None, SQUEEZE_BYTES) for r in raws],
                     flags, ANCHORED)
-        shells = [unquoted(t) for t in texts]
         for rx, bit in ((self._short, ANCHORED), (_fast(PY_WORD.pattern), PYWORD),
                         (_fast(RUNS.pattern, True), RUNNER), (_fast(SH_RUNS_SRC, True), SHRUN),
                         (self._py, PYDYN)):
             if rx is not None:
                 _mark_texts(rx, texts, raws, flags, bit)
+        self._mark_shells(texts, raws, flags)
+        for k, t in enumerate(texts):
+            if not flags[k] & ANCHORED and self._url_matters(t):
+                flags[k] |= ANCHORED
+        return flags
+
+    def _mark_shells(self, texts: list[str], raws: list[bytes], flags: list[int]) -> None:
+        """The marks of the unquoted texts: constructs, state changes, redirections."""
+        shells = [unquoted(t) for t in texts]
         sh_raws = [r if sh is t else sh.encode("utf-8", "surrogatepass")
                    for r, sh, t in zip(raws, shells, texts, strict=True)]
         _mark_texts(self._sh, shells, sh_raws, flags, DYNAMIC)
@@ -433,9 +450,6 @@ class Gate:
         for k, sh in enumerate(shells):
             if ("<" in sh or ">" in sh) and redirects(sh):
                 flags[k] |= REDIR
-            if not flags[k] & ANCHORED and self._url_matters(texts[k]):
-                flags[k] |= ANCHORED
-        self._pre = {id(ev): (f, t) for ev, f, t in zip(evs, flags, texts, strict=True)}
 
     def needs(self, ev: Event, cwd: str | None, state: Any) -> Need:
         flags, text = self._pre.pop(id(ev), (None, None))
@@ -444,9 +458,7 @@ class Gate:
         if ev.code is not None:
             return Need.EVALUATE if self.python_matters(ev.code) else Need.SKIP
         need = self.decide(text if text is not None else action_text(ev), state, flags)
-        if need == Need.PURE and (ev.content is not None or not ev.command or ev.argv or
-                                  ev.url or ev.read or ev.write or ev.listed or
-                                  getattr(state, "funcs", None)):
+        if need == Need.PURE and not _pure_event(ev, state):
             return Need.EVALUATE
         return need
 
@@ -455,6 +467,19 @@ class Gate:
         evaluating?"""
         return len(body) > MAX_LEN or self.python_matters(body) or (
             not as_python and self._sh.search(unquoted(body)) is not None)
+
+
+def _run_flags(shell: str) -> int:
+    """The marks `_runs_written` reads, for one text."""
+    return ((PYWORD if PY_WORD.search(shell) else 0) | (REDIR if "<" in shell else 0)
+            | (RUNNER if RUNS.search(shell) else 0) | (SHRUN if SH_RUNS.search(shell) else 0))
+
+
+def _pure_event(ev: Event, state: Any) -> bool:
+    """Only a shell command alone (no tool paths, no content) in a session without
+    functions can be pure: a function's body may run under any word."""
+    return bool(ev.command) and ev.content is None and not (
+        ev.argv or ev.url or ev.read or ev.write or ev.listed or getattr(state, "funcs", None))
 
 
 @lru_cache(maxsize=8)
