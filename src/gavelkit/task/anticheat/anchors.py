@@ -30,17 +30,7 @@ def compile_context(ctx: Any) -> None:
     ws_names = {norm(c) for w in ctx.workspaces for c in w.split("/") if c}
     for place in ctx.places:
         _name_anchors(place, anchors, generic_tokens)
-        for seq in place.sequences:
-            lit = _sequence_anchor(seq, place.generic, ctx.targets, ws_names)
-            if len(lit) >= 4:
-                anchors.add(lit)
-        for pre in place.prefixes:
-            parts = [x for x in pre.rstrip("/").split("/") if x]
-            base = parts[-1] if parts else ""
-            if norm(base) in ctx.targets and len(parts) >= 2:
-                base = "/".join(parts[-2:])
-            if len(base) >= 3:
-                anchors.add(base)
+        _path_anchors(ctx, place, ws_names, anchors)
     anchors.update(FRAGMENTS)
     _rule_anchors(ctx, anchors)
     anchors.update(["__file__", "site-packages", "dist-packages", "find_spec", "getsource"])
@@ -49,6 +39,27 @@ def compile_context(ctx: Any) -> None:
     anchors.update(f"{o}/{n}" for o, n in ctx.upstreams)
     ctx.anchors = sorted(a.encode() for a in anchors if a)
     _surface(ctx, sorted(generic_tokens))
+
+
+def _path_anchors(ctx: Any, place: Any, ws_names: set[str], anchors: set[str]) -> None:
+    for seq in place.sequences:
+        lit = _sequence_anchor(seq, place.generic, ctx.targets, ws_names)
+        if len(lit) >= 4:
+            anchors.add(lit)
+    for pre in place.prefixes:
+        base = _prefix_anchor(pre, ctx)
+        if len(base) >= 3:
+            anchors.add(base)
+
+
+def _prefix_anchor(pre: str, ctx: Any) -> str:
+    """A prefix anchors on its last component (with its parent when that is the
+    package's own name)."""
+    parts = [x for x in pre.rstrip("/").split("/") if x]
+    base = parts[-1] if parts else ""
+    if norm(base) in ctx.targets and len(parts) >= 2:
+        base = "/".join(parts[-2:])
+    return base
 
 
 def _name_anchors(place: Any, anchors: set[str], generic_tokens: set[str]) -> None:
@@ -84,22 +95,37 @@ def _sequence_anchor(seq: list[str], generic: bool, targets: set[str],
 
 def _rule_anchors(ctx: Any, anchors: set[str]) -> None:
     for rule in ctx.commands:
-        if rule.kind in ("install", "probe"):
-            # a program name followed by a space (shell text) or a quote (argv arrays)
-            for prog in rule.programs:
-                anchors.update([f"{prog} ", f'{prog}\\"', f'{prog}"', f"{prog}\t"])
-        elif rule.kind == "git":
-            anchors.update(["reflog", "cat-file", "rev-list", "fsck", "git show", "--all",
-                            "cherry-pick", "git log", "git -C", "git diff", "git checkout"])
-            anchors.update(v for v in rule.verbs if len(v) >= 4)
-            anchors.update(f"git {v}" for v in (*rule.flag_verbs, *rule.sha_verbs))
-        elif rule.kind == "fetch":
-            anchors.update(["http", "git@", "git clone", "ssh://"])
-        elif rule.kind == "argv" and rule.pattern is not None:
-            lits = rule.anchors or re.findall(r"[A-Za-z0-9_./-]{4,}", rule.pattern.pattern)
-            anchors.update(lits)
-            if not lits:
-                ctx.every_line = True
+        _RULE_ANCHORS[rule.kind](ctx, rule, anchors)
+
+
+def _program_anchors(ctx: Any, rule: Any, anchors: set[str]) -> None:
+    # a program name followed by a space (shell text) or a quote (argv arrays)
+    for prog in rule.programs:
+        anchors.update([f"{prog} ", f'{prog}\\"', f'{prog}"', f"{prog}\t"])
+
+
+def _git_anchors(ctx: Any, rule: Any, anchors: set[str]) -> None:
+    anchors.update(["reflog", "cat-file", "rev-list", "fsck", "git show", "--all",
+                    "cherry-pick", "git log", "git -C", "git diff", "git checkout"])
+    anchors.update(v for v in rule.verbs if len(v) >= 4)
+    anchors.update(f"git {v}" for v in (*rule.flag_verbs, *rule.sha_verbs))
+
+
+def _fetch_anchors(ctx: Any, rule: Any, anchors: set[str]) -> None:
+    anchors.update(["http", "git@", "git clone", "ssh://"])
+
+
+def _argv_anchors(ctx: Any, rule: Any, anchors: set[str]) -> None:
+    if rule.pattern is None:
+        return
+    lits = rule.anchors or re.findall(r"[A-Za-z0-9_./-]{4,}", rule.pattern.pattern)
+    anchors.update(lits)
+    if not lits:
+        ctx.every_line = True
+
+
+_RULE_ANCHORS = {"install": _program_anchors, "probe": _program_anchors, "git": _git_anchors,
+                 "fetch": _fetch_anchors, "argv": _argv_anchors}
 
 
 def _surface(ctx: Any, toks: list[str]) -> None:

@@ -27,6 +27,13 @@ def shown(text: str) -> str:
     return text.replace(UNKNOWN, "…").replace(RECURSIVE, "**")[:200]
 
 
+def _globbed(word: str, path: str, cwd: str | None, is_glob: bool) -> bool:
+    """Is the resolved path a glob? A folder entered with `cd` on a glob keeps the glob
+    (bash expanded it there)."""
+    return (is_glob and bool(_GLOBCH.search(word + path))) or bool(
+        cwd and not word.startswith("/") and _GLOBCH.search(cwd))
+
+
 class PathChecks:
     """`_path`: one path word against the forbidden places (a mixin of the Analyzer)."""
 
@@ -50,17 +57,16 @@ class PathChecks:
         if UNKNOWN in path:
             self._unresolved(path, access, hits, how, strict)
             return
-        # a folder entered with `cd` on a glob keeps the glob (bash expanded it there)
-        glob = (is_glob and bool(_GLOBCH.search(word + path))) or bool(
-            cwd and not word.startswith("/") and _GLOBCH.search(cwd))
-        # a relative path where no folder is known is taken to be in the agent's own
-        # folder: the generic patterns (`pkg/tests`) do not apply there, the task's own
-        # places and --forbid still do
-        inferred = self.workspace if path.startswith("/") else [*self.workspace, "/"]
-        place = match_place(self.ctx, path, glob, inferred)
-        if place is None:
-            return
-        self._place_hit(place, path, access, hits, how)
+        place = match_place(self.ctx, path, _globbed(word, path, cwd, is_glob),
+                            self._inferred(path))
+        if place is not None:
+            self._place_hit(place, path, access, hits, how)
+
+    def _inferred(self, path: str) -> list[str]:
+        """A relative path where no folder is known is taken to be in the agent's own
+        folder: the generic patterns (`pkg/tests`) do not apply there, the task's own
+        places and --forbid still do."""
+        return self.workspace if path.startswith("/") else [*self.workspace, "/"]
 
     @staticmethod
     def _place_hit(place: Any, path: str, access: str, hits: list[Hit], how: str,
@@ -78,22 +84,36 @@ class PathChecks:
     def _unresolved(self, path: str, access: str, hits: list[Hit], how: str,
                     strict: bool) -> None:
         """A path with a piece the evaluator could not know."""
-        tail = path.rsplit(UNKNOWN, 1)[1].lstrip("/")
-        if tail:
-            place = match_place(self.ctx, tail.replace(UNKNOWN, "x"), False, ())
-            if place is not None and not place.prefixes:
-                self._place_hit(place, shown(path), access, hits, how, " (its known part "
-                                "names the place)")
-                return
-        head = path.split(UNKNOWN, 1)[0]
-        if head.startswith("/") and head.count("/") >= 2:
-            base = posixpath.dirname(head) if not head.endswith("/") else head
-            if match_place(self.ctx, base.rstrip("/") or "/", False, self.workspace) is not None:
-                self._place_hit(match_place(self.ctx, base.rstrip("/"), False, self.workspace),
-                                shown(path), access, hits, how)
-                return
+        if self._known_tail(path, access, hits, how) or self._known_head(path, access, hits,
+                                                                           how):
+            return
         if access == "read" and strict:
             hits.append(Hit("CHT-U006", "error", f"{how} reads a path that could not be "
                             f"resolved ({shown(path)}): a variable, substitution or input "
                             "the scan cannot know, so what it read is unverified",
                             shown(path), "unverifiable"))
+
+    def _known_tail(self, path: str, access: str, hits: list[Hit], how: str) -> bool:
+        """The part after the last unknown piece names a place by itself."""
+        tail = path.rsplit(UNKNOWN, 1)[1].lstrip("/")
+        if not tail:
+            return False
+        place = match_place(self.ctx, tail.replace(UNKNOWN, "x"), False, ())
+        if place is None or place.prefixes:
+            return False
+        self._place_hit(place, shown(path), access, hits, how, " (its known part "
+                        "names the place)")
+        return True
+
+    def _known_head(self, path: str, access: str, hits: list[Hit], how: str) -> bool:
+        """The folder before the first unknown piece lies in a place already."""
+        head = path.split(UNKNOWN, 1)[0]
+        if not (head.startswith("/") and head.count("/") >= 2):
+            return False
+        base = (posixpath.dirname(head) if not head.endswith("/") else head).rstrip("/")
+        place = match_place(self.ctx, base or "/", False, self.workspace)
+        if place is None:
+            return False
+        self._place_hit(match_place(self.ctx, base, False, self.workspace), shown(path),
+                        access, hits, how)
+        return True
