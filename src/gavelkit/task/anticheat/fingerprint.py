@@ -103,24 +103,25 @@ class Fingerprints:
         idx = len(self.sources)
         self.sources.append(Source(label, kind, len(sig)))
         if len(sig) < K or kind == "ids":
-            for no, n in sig:            # short files and id lists: each line on its own
-                if self._token(n):
-                    self.prints.setdefault(_h(n), []).append((idx, no, no))
+            self._add_lines(idx, sig)
             return
-        grams = [(_gram(sig, i), sig[i][0], sig[i + 2][0],
-                  i) for i in range(len(sig) - K + 1)]
-        chosen: set[int] = set()
+        self._add_grams(idx, sig, kind)
+
+    def _add_grams(self, idx: int, sig: list[tuple[int, str]], kind: str) -> None:
+        grams = [(_gram(sig, i), sig[i][0], sig[i + 2][0], i) for i in range(len(sig) - K + 1)]
         # the reference source keeps every k-gram: the copying share needs them all
-        width = 1 if kind == "reference" else W
-        for w in range(max(1, len(grams) - width + 1)):
-            window = grams[w:w + width]
-            chosen.add(min(window, key=lambda g: (g[0], -g[3]))[3])
-        for i in sorted(chosen):
+        for i in _winnow(grams, 1 if kind == "reference" else W):
             h, first, last, _ = grams[i]
             # a k-gram without a coined identifier is no evidence in an output, but the
             # copying share of the reference counts every line
             if self._token(" ".join(n for _, n in sig[i:i + K])) or kind == "reference":
                 self.prints.setdefault(h, []).append((idx, first, last))
+
+    def _add_lines(self, idx: int, sig: list[tuple[int, str]]) -> None:
+        """Short files and id lists: each line on its own."""
+        for no, n in sig:
+            if self._token(n):
+                self.prints.setdefault(_h(n), []).append((idx, no, no))
 
     def _token(self, text: str) -> bool:
         """Pick the k-gram's prefilter token: its longest uncommon identifier. A k-gram
@@ -168,17 +169,9 @@ class Fingerprints:
             yield from (t for t in (m.group(0) for m in _TOKEN_ANY.finditer(text))
                         if t in self.tokens)
             return
-        n = len(raw)
         for m in rx.finditer(raw):
-            p, e = m.start(), m.end()
-            if e < n and raw[e] in _IDENT:
-                continue
-            q = p
-            while q > 0 and raw[q - 1] in _DIGITS:
-                q -= 1
-            if q > 0 and raw[q - 1] in _IDENT:
-                continue
-            yield raw[p:e]
+            if _whole(raw, m.start(), m.end()):
+                yield raw[m.start():m.end()]
 
     def covered(self, text: str) -> dict[int, set[int]]:
         """source index -> protected line numbers this text reproduces."""
@@ -230,6 +223,25 @@ class Fingerprints:
             if any(self.sources[idx].kind == kind for idx, _, _ in self.prints.get(h, ())):
                 hit_lines.update((i, i + 1, i + 2))
         return len(hit_lines), len(sig)
+
+
+def _whole(raw: bytes, p: int, e: int) -> bool:
+    """Is raw[p:e] an identifier as `_TOKEN_ANY` cuts them (see `_whole_tokens`)?"""
+    if e < len(raw) and raw[e] in _IDENT:
+        return False
+    q = p
+    while q > 0 and raw[q - 1] in _DIGITS:
+        q -= 1
+    return not (q > 0 and raw[q - 1] in _IDENT)
+
+
+def _winnow(grams: list[tuple[int, int, int, int]], width: int) -> list[int]:
+    """The k-grams kept: the smallest hash of every window of `width` (the rightmost on
+    a tie), in order."""
+    chosen: set[int] = set()
+    for w in range(max(1, len(grams) - width + 1)):
+        chosen.add(min(grams[w:w + width], key=lambda g: (g[0], -g[3]))[3])
+    return sorted(chosen)
 
 
 def _h(line: str) -> int:
@@ -293,57 +305,94 @@ def _text_files(root: Path, skip_top: Iterable[str]) -> Iterable[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and
                              d not in ("__pycache__", "node_modules", ".git"))
+        top = Path(dirpath) == root
         for name in sorted(filenames):
             p = Path(dirpath) / name
-            if Path(dirpath) == root and name.startswith(skip):
-                continue
-            if name.startswith(".") or p.suffix not in TEXT_SUFFIXES or p.is_symlink():
-                continue
-            try:
-                if not stat.S_ISREG(p.stat().st_mode):
-                    continue     # a FIFO or device must not hang the scan (or be "read")
-            except OSError:
-                continue
-            yield p
+            if not (top and name.startswith(skip)) and _text_file(p):
+                yield p
+
+
+def _text_file(p: Path) -> bool:
+    """A regular text file (a FIFO or device must not hang the scan, or be "read")."""
+    if p.name.startswith(".") or p.suffix not in TEXT_SUFFIXES or p.is_symlink():
+        return False
+    try:
+        return stat.S_ISREG(p.stat().st_mode)
+    except OSError:
+        return False
 
 
 def build(task_dir: str | None, references: Iterable[str] = (),
           skip: Iterable[str] = ()) -> Fingerprints:
     """Fingerprints of the task folder's protected files and of the reference source."""
     fp = Fingerprints()
-    total = 0
     roots: list[tuple[Path, str]] = []
     if task_dir:
         roots.append((Path(task_dir), "protected"))
-        for p in sorted(Path(task_dir).iterdir()):
-            if p.is_file() and not p.is_symlink() and p.name.startswith(("spec", "README")) and \
-                    p.name != "spec_test_map.md" and p.stat().st_size <= MAX_FILE:
-                try:
-                    fp.allowed.update(n for _, n in _sig_lines(p.read_text(encoding="utf-8")))
-                except (OSError, UnicodeDecodeError):
-                    continue
+        fp.allowed.update(_allowed_lines(Path(task_dir)))
     roots.extend((Path(r), "reference") for r in references if r and Path(r).is_dir())
-    count = 0
+    budget = _Budget()
     for root, kind in roots:
-        skip_top = (*SKIP_NAMES, "spec_v", *skip) if kind == "protected" else ()
-        for p in _text_files(root, skip_top):
-            count += 1
-            if count > MAX_FILES or total > MAX_TOTAL:
-                fp.unchecked.append((str(p), f"more than {MAX_FILES} files or "
-                                     f"{MAX_TOTAL >> 20} MB of protected material: the rest "
-                                     "was not fingerprinted"))
-                return fp
-            try:
-                size = p.stat().st_size
-                if size > MAX_FILE:
-                    fp.unchecked.append((str(p), f"protected file over {MAX_FILE >> 20} MB "
-                                         "was not fingerprinted"))
-                    continue
-                text = p.read_bytes().decode("utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue                     # binary fixtures carry no line evidence
-            total += size
-            label = str(p.relative_to(root)) if kind == "protected" else \
-                f"the reference source {p.relative_to(root)}"
-            fp.add(label, text, "ids" if p.name.startswith("kept_") else kind)
+        if not _add_root(fp, root, kind, tuple(skip), budget):
+            break
     return fp
+
+
+def _add_root(fp: Fingerprints, root: Path, kind: str, skip: tuple[str, ...],
+              budget: _Budget) -> bool:
+    """Fingerprint one root's text files; False once the budget is spent."""
+    skip_top = (*SKIP_NAMES, "spec_v", *skip) if kind == "protected" else ()
+    for p in _text_files(root, skip_top):
+        if not budget.take(fp, p):
+            return False
+        text = _protected_text(fp, p, budget)
+        if text is None:
+            continue
+        label = str(p.relative_to(root)) if kind == "protected" else \
+            f"the reference source {p.relative_to(root)}"
+        fp.add(label, text, "ids" if p.name.startswith("kept_") else kind)
+    return True
+
+
+def _allowed_lines(tdir: Path) -> set[str]:
+    """The lines of what the agent may read (the spec, READMEs): never evidence."""
+    out: set[str] = set()
+    for p in sorted(tdir.iterdir()):
+        if p.is_file() and not p.is_symlink() and p.name.startswith(("spec", "README")) and \
+                p.name != "spec_test_map.md" and p.stat().st_size <= MAX_FILE:
+            try:
+                out.update(n for _, n in _sig_lines(p.read_text(encoding="utf-8")))
+            except (OSError, UnicodeDecodeError):
+                continue
+    return out
+
+
+@dataclass
+class _Budget:
+    """Files and bytes of protected material read so far (MAX_FILES, MAX_TOTAL)."""
+
+    files: int = 0
+    total: int = 0
+
+    def take(self, fp: Fingerprints, p: Path) -> bool:
+        self.files += 1
+        if self.files > MAX_FILES or self.total > MAX_TOTAL:
+            fp.unchecked.append((str(p), f"more than {MAX_FILES} files or "
+                                 f"{MAX_TOTAL >> 20} MB of protected material: the rest "
+                                 "was not fingerprinted"))
+            return False
+        return True
+
+
+def _protected_text(fp: Fingerprints, p: Path, budget: _Budget) -> str | None:
+    try:
+        size = p.stat().st_size
+        if size > MAX_FILE:
+            fp.unchecked.append((str(p), f"protected file over {MAX_FILE >> 20} MB "
+                                 "was not fingerprinted"))
+            return None
+        text = p.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None                     # binary fixtures carry no line evidence
+    budget.total += size
+    return text
