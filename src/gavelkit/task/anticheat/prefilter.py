@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 BLOCK = 8 * 1024 * 1024
 MAX_LINE = int(os.environ.get("GAVEL_SCAN_MAX_LINE", str(256 * 1024 * 1024)))
@@ -53,21 +54,9 @@ class Matcher:
         # into its alternation; the pure-Python engine runs it as a pass of its own
         self._extra = re.compile(extra) if extra and self.engine == "find" else None
         if self.engine == "find":
-            # one bytes.find pass per anchor: merge variants ("pip ", 'pip"') and drop
-            # anchors that contain another anchor (their lines are found anyway)
-            base = set()
-            for a in self.anchors:
-                core = a.rstrip(b' \t"\\')
-                base.add(core if len(core) >= 3 else a)
-            self.anchors = sorted((a for a in base if not any(b != a and b in a for b in base)),
-                                  key=len, reverse=True)
-        if self.engine == "re2" and self.anchors:
-            import re2
-
-            opts = re2.Options()
-            opts.max_mem = 256 << 20
-            alts = [re.escape(a) for a in self.anchors] + ([extra] if extra else [])
-            self._rx = re2.compile(b"|".join(alts), opts)
+            self.anchors = _merged(self.anchors)
+        elif self.engine == "re2" and self.anchors:
+            self._rx = _re2_alternation(self.anchors, extra)
 
     def found(self, buf: bytes) -> bool:
         """Does any anchor occur in buf? (one short text: a command, a path)"""
@@ -85,6 +74,9 @@ class Matcher:
         if self._rx is not None:
             m = self._rx.search(buf, pos)
             return None if m is None else (m.start(), m.end())
+        return self._find_span(buf, pos)
+
+    def _find_span(self, buf: bytes, pos: int) -> tuple[int, int] | None:
         best: tuple[int, int] | None = None
         for a in self.anchors:
             i = buf.find(a, pos, best[0] + len(a) if best else len(buf))
@@ -98,45 +90,74 @@ class Matcher:
 
     def line_starts(self, buf: bytes, end: int) -> list[int]:
         """Start offsets of the lines in buf[:end] that contain an anchor."""
-        out: list[int] = []
         if not self.anchors:
-            return out
-        find, rfind = buf.find, buf.rfind
+            return []
         if self._rx is not None:
-            search = self._rx.search
-            pos = 0
-            while pos < end:
-                m = search(buf, pos, end)
-                if m is None:
-                    break
-                i = m.start()
-                out.append(rfind(b"\n", 0, i) + 1)
-                nl = find(b"\n", i, end)
-                pos = end if nl == -1 else nl + 1
-            return out
+            return self._re2_line_starts(buf, end)
         seen: set[int] = set()
+        out: list[int] = []
         if self._extra is not None:
             for m in self._extra.finditer(buf, 0, end):
-                start = rfind(b"\n", 0, m.start()) + 1
-                if start not in seen:
-                    seen.add(start)
-                    out.append(start)
+                _add_line(buf, m.start(), seen, out)
         for a in self.anchors:
-            pos = 0
-            while True:
-                i = find(a, pos, end)
-                if i == -1:
-                    break
-                start = rfind(b"\n", 0, i) + 1
-                if start not in seen:
-                    seen.add(start)
-                    out.append(start)
-                nl = find(b"\n", i, end)
-                if nl == -1:
-                    break
-                pos = nl + 1
+            _anchor_lines(buf, end, a, seen, out)
         out.sort()
         return out
+
+    def _re2_line_starts(self, buf: bytes, end: int) -> list[int]:
+        out: list[int] = []
+        search, find, rfind = self._rx.search, buf.find, buf.rfind  # type: ignore[union-attr]
+        pos = 0
+        while pos < end:
+            m = search(buf, pos, end)
+            if m is None:
+                break
+            i = m.start()
+            out.append(rfind(b"\n", 0, i) + 1)
+            nl = find(b"\n", i, end)
+            pos = end if nl == -1 else nl + 1
+        return out
+
+
+def _merged(anchors: list[bytes]) -> list[bytes]:
+    """For one bytes.find pass per anchor: merge variants ("pip ", 'pip"') and drop
+    anchors that contain another anchor (their lines are found anyway)."""
+    base = set()
+    for a in anchors:
+        core = a.rstrip(b' \t"\\')
+        base.add(core if len(core) >= 3 else a)
+    return sorted((a for a in base if not any(b != a and b in a for b in base)),
+                  key=len, reverse=True)
+
+
+def _re2_alternation(anchors: list[bytes], extra: bytes | None) -> Any:
+    import re2
+
+    opts = re2.Options()
+    opts.max_mem = 256 << 20
+    alts = [re.escape(a) for a in anchors] + ([extra] if extra else [])
+    return re2.compile(b"|".join(alts), opts)
+
+
+def _add_line(buf: bytes, i: int, seen: set[int], out: list[int]) -> None:
+    start = buf.rfind(b"\n", 0, i) + 1
+    if start not in seen:
+        seen.add(start)
+        out.append(start)
+
+
+def _anchor_lines(buf: bytes, end: int, a: bytes, seen: set[int], out: list[int]) -> None:
+    """The lines holding anchor `a` (one find per line: the rest of a line is skipped)."""
+    pos = 0
+    while True:
+        i = buf.find(a, pos, end)
+        if i == -1:
+            return
+        _add_line(buf, i, seen, out)
+        nl = buf.find(b"\n", i, end)
+        if nl == -1:
+            return
+        pos = nl + 1
 
 
 @dataclass(slots=True)
@@ -172,42 +193,57 @@ def hit_lines(path: str, matcher: Matcher, every_line: bool, stats: LineStats,
                 stats.on_block(stats.bytes)
             eof = not block
             buf = rest + block if rest else block
-            if eof:
-                if not buf:
-                    break
-                end = len(buf)
-                if buf[-1:] != b"\n":
-                    stats.last_line_unterminated = bool(buf.strip())
-                    buf += b"\n"
-                    end = len(buf)
-            else:
-                end = buf.rfind(b"\n") + 1
-                if end == 0:
-                    if len(buf) > MAX_LINE:
-                        line_no += 1
-                        stats.overlong.append(line_no)
-                        # skip to the next newline without holding the line
-                        while True:
-                            more = fh.read(BLOCK)
-                            stats.bytes += len(more)
-                            if not more:
-                                rest = b""
-                                break
-                            nl = more.find(b"\n")
-                            if nl != -1:
-                                rest = more[nl + 1:]
-                                break
-                        continue
-                    rest = buf
-                    continue
-            if not stats.markers and any(buf.find(mk, 0, end) != -1 for mk in markers):
-                stats.markers = 1
+            if eof and not buf:
+                break
+            buf, end = _complete(buf, eof, stats)
+            if end == 0:
+                rest, skipped = _no_line_end(fh, buf, stats, line_no)
+                line_no += skipped
+                continue
+            _see_markers(buf, end, markers, stats)
             yield from _lines_in(buf, end, line_no, matcher, every_line, stats, check_shape)
             line_no += stats.block_lines
             rest = buf[end:]
             if eof:
                 break
     stats.lines = line_no
+
+
+def _complete(buf: bytes, eof: bool, stats: LineStats) -> tuple[bytes, int]:
+    """The block and where its complete lines end (0: none yet). At the end of the file
+    the last line counts, terminated or not (it gets its newline)."""
+    if not eof:
+        return buf, buf.rfind(b"\n") + 1
+    if buf[-1:] != b"\n":
+        stats.last_line_unterminated = bool(buf.strip())
+        buf += b"\n"
+    return buf, len(buf)
+
+
+def _see_markers(buf: bytes, end: int, markers: Sequence[bytes], stats: LineStats) -> None:
+    if not stats.markers and any(buf.find(mk, 0, end) != -1 for mk in markers):
+        stats.markers = 1
+
+
+def _no_line_end(fh: Any, buf: bytes, stats: LineStats, line_no: int) -> tuple[bytes, int]:
+    """A block with no newline yet: keep reading, unless the line is over MAX_LINE (then
+    it is skipped unchecked and reported). Returns what to keep and the lines skipped."""
+    if len(buf) <= MAX_LINE:
+        return buf, 0
+    stats.overlong.append(line_no + 1)  # type: ignore[union-attr]
+    return _skip_line(fh, stats), 1
+
+
+def _skip_line(fh: Any, stats: LineStats) -> bytes:
+    """Skip to the next newline without holding the line; what follows it."""
+    while True:
+        more = fh.read(BLOCK)
+        stats.bytes += len(more)
+        if not more:
+            return b""
+        nl = more.find(b"\n")
+        if nl != -1:
+            return more[nl + 1:]
 
 
 def _lines_in(buf: bytes, end: int, line_no: int, matcher: Matcher, every_line: bool,
@@ -217,39 +253,45 @@ def _lines_in(buf: bytes, end: int, line_no: int, matcher: Matcher, every_line: 
     When every line is visited anyway (shape check or every_line), line numbers come
     from that walk; otherwise newlines are counted between hits only once.
     """
-    bad = stats.bad_lines
-    assert bad is not None
-    find = buf.find
     if check_shape or every_line:
-        hits = set() if every_line else set(matcher.line_starts(buf, end))
-        pos = 0
-        n = line_no
-        while pos < end:
-            nl = find(b"\n", pos, end)
-            n += 1
-            if nl > pos:
-                a = buf[pos]
-                z = buf[nl - 1]
-                suspect = check_shape and (a != 123 or (z != 125 and z != 13))
-                if suspect:
-                    seg = buf[pos:nl].strip()
-                    suspect = bool(seg) and (seg[:1] != b"{" or seg[-1:] != b"}")
-                    if suspect:
-                        bad.append(n)
-                if every_line or suspect or pos in hits:
-                    line = buf[pos:nl]
-                    if line.strip():
-                        yield n, line
-            pos = nl + 1
-        stats.block_lines = n - line_no
+        yield from _walk_lines(buf, end, line_no, matcher, every_line, stats, check_shape)
         return
     counted = 0
     cur = line_no
     for start in matcher.line_starts(buf, end):
         cur += buf.count(b"\n", counted, start)
         counted = start
-        nl = find(b"\n", start, end)
-        line = buf[start:nl]
+        line = buf[start:buf.find(b"\n", start, end)]
         if line.strip():
             yield cur + 1, line
     stats.block_lines = (cur - line_no) + buf.count(b"\n", counted, end)
+
+
+def _walk_lines(buf: bytes, end: int, line_no: int, matcher: Matcher, every_line: bool,
+                stats: LineStats, check_shape: bool) -> Iterator[tuple[int, bytes]]:
+    """Every line of the block: the shape check on each, the hit (or every) line yielded."""
+    bad = cast(list[int], stats.bad_lines)       # set by hit_lines
+    find = buf.find
+    hits = set() if every_line else set(matcher.line_starts(buf, end))
+    pos = 0
+    n = line_no
+    while pos < end:
+        nl = find(b"\n", pos, end)
+        n += 1
+        if nl > pos:
+            suspect = check_shape and _suspect(buf, pos, nl)
+            if suspect:
+                bad.append(n)
+            if (every_line or suspect or pos in hits) and buf[pos:nl].strip():
+                yield n, buf[pos:nl]
+        pos = nl + 1
+    stats.block_lines = n - line_no
+
+
+def _suspect(buf: bytes, pos: int, nl: int) -> bool:
+    """A line that does not look like one JSON object (`{…}`): truncated or foreign."""
+    a, z = buf[pos], buf[nl - 1]
+    if a == 123 and (z == 125 or z == 13):
+        return False
+    seg = buf[pos:nl].strip()
+    return bool(seg) and (seg[:1] != b"{" or seg[-1:] != b"}")
