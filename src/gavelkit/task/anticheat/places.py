@@ -26,11 +26,10 @@ from gavelkit.task.anticheat import taskpaths
 from gavelkit.task.anticheat.anchors import compile_context
 from gavelkit.task.anticheat.names import GLOBCH as _GLOBCH
 from gavelkit.task.anticheat.names import literal, norm
+from gavelkit.task.anticheat.oracleids import load_signatures
 from gavelkit.task.anticheat.rules import CommandRule, Place, load_rules
 
 TASK_ALLOW = ("spec.md", "spec_v*.md", "README*", "LICENSE*", ".*")
-MAX_ORACLE_FILES = 32            # kept_nodeids*.txt files read for the oracle-id check
-MAX_ORACLE_IDS = 1_000_000       # ids kept in memory (~150 MB); GAVEL_SCAN_MAX_ORACLE_IDS
 _URL = re.compile(r"(?:https?://|git@|ssh://|git://|git\+https?://)[^\s'\"<>]+", re.I)
 
 
@@ -315,7 +314,7 @@ def _task_places(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
         elif rp.kind == taskpaths.FORBIDDEN:
             _recorded_place(ctx, tdir, rp, anchor)
     _earlier_run(ctx, record)
-    _load_signatures(ctx, tdir, record)
+    load_signatures(ctx, tdir, record)
 
 
 def _task_folder_places(ctx: Context, tdir: Path) -> list[str]:
@@ -367,96 +366,6 @@ def _earlier_run(ctx: Context, record: dict[str, Any]) -> None:
         ctx.places.append(Place("earlier-run", "CHT-R003", f"an earlier attempt ({run})",
                                 components=[run.strip()], generic=False,
                                 source="task.json candidate_run"))
-
-
-def max_oracle_ids() -> int:
-    """How many oracle ids the output check keeps in memory (GAVEL_SCAN_MAX_ORACLE_IDS)."""
-    raw = os.environ.get("GAVEL_SCAN_MAX_ORACLE_IDS", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else MAX_ORACLE_IDS
-
-
-def _add_signature(ctx: Context, base: str, name: str) -> None:
-    if len(name) >= 6:  # shorter names (`test`) are too common to be evidence
-        ctx.signatures.add(f"{base}::{name}")
-        ctx.sig_files.add(base)
-
-
-def _load_signatures(ctx: Context, tdir: Path, record: dict[str, Any]) -> None:
-    """Oracle node ids: seeing several of them in an output means oracle content leaked.
-
-    Fail closed: a kept list that cannot be read, more kept files than MAX_ORACLE_FILES,
-    or more ids than `max_oracle_ids()` mean some oracle ids are not looked for; each is
-    an entry of `ctx.unchecked` (CHT-U007, with the file and line), which makes the
-    verdict UNVERIFIABLE: the output check is not CLEAN for ids it never had.
-    """
-    cap = max_oracle_ids()
-    files = sorted(tdir.glob("kept_nodeids*.txt"))
-    if len(files) > MAX_ORACLE_FILES:
-        ctx.unchecked.append((str(files[MAX_ORACLE_FILES]), 0,
-                              f"{len(files)} kept_nodeids*.txt files, over the limit of "
-                              f"{MAX_ORACLE_FILES}: the ids of {len(files) - MAX_ORACLE_FILES} "
-                              "file(s) from this one on were not looked for in tool outputs"))
-    for f in files[:MAX_ORACLE_FILES]:
-        text = _kept_text(ctx, f)
-        if text is not None and not _kept_ids(ctx, f, text, cap):
-            return
-    tax = record.get("taxonomy")
-    if isinstance(tax, dict):
-        _taxonomy_ids(ctx, tax, cap)
-
-
-def _kept_text(ctx: Context, f: Path) -> str | None:
-    """A kept-ids file's text; None (and an unchecked entry) when it cannot be read."""
-    from gavelkit.core.safeio import read_input
-
-    try:
-        raw = read_input(f, allow_empty=True)  # a FIFO here must not hang the scan
-    except InputError as exc:
-        ctx.unchecked.append((str(f), exc.line or 0, "oracle id list not read, its ids "
-                              f"were not looked for in tool outputs: {exc.message}"))
-        return None
-    except OSError as exc:
-        ctx.unchecked.append((str(f), 0, "oracle id list not read, its ids were not "
-                              f"looked for in tool outputs: {exc.strerror or exc}"))
-        return None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        ctx.unchecked.append((str(f), raw[:exc.start].count(b"\n") + 1,
-                              "oracle id list is not UTF-8, its ids were not looked for "
-                              "in tool outputs"))
-        return None
-
-
-def _kept_ids(ctx: Context, f: Path, text: str, cap: int) -> bool:
-    """Add the file's ids; False when the cap stopped it (the rest was not read)."""
-    for no, ln in enumerate(text.splitlines(), start=1):
-        ln = ln.strip()
-        if "::" not in ln:
-            continue
-        if len(ctx.signatures) >= cap:
-            ctx.unchecked.append((str(f), no, f"more than {cap:,} oracle ids: the ids from "
-                                  "this line on were not looked for in tool outputs "
-                                  "(GAVEL_SCAN_MAX_ORACLE_IDS)"))
-            return False
-        file_part, _, name = ln.partition("::")
-        _add_signature(ctx, posixpath.basename(file_part), name.split("[")[0].split("::")[-1])
-    return True
-
-
-def _taxonomy_ids(ctx: Context, tax: dict[str, Any], cap: int) -> None:
-    for key in tax:
-        if "::" not in key:
-            continue
-        if len(ctx.signatures) >= cap:
-            ctx.unchecked.append((ctx.task_record or "task.json", 0,
-                                  f"more than {cap:,} oracle ids: taxonomy entries from "
-                                  f"{key!r} on were not looked for in tool outputs "
-                                  "(GAVEL_SCAN_MAX_ORACLE_IDS)"))
-            return
-        mod, _, name = key.partition("::")
-        base = posixpath.basename(mod.replace("\\", "/"))
-        _add_signature(ctx, base if base.endswith(".py") else base + ".py", name.split("[")[0])
 
 
 # --------------------------------------------------------------------------- matching
