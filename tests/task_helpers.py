@@ -50,11 +50,11 @@ def judge_record(task_dir: Path, score_rel: str = "judge/score_result.json") -> 
     import json
 
     from gavelkit.task.formats.load import load_task
-    from gavelkit.task.judging.verdict import PASS, REQUIRED
+    from gavelkit.task.judging.verdict import PASS, REQUIRED, SCHEMA_VERSION
     from gavelkit.task.pipeline.digests import combined, current_digests
 
     score = task_dir / score_rel
-    rec = {"schema_version": 1, "verdict": "QUALIFIED",
+    rec = {"schema_version": SCHEMA_VERSION, "verdict": "QUALIFIED",
            "checks": [{"name": n, "status": PASS, "reason": "", "route": None} for n in REQUIRED],
            "judged_on": {"oracle_digest": combined(current_digests(load_task(task_dir))),
                          "score_file": score_rel,

@@ -112,8 +112,8 @@ def test_verdict_function_every_check_counts() -> None:
 
 
 def test_record_guard_re_decides_the_checks() -> None:
-    rec = {"schema_version": 1, "verdict": "QUALIFIED", "checks": [c.to_dict() for c in
-                                              (V.Check(n, V.PASS) for n in V.REQUIRED)],
+    rec = {"schema_version": V.SCHEMA_VERSION, "verdict": "QUALIFIED",
+           "checks": [c.to_dict() for c in (V.Check(n, V.PASS) for n in V.REQUIRED)],
            "judged_on": {"oracle_digest": "abc", "score_sha256": "s1", "score_file": "x"}}
     assert V.qualified_record_ok(rec, "abc", "s1")[0]
     assert not V.qualified_record_ok(rec, "abd", "s1")[0]
@@ -627,3 +627,16 @@ def test_gate_ac_an_empty_table_is_pending_never_pass(task: Path, provenance) ->
     judged(task)
     fill_spotcheck(task)
     assert judged(task).verdict == "QUALIFIED"
+
+
+def test_unverified_evidence_only_when_nothing_failed() -> None:
+    """A withheld score is evidence only when the checks in its way could not be made."""
+    ok = [V.Check(n, V.PASS) for n in ("inputs", "preflight", "anti-cheat", "run-integrity",
+                                       "freshness", "solvability", "score")]
+    lack = [c if c.name != "preflight" else V.Check("preflight", V.UNVERIFIABLE, "no code")
+            for c in ok]
+    assert V.unverified_evidence(lack) == (("preflight", "no code"),)
+    assert V.unverified_evidence([*lack, V.Check("freshness", V.FAIL, "stale")]) is None
+    assert V.unverified_evidence([*lack, V.Check("anti-cheat", V.FAIL, "cheat")]) is None
+    assert V.unverified_evidence([*lack, V.Check("score", V.UNVERIFIABLE, "unread")]) is None
+    assert V.unverified_evidence([*lack, V.Check("solvability", V.PENDING, "?")]) is None

@@ -14,6 +14,7 @@ from gavelkit.core.errors import InputError
 from gavelkit.task.anticheat import api as anticheat_api
 from gavelkit.task.judging.judge import judge_run
 from gavelkit.task.judging.records import record
+from gavelkit.task.judging.verdict import SCHEMA_VERSION
 from gavelkit.task.pipeline.state import init_state
 from gavelkit.task.scoring.options import RunOptions
 from gavelkit.task.scoring.runner import run_solution
@@ -478,7 +479,7 @@ def _validator():  # type: ignore[no-untyped-def]
 def test_written_judge_results_follow_the_versioned_schema(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     v = _validator()
     rc, printed = cli_json("task", "schema", "judge-result")
-    assert rc == 0 and printed["$id"].endswith("/judge-result/1.json")
+    assert rc == 0 and printed["$id"].endswith(f"/judge-result/{SCHEMA_VERSION}.json")
     rc, text, _ = cli("task", "schema", "judge-result", "--format", "text")
     assert rc == 0 and text.startswith("$schema:")
     for run, setup in (("bad", None), ("perfect", "no table")):
@@ -489,7 +490,7 @@ def test_written_judge_results_follow_the_versioned_schema(task: Path, provenanc
         for rec in (written, doc["judge"]):  # on disk, and the CLI's (with the transition)
             errors = sorted(v.iter_errors(rec), key=str)
             assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors]
-        assert written["schema_version"] == 1 and doc["judge"]["verdict"] in (
+        assert written["schema_version"] == SCHEMA_VERSION and doc["judge"]["verdict"] in (
             "QUALIFIED", "PENDING")
         set_state(task, "S5_JUDGE")
 
@@ -499,7 +500,7 @@ def test_a_record_outside_the_schema_fails_validation(task: Path, provenance) ->
     judge_run(task, task / "candidate-runs" / "bad", move_state=False)
     rec = json.loads((task / "judge" / "judge_result.json").read_text())
     assert not list(v.iter_errors(rec))
-    for bad in ({**rec, "schema_version": 2},
+    for bad in ({**rec, "schema_version": SCHEMA_VERSION + 1},
                 {**rec, "checks": [*rec["checks"], {"name": "gate-Z", "status": "PASS",
                                                     "reason": "", "route": None}]},
                 {**rec, "fairness_gates": {**rec["fairness_gates"], "D_coverage": "FULL"}},
@@ -633,3 +634,56 @@ def test_the_task_report_shows_the_judges_gate_names_in_their_rows(task: Path, p
     d_row = next(r for r in html.split("<tr>") if r.startswith("<td>D</td>"))
     assert "gate-D: FULL" in d_row
     assert "not a static gate</td><td></td><td></td><td>gate-D" not in html
+
+
+def _without_code(task: Path) -> Path:
+    """The bad run as a maintainer holds it: another scorer's file (no gavel run record)
+    and no target package known, so no preflight can be made."""
+    run = task / "candidate-runs" / "bad"
+    data = json.loads((run / "score_result.json").read_text())
+    data.pop("gavel")
+    (run / "score_result.json").write_text(json.dumps(data))
+    meta = json.loads((task / "task.json").read_text("utf-8-sig"))
+    meta.pop("package")
+    (task / "task.json").write_text(json.dumps(meta))
+    for name in ("run_meta.json",):
+        (run / name).unlink(missing_ok=True)
+    return run
+
+
+def test_a_recorded_run_without_its_code_shows_its_evidence_unverified(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26 item 8: layers, gap, clusters and Gate B's evidence of a recorded run are
+    shown, marked unverified, with the checks that could not be made; never used."""
+    before = json.loads((task / "task.json").read_text("utf-8-sig")).get("candidate_score")
+    res = judge_run(task, _without_code(task), move_state=False)
+    assert res.verdict != "QUALIFIED" and not res.scores_usable
+    ev = res.unverified
+    assert ev is not None and ev.metrics.clusters and ev.score.total
+    assert {"preflight", "freshness"} <= {name for name, _ in ev.not_checked}
+    assert next(c for c in res.checks if c.name == "gate-B").status == "UNVERIFIABLE"
+    report = (task / "judge" / "diagnosis_report.md").read_text()
+    assert "**Unverified: recorded evidence, not a usable score.**" in report
+    assert "- preflight: " in report and "| layer | passed | total | rate |" in report
+    rec = json.loads((task / "judge" / "judge_result.json").read_text())
+    _validator().validate(rec)
+    assert rec["scores_usable"] is False and rec["candidate_score"] is None
+    assert rec["unverified_evidence"]["metrics"]["clusters"]
+    assert rec["unverified_evidence"]["gate_b"]["failures"] > 0
+    after = json.loads((task / "task.json").read_text("utf-8-sig")).get("candidate_score")
+    assert after == before  # task.json records only a usable score
+    _rc, text, _ = cli("task", "judge", str(task), "--run", str(task / "candidate-runs" / "bad"),
+                      "--no-state", "--dry-run")
+    assert "scores: UNVERIFIED evidence only" in text and "not checked: preflight" in text
+    assert "preflight: NOT RUN" in text
+
+
+def test_a_failed_preflight_shows_no_evidence(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """Near miss: the same withheld score after a preflight that ran and failed is not
+    shown at all (a score the candidate may have borrowed is not evidence)."""
+    provenance["passed"] = False
+    res = judge_run(task, task / "candidate-runs" / "bad", move_state=False)
+    assert not res.scores_usable and res.unverified is None
+    report = (task / "judge" / "diagnosis_report.md").read_text()
+    assert "Unverified: recorded evidence" not in report and "Not shown: " in report
+    assert json.loads((task / "judge" / "judge_result.json").read_text())[
+        "unverified_evidence"] is None

@@ -288,7 +288,12 @@ def _judged(a: argparse.Namespace) -> Any:
 def _judge_lines(res: Any) -> list[str]:
     """The text output: verdict and reasons, the hard checks, what was written."""
     lines = _verdict_lines(res)
-    if not res.scores_usable:
+    ev = res.unverified if not res.scores_usable else None
+    if ev is not None:
+        lines.append(f"scores: UNVERIFIED evidence only, never used ({res.scores_why})")
+        lines += [f"  not checked: {name}: {why}" for name, why in ev.not_checked]
+        lines += _metrics_lines(ev.metrics)
+    elif not res.scores_usable:
         lines.append(f"scores: not shown ({res.scores_why})")
     lines += _metrics_lines(res.metrics) if res.metrics else []
     if res.transition:
@@ -305,8 +310,13 @@ def _verdict_lines(res: Any) -> list[str]:
     return [f"verdict: {res.verdict}" + (f" (route: {res.route})" if res.route else "")
             + (" - not certified" if res.verdict == "PENDING" else ""),
             *[f"  {r}" for r in res.reasons],
-            f"preflight: {'PASS' if res.preflight.passed else 'FAIL'} - {res.preflight.reason}",
+            f"preflight: {_preflight_word(res.preflight)} - {res.preflight.reason}",
             f"anti-cheat: {res.scan.verdict}", f"reference: {rate}"]
+
+
+def _preflight_word(pre: Any) -> str:
+    """PASS, FAIL, or NOT RUN (no package or no code: the check could not be made)."""
+    return "PASS" if pre.passed else "FAIL" if pre.ran else "NOT RUN"
 
 
 def _metrics_lines(m: Any) -> list[str]:

@@ -22,7 +22,9 @@ from gavelkit.task.scoring.counts import count_line
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gavelkit.task.formats.score import ScoreResult
+    from gavelkit.task.judging.metrics import Metrics
     from gavelkit.task.judging.result import JudgeResult
+    from gavelkit.task.judging.scores import GateB
 
 
 def render_report(res: JudgeResult) -> str:
@@ -48,9 +50,8 @@ def report_view(res: JudgeResult) -> dict[str, Any]:
         "solvability": _solvability_view(res),
         "gates": _gates_view(res),
         "usable": usable, "withheld": "" if usable else f"Not shown: {res.scores_why}",
-        "total": count_line(res.score.summary, res.score.pass_rate)
-        if usable and res.score else "",
-        "metrics": _metrics_view(res) if usable and res.metrics else None,
+        "why": res.scores_why,
+        **_score_view(res),
         "weaknesses": res.weaknesses, "reasons": res.reasons, "terminal": res.terminal,
         "transition": _transition_line(res.transition), "findings": res.findings,
     }
@@ -139,9 +140,32 @@ _PROTOCOL = {"verifier": "verifier failure: return to test-filter, mark excluded
 _END_TO_END = ("integration", "system_e2e")
 
 
-def _metrics_view(res: JudgeResult) -> dict[str, Any]:
-    m = res.metrics
-    assert m is not None  # callers check scores_usable and metrics
+def _score_view(res: JudgeResult) -> dict[str, Any]:
+    """The score's sections: a usable score, or a withheld one's unverified evidence (with
+    the checks that could not be made), or nothing."""
+    ev = res.unverified
+    if res.scores_usable and res.score and res.metrics:
+        score, m = res.score, res.metrics
+    elif not res.scores_usable and ev is not None:
+        score, m = ev.score, ev.metrics
+    else:
+        return {"total": "", "metrics": None, "unverified": None}
+    return {"total": count_line(score.summary, score.pass_rate), "metrics": _metrics_view(m),
+            "unverified": None if ev is None or res.scores_usable else {
+                "not_checked": [{"name": n, "reason": r} for n, r in ev.not_checked],
+                "gate_b": _gate_b_evidence(ev.gate_b)}}
+
+
+def _gate_b_evidence(gb: GateB) -> str:
+    if not gb.failures:
+        return "no failures"
+    return (f"{gb.verifier} of {gb.failures} failures are verifier failures by rule"
+            f"{f' ({gb.why})' if gb.why else ''}, {gb.untraced} untraced to the spec "
+            f"(share {gb.share:.1%}, the gate fails above {gb.threshold:.0%})"
+            if gb.threshold is not None else f"{gb.failures} failures")
+
+
+def _metrics_view(m: Metrics) -> dict[str, Any]:
     return {
         "layers": sorted(m.layers.items()),
         "classes": ", ".join(f"{k} {n}" for k, n in sorted(m.classes.items())) or "none",

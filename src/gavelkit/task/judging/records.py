@@ -258,7 +258,9 @@ def _scores_record(res: JudgeResult) -> dict[str, Any]:
             "scores_withheld_because": res.scores_why or None,
             "candidate_score": {"summary": s.summary, "pass_rate": s.pass_rate,
                                 "by_layer": s.raw.get("by_layer")} if usable and s else None,
-            "metrics": m.to_dict() if usable and m else None}
+            "metrics": m.to_dict() if usable and m else None,
+            "unverified_evidence": res.unverified.to_dict()
+            if res.unverified and not res.scores_usable else None}
 
 
 def fairness(res: JudgeResult) -> dict[str, str]:

@@ -16,7 +16,7 @@ from gavelkit.task.judging import inputs as I
 from gavelkit.task.judging.conclude import Conclusion, Weakness
 from gavelkit.task.judging.fairness import Fairness
 from gavelkit.task.judging.hardchecks import AntiCheat, Preflight, Run
-from gavelkit.task.judging.scores import GateB, Scores
+from gavelkit.task.judging.scores import GateB, Scores, Unverified
 from gavelkit.task.judging.solvable import SolvabilityCheck
 from gavelkit.task.judging.step import StepResult
 from gavelkit.task.judging.verdict import Check, Route, Ruling, Verdict
@@ -165,6 +165,11 @@ class JudgeResult:
     def score(self) -> ScoreResult | None:
         """The candidate's score, only when it may be used."""
         return self.scores.score if self.scores else None
+
+    @property
+    def unverified(self) -> Unverified | None:
+        """A withheld score's evidence, shown marked as not verified (never used)."""
+        return self.scores.unverified if self.scores else None
 
     @property
     def metrics(self) -> Metrics | None:

@@ -80,6 +80,11 @@ def _scores() -> dict[str, Any]:
                                  "pass_rate": RATE, "by_layer": {"type": ["object", "null"]}},
                                 null=True),
         "metrics": {"type": ["object", "null"]},
+        "unverified_evidence": _obj({
+            "candidate_score": {"type": "object", "required": ["summary", "pass_rate"]},
+            "metrics": {"type": "object"}, "gate_b": {"type": "object"},
+            "not_checked": _arr(_obj({"check": {"enum": list(ORDER)}, "reason": STR}))},
+            null=True),
         "labels": _arr(_obj({"label": STR, "evidence": STR})),
         "weaknesses": _arr(_obj({"dimension": STR, "description": STR,
                                  "affected_tests": {"type": "integer", "minimum": 1},

@@ -15,7 +15,15 @@ from typing import Any, Literal
 from gavelkit.task.formats.load import Task
 from gavelkit.task.formats.score import ScoreResult
 from gavelkit.task.judging.step import Notes, StepResult
-from gavelkit.task.judging.verdict import FAIL, PASS, PENDING, UNVERIFIABLE, Check, scores_usable
+from gavelkit.task.judging.verdict import (
+    FAIL,
+    PASS,
+    PENDING,
+    UNVERIFIABLE,
+    Check,
+    scores_usable,
+    unverified_evidence,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,6 +53,26 @@ class GateB:
                 "why": self.why, "judged_clusters": self.judged, "pending": list(self.pending)}
 
 
+@dataclass(frozen=True, slots=True)
+class Unverified:
+    """A withheld score shown as recorded evidence: what it says (layers, gap, clusters,
+    Gate B's evidence) and which checks could not be made, and why. Kept apart from
+    `Scores.score`/`metrics` so nothing that certifies, labels or records a score can
+    read it by accident (issue 26 item 8: a recorded run judged without its code)."""
+
+    score: ScoreResult
+    metrics: Metrics
+    gate_b: GateB
+    not_checked: tuple[tuple[str, str], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"candidate_score": {"summary": self.score.summary,
+                                    "pass_rate": self.score.pass_rate,
+                                    "by_layer": self.score.raw.get("by_layer")},
+                "metrics": self.metrics.to_dict(), "gate_b": self.gate_b.to_dict(),
+                "not_checked": [{"check": n, "reason": r} for n, r in self.not_checked]}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Scores(StepResult):
     usable: bool = False
@@ -52,6 +80,7 @@ class Scores(StepResult):
     score: ScoreResult | None = None  # set only when usable
     metrics: Metrics | None = None
     gate_b: GateB = GateB("NOT RUN")
+    unverified: Unverified | None = None  # set only when withheld and showable as evidence
 
 
 def scores(task: Task, score: ScoreResult, reference: ScoreResult | None, solution: str,
@@ -67,11 +96,8 @@ def scores(task: Task, score: ScoreResult, reference: ScoreResult | None, soluti
         notes.check("preflight", FAIL, msg, "env")
         usable, why = False, why or msg
     if not usable:
-        notes.check("gate-B", UNVERIFIABLE, f"failure pattern not audited: {why}")
-        return Scores(why=why, gate_b=GateB("NOT RUN", why), **notes.frozen())
-    from gavelkit.task.judging.metrics import compute
-
-    m = compute(task, dict(score.raw), dict(reference.raw) if reference else None, solution)
+        return _withheld(task, score, reference, solution, checks, why, notes)
+    m = _metrics(task, score, reference, solution)
     gb = gate_b(m, task)
     _gate_b_check(gb, notes)
     neg = m.negative_gap
@@ -80,6 +106,26 @@ def scores(task: Task, score: ScoreResult, reference: ScoreResult | None, soluti
             neg.get("diagnosis", [])), "filter")
     _small_oracle(task, score, notes)
     return Scores(usable=True, score=score, metrics=m, gate_b=gb, **notes.frozen())
+
+
+def _metrics(task: Task, score: ScoreResult, reference: ScoreResult | None,
+             solution: str) -> Metrics:
+    from gavelkit.task.judging.metrics import compute
+
+    return compute(task, dict(score.raw), dict(reference.raw) if reference else None, solution)
+
+
+def _withheld(task: Task, score: ScoreResult, reference: ScoreResult | None, solution: str,
+              checks: list[Check], why: str, notes: Notes) -> Scores:
+    """A score that may not be used. Gate B is never audited on it; when only checks that
+    could not be made stand in its way, what it says is kept as unverified evidence."""
+    notes.check("gate-B", UNVERIFIABLE, f"failure pattern not audited: {why}")
+    lacking = unverified_evidence(checks)
+    if lacking is None or not score.total:
+        return Scores(why=why, gate_b=GateB("NOT RUN", why), **notes.frozen())
+    m = _metrics(task, score, reference, solution)
+    ev = Unverified(score, m, gate_b(m, task), lacking)
+    return Scores(why=why, gate_b=GateB("NOT RUN", why), unverified=ev, **notes.frozen())
 
 
 def gate_b(metrics: Metrics, task: Task | None = None) -> GateB:

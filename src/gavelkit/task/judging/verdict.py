@@ -80,7 +80,7 @@ ROUTES: dict[str, str] = {"spec": "S2_SPEC_DRAFT", "filter": "S3_ORACLE_MERGE",
                           "env": "S4_SETUP", "rerun": "S4_EVAL_RUN"}
 # judge_result.json's shape (judging/schema.py builds its JSON Schema); the QUALIFIED guard
 # reads only records of this version
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: unverified_evidence (a withheld score's evidence, issue 26 item 8)
 # checks whose result must be PASS before any score value may be used or shown
 SCORE_GATES = ("inputs", "preflight", "run-integrity", "freshness", "solvability", "score")
 
@@ -197,6 +197,23 @@ def scores_usable(checks: Iterable[Check]) -> tuple[bool, str]:
         if c.name in SCORE_GATES and c.status != PASS:
             return False, f"{c.name} {c.status} ({c.reason}): the score must not be used"
     return True, ""
+
+
+# what may stay unverified when a score is shown as recorded evidence (never certified)
+EVIDENCE_MAY_LACK = ("preflight", "anti-cheat", "run-integrity", "freshness", "solvability")
+
+
+def unverified_evidence(checks: Iterable[Check]) -> tuple[tuple[str, str], ...] | None:
+    """A withheld score that may still be shown as unverified evidence: every check that
+    failed is absent and the score itself was read; only checks that could not be made
+    (UNVERIFIABLE: no code to preflight, no transcript, a score file from another scorer)
+    stand between it and use. Returns those checks with their reasons, or None when the
+    score must not be shown at all (a failed check, a cheat, an unreadable score)."""
+    done = [c for c in complete(checks) if c.name in (*SCORE_GATES, "anti-cheat")]
+    lacking = [c for c in done if c.status != PASS]
+    if all(c.status == UNVERIFIABLE and c.name in EVIDENCE_MAY_LACK for c in lacking):
+        return tuple((c.name, c.reason) for c in lacking)
+    return None
 
 
 def checks_from_record(rec: Any) -> list[Check]:
