@@ -640,3 +640,15 @@ def test_unverified_evidence_only_when_nothing_failed() -> None:
     assert V.unverified_evidence([*lack, V.Check("anti-cheat", V.FAIL, "cheat")]) is None
     assert V.unverified_evidence([*lack, V.Check("score", V.UNVERIFIABLE, "unread")]) is None
     assert V.unverified_evidence([*lack, V.Check("solvability", V.PENDING, "?")]) is None
+
+
+def test_a_counts_only_reference_is_not_called_empty() -> None:
+    """A reference file that counts 6/7 but lists no failure: the diagnosis says so (it said
+    'scored nothing (0/0)'); a reference that scored nothing (near miss) still says 0/0."""
+    from gavelkit.task.judging.blame import ENV_CAUSES, diagnose
+
+    (b,) = diagnose({"summary": {"passed": 6, "failed": 1, "total": 7}})
+    assert b.cause == "unrecorded" and "records 6/7 passed" in b.text and "0/0" not in b.text
+    assert b.cause in ENV_CAUSES  # re-run the reference: S4_SETUP
+    (e,) = diagnose({"summary": {"passed": 0, "total": 0}})
+    assert e.cause == "nothing-scored" and "0/0" in e.text

@@ -687,3 +687,16 @@ def test_a_failed_preflight_shows_no_evidence(task: Path, provenance) -> None:  
     assert "Unverified: recorded evidence" not in report and "Not shown: " in report
     assert json.loads((task / "judge" / "judge_result.json").read_text())[
         "unverified_evidence"] is None
+
+
+def test_a_dry_run_checks_the_entry_state_too(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """A dry run says what the real run would: refused outside S5_JUDGE (it said QUALIFIED
+    for a task already QUALIFIED); at S5_JUDGE (near miss) it judges and writes nothing."""
+    run = str(task / "candidate-runs" / "bad")
+    set_state(task, "S5_JUDGE")
+    rc, doc = cli_json("task", "judge", str(task), "--run", run, "--dry-run")
+    assert doc["judge"]["verdict"] == "QUALIFIED" and not (task / "judge" / "judge_result.json").exists()
+    set_state(task, "QUALIFIED")
+    rc, text, _ = cli("task", "judge", str(task), "--run", run, "--dry-run")
+    assert rc == 1 and "not S5_JUDGE" in text and "verdict: QUALIFIED" not in text
+    fires(judge_run(task, Path(run), write=False).findings, "TSK-J012")

@@ -134,6 +134,19 @@ def test_a_stated_rate_the_counts_do_not_give_is_refused() -> None:
     assert fires(fnd, "TSK-R006").severity == "warning"
 
 
+def test_a_rounded_stated_rate_is_its_counts_rate() -> None:
+    """0.6667 for 4/6 is the counts' rate rounded as written (it was called a mismatch:
+    'stated 0.6667 differs from counts (0.6667)'); 0.6665 (near miss) is not its rounding."""
+    cases = [_case(f"t.py::t{i}", "passed" if i < 4 else "failed") for i in range(6)]
+    base = {"summary": {"passed": 4, "failed": 2, "total": 6}, "cases": cases,
+            "gavel": {"schema": 1}}
+    rounded, fnd = score_from_dict({**base, "pass_rate_excluding_skips": 0.6667}, "s.json")
+    assert rounded.problem() is None and not [f for f in fnd if f.code == "TSK-R006"]
+    off, fnd = score_from_dict({**base, "pass_rate_excluding_skips": 0.6665}, "s.json")
+    assert "stated pass rate 0.6665 disagrees" in off.problem()
+    assert "4/6 = 0.666667" in fires(fnd, "TSK-R006").message
+
+
 def test_gavels_own_file_is_read_strictly() -> None:
     """A gavel score without its summary is damaged, even with every case present: it is
     never silently re-derived (the foreign formats are)."""

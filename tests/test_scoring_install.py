@@ -312,6 +312,11 @@ def test_run_records_store_relative_solution_paths(tmp_path: Path) -> None:
     moved = tmp_path / "moved"
     shutil.move(str(task), moved)
     from gavelkit.task.judging.judge import judge_run
+    from gavelkit.task.pipeline.state import init_state
+
+    init_state(moved, "tally_task", date="2026-01-01", force=True)  # the judge's entry
+    p = moved / "PIPELINE_STATE.md"
+    p.write_text(p.read_text().replace("state:       S1_SCREENING", "state:       S5_JUDGE"))
 
     res = judge_run(moved, moved / "candidate-runs" / "r1", write=False, move_state=False)
     assert res.preflight.ran, res.preflight.reason

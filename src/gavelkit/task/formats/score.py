@@ -83,10 +83,12 @@ class ScoreResult:
     @property
     def rate_mismatch(self) -> str | None:
         rate = self.pass_rate
-        if self.stated_rate is None or rate is None or abs(rate - self.stated_rate) <= 1e-6:
+        if self.stated_rate is None or rate is None:
             return None
-        return (f"its stated pass rate {self.stated_rate:.4f} disagrees with its own counts "
-                f"({self.passed}/{self.total - self.counts.get('skipped', 0)} = {rate:.4f})")
+        if abs(rate - self.stated_rate) <= _rounding(self.stated_rate):
+            return None
+        return (f"its stated pass rate {self.stated_rate!r} disagrees with its own counts "
+                f"({self.passed}/{self.total - self.counts.get('skipped', 0)} = {rate:.6g})")
 
     def problem(self) -> str | None:
         """Why this score cannot be used as a measurement (None: it can). The one owner of
@@ -114,6 +116,16 @@ class ScoreResult:
         if not isinstance(self.raw.get("pass_rate_excluding_skips"), int | float):
             return "no pass_rate_excluding_skips"
         return None
+
+
+def _rounding(stated: float) -> float:
+    """How far a stated rate may be from the counts' and still be their rounding: half a
+    unit of its last written decimal (0.6667 for 2/3), at least 1e-6. The rate used is
+    always the counts', so the tolerance only decides whether to call the file wrong."""
+    text = repr(float(stated))
+    if "e" in text or "." not in text:
+        return 1e-6
+    return max(1e-6, 0.5 * 10.0 ** -len(text.split(".")[1]) + 1e-12)
 
 
 def _int(v: Any) -> int | None:

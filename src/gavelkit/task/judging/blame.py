@@ -24,11 +24,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 # What a group of reference failures points at. `environment`, `infrastructure`, a wrong
-# `reference-version` and `nothing-scored` route solvability to S4_SETUP (the environment
-# first); the others to test-filter.
+# `reference-version`, `nothing-scored` and `unrecorded` (failures counted but not listed:
+# re-run the reference to see them) route solvability to S4_SETUP (the environment first);
+# the others to test-filter.
 Cause = Literal["environment", "infrastructure", "reference-version", "oracle",
-                "inconclusive", "nothing-scored", "note"]
-ENV_CAUSES = frozenset({"environment", "infrastructure", "reference-version", "nothing-scored"})
+                "inconclusive", "nothing-scored", "unrecorded", "note"]
+ENV_CAUSES = frozenset({"environment", "infrastructure", "reference-version", "nothing-scored",
+                        "unrecorded"})
 _ENV_RULES = {"reference-dependency", "missing-requirement", "reference-metadata",
               "environment-build"}
 
@@ -152,8 +154,21 @@ def diagnose(ref: Mapping[str, Any]) -> tuple[Blame, ...]:
     out = [_blame(klass, rule, cases, ref, clean)
            for (klass, rule), cases in sorted(groups.items(), key=_precedence)]
     out += _plain_folder_note(ref, groups) if out else []
-    return tuple(out) or (Blame("nothing-scored", "the reference run scored nothing (0/0): "
-                                "environment or node-id drift"),)
+    return tuple(out) or (_no_cases(ref),)
+
+
+def _no_cases(ref: Mapping[str, Any]) -> Blame:
+    """No failing case to read: a run that scored nothing, or one whose file counts its
+    failures without listing them (a counts-only summary: 6/7 is not 0/0)."""
+    summary = ref.get("summary")
+    summary = summary if isinstance(summary, Mapping) else {}
+    passed, total = summary.get("passed"), summary.get("total")
+    if isinstance(total, int) and total > 0 and isinstance(passed, int):
+        return Blame("unrecorded", f"the reference run records {passed}/{total} passed but "
+                     "lists no failing test: the cause cannot be read from it; re-run the "
+                     "reference with `gavel task solvability` to see each failure")
+    return Blame("nothing-scored", "the reference run scored nothing (0/0): environment or "
+                 "node-id drift")
 
 
 _CLASS_ORDER = {"environment": 0, "infrastructure": 1, "verifier": 2, "candidate": 3}

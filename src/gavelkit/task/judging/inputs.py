@@ -82,15 +82,16 @@ def check_trajectories(paths: list[str]) -> None:
                              code="GK-IO002")
 
 
-def entry(loaded: Loaded) -> EntryCheck:
-    """Refuse anywhere but the entry states; a killed judge's temp files are still removed
-    (a kill after the state move would make every later run a refusal)."""
+def entry(loaded: Loaded, write: bool = True) -> EntryCheck:
+    """Refuse anywhere but the entry states, a dry run too (it shows what the run would
+    say); when writing, a killed judge's temp files are still removed (a kill after the
+    state move would make every later run a refusal)."""
     why = entry_refusal(loaded.task)
     if why is None:
         return EntryCheck()
     from gavelkit.core.safeio import clean_stale_temps
 
-    for folder in (loaded.task.dir / "judge", loaded.task.dir):
+    for folder in (loaded.task.dir / "judge", loaded.task.dir) if write else ():
         clean_stale_temps(folder / "-")
     notes = Notes(str(loaded.task.dir))
     notes.add("TSK-J012", "error", why)

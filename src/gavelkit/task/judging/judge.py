@@ -59,7 +59,7 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
     """Judge one scored run; `config` is the command's --config (read once, at the CLI)."""
     loaded = I.load(task_dir, run_dir, trajectories or [], date or _dt.date.today().isoformat(),
                     config)
-    entered = I.entry(loaded) if write else I.EntryCheck()
+    entered = I.entry(loaded, write)
     if entered.refusal is not None:
         return JudgeResult(loaded, entered)  # nothing is written
     task = loaded.task
