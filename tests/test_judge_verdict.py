@@ -636,10 +636,10 @@ def test_the_task_report_shows_the_judges_gate_names_in_their_rows(task: Path, p
     assert "not a static gate</td><td></td><td></td><td>gate-D" not in html
 
 
-def _without_code(task: Path) -> Path:
-    """The bad run as a maintainer holds it: another scorer's file (no gavel run record)
-    and no target package known, so no preflight can be made."""
-    run = task / "candidate-runs" / "bad"
+def _without_code(task: Path, name: str = "bad") -> Path:
+    """A run as a maintainer holds it: another scorer's file (no gavel run record) and no
+    target package known, so no preflight can be made."""
+    run = task / "candidate-runs" / name
     data = json.loads((run / "score_result.json").read_text())
     data.pop("gavel")
     (run / "score_result.json").write_text(json.dumps(data))
@@ -700,3 +700,11 @@ def test_a_dry_run_checks_the_entry_state_too(task: Path, provenance) -> None:  
     rc, text, _ = cli("task", "judge", str(task), "--run", run, "--dry-run")
     assert rc == 1 and "not S5_JUDGE" in text and "verdict: QUALIFIED" not in text
     fires(judge_run(task, Path(run), write=False).findings, "TSK-J012")
+
+
+def test_a_saturated_recorded_run_without_its_code_is_refused_not_shown(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """TSK-J006 (a pass rate at the threshold without a passing preflight) refuses the
+    score outright: not even as unverified evidence (the bad run, near miss, is shown)."""
+    res = judge_run(task, _without_code(task, "perfect"), move_state=False)
+    fires(res.findings, "TSK-J006")
+    assert res.unverified is None and not res.scores_usable

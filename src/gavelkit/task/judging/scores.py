@@ -94,7 +94,8 @@ def scores(task: Task, score: ScoreResult, reference: ScoreResult | None, soluti
                "import-provenance preflight: the score is refused")
         notes.add("TSK-J006", "error", msg)
         notes.check("preflight", FAIL, msg, "env")
-        usable, why = False, why or msg
+        usable, why = False, f"{msg}; {why}" if why else msg
+        checks = [*checks, Check("preflight", FAIL, msg)]  # refused: not even as evidence
     if not usable:
         return _withheld(task, score, reference, solution, checks, why, notes)
     m = _metrics(task, score, reference, solution)
