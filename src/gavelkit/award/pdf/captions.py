@@ -251,34 +251,43 @@ def _match_caption(ln: str, prev: str, c: _Ctx) -> tuple[str, str, str] | None:
     m = c.en.match(ln)
     if not m:
         return None
-    rest = m.group("rest")
     label = m.group("label")
-    series = c.labels[label.lower()]
-    strong_prev = _prev_word(prev) in c.cont_words
-    lower = label[0].islower()
+    if not _en_caption(m.group("rest"), label[0].islower(), _prev_word(prev) in c.cont_words, c):
+        return None
+    return c.labels[label.lower()], label, m.group("num")
+
+
+def _en_caption(rest: str, lower: bool, strong_prev: bool, c: _Ctx) -> bool:
+    """Is "Figure N" followed by `rest` a caption (lower: "figure"; strong_prev: the line
+    before ends in a word that a figure reference continues, "shown in")?"""
     if re.match(r"\s*[:：|]", rest) or re.match(r"\s*(?:[—–]|-\s)", rest):
         after = re.sub(r"^\s*[:：|—–-]\s*", "", rest)
-        if strong_prev and (lower or not after.strip()):
-            return None                      # "…shown in / Figure 14:" continues a sentence
-        return series, label, m.group("num")
-    if lower:
-        return None                          # "figure 4." continuing a sentence
-    if re.match(r"\.?[a-z]\s+[a-z]", rest) and not re.match(r"\.?[a-z]\s+of\b", rest):
-        return None                          # "Figure 8.a shows …": a panel referred to
-    panel = re.match(r"\s*\(\s*[a-z]\s*\)\s*(?:and\s*\(\s*[a-z]\s*\)\s*)?([A-Za-z']+)", rest)
-    if panel and (panel.group(1).lower() in c.prose_verbs or
-                  panel.group(1).lower() in c.prose_first):
-        return None                          # "Figure 4 (a) shows the truncation …"
+        # "…shown in / Figure 14:" continues a sentence
+        return not (strong_prev and (lower or not after.strip()))
+    if lower or _refers_to_panel(rest, c):
+        return False                         # "figure 4." continuing a sentence
     if re.match(r"\s*\.(?!\d)", rest) or not rest.strip() or \
             re.match(rf"\s+[A-Z{CJK}(“\"']", rest):
-        return None if strong_prev else (series, label, m.group("num"))  # "Figure 8 . The …"
+        return not strong_prev               # "Figure 8 . The …"
+    return not strong_prev and _untitled_words(rest, c)
+
+
+def _refers_to_panel(rest: str, c: _Ctx) -> bool:
+    """ "Figure 8.a shows …", "Figure 4 (a) shows the truncation …": a panel referred to."""
+    if re.match(r"\.?[a-z]\s+[a-z]", rest) and not re.match(r"\.?[a-z]\s+of\b", rest):
+        return True
+    panel = re.match(r"\s*\(\s*[a-z]\s*\)\s*(?:and\s*\(\s*[a-z]\s*\)\s*)?([A-Za-z']+)", rest)
+    return bool(panel and (panel.group(1).lower() in c.prose_verbs or
+                           panel.group(1).lower() in c.prose_first))
+
+
+def _untitled_words(rest: str, c: _Ctx) -> bool:
+    """ "Figure 4 residual plot of the model" (a caption), not "Figure 3 shows …"."""
     words = re.findall(r"[A-Za-z']+", rest)[:3]
-    if (re.match(r"\s+(?:[a-z]|\d+-?[A-Za-z]|\d{4}\b)", rest) and not strong_prev and words
-            and words[0].lower() not in c.prose_first
-            and not any(w.lower() in c.prose_verbs for w in words)
-            and not (len(words) > 1 and words[1].lower() in _DETERMINERS)):
-        return series, label, m.group("num")   # "Figure 4 residual plot of the model"
-    return None                              # "Figure 3 shows ..."
+    return bool(re.match(r"\s+(?:[a-z]|\d+-?[A-Za-z]|\d{4}\b)", rest) and words
+                and words[0].lower() not in c.prose_first
+                and not any(w.lower() in c.prose_verbs for w in words)
+                and not (len(words) > 1 and words[1].lower() in _DETERMINERS))
 
 
 SERIES_NAME = {"en_figure": "Figure", "en_table": "Table", "zh_figure": "图", "zh_table": "表"}
@@ -287,34 +296,55 @@ SERIES_NAME = {"en_figure": "Figure", "en_table": "Table", "zh_figure": "图", "
 def check_captions(doc: PdfDoc, caps: list[Caption] | None = None) -> tuple[list[Finding], dict[str, Any]]:
     caps = find_captions(doc) if caps is None else caps
     caps = _drop_plot_titles(doc, caps)
-    out: list[Finding] = []
+    out = [_typed_twice(doc.path, c) for c in caps if c.doubled]
+    out += _duplicates(doc.path, _distinct_captions(caps))
+    out += _sequence(doc.path, caps)
+    counts: dict[str, int] = {}
+    for c in caps:
+        counts[SERIES_NAME[c.series]] = counts.get(SERIES_NAME[c.series], 0) + 1
+    return out, {"captions": counts}
+
+
+def _typed_twice(path: str, c: Caption) -> Finding:
+    return Finding(
+        "PDF-C004", "error",
+        f"page {c.page}: caption prefix typed twice: {c.line!r}", path,
+        hint="the caption command already prints the label and number; delete the "
+             "typed prefix (\\caption{Figure 6: ...}, a hand-typed 图 5 in Word), do not "
+             "renumber",
+        data={"page": c.page, "match": c.line, "series": c.series, "number": c.number})
+
+
+def _same_caption(last: Caption, c: Caption) -> bool:
+    """Is `c` part of the caption `last` with the same number, not a second caption?"""
+    if last.line == c.line and 0 <= c.page - last.page <= 1:
+        return True     # the same caption on the next page (a continued long table) or twice
+        #                 on one page (a flowchart's own title above its caption): one caption
+    if last.page != c.page:
+        return False
+    if 0 < c.idx - last.idx <= 2 and _has_cjk_title(last.line) != _has_cjk_title(c.line):
+        return True     # "表 5: 中文标题" then "表 5: English Title": one bilingual caption
+    if 0 <= c.idx - last.idx <= 3 and _subpanels(last.title, c.title):
+        return True     # "Figure 4: (a) …" then "Figure 4: (b) …": one figure's panels
+    # "图 1 两条路径" then "图 1 中路线 I 是…": the text about figure 1
+    return c.title.startswith("中") and bool(re.search(r"[，,。是为可与]", c.title))
+
+
+def _distinct_captions(caps: list[Caption]) -> dict[tuple[str, str], list[Caption]]:
+    """(series, number) -> its captions, each caption once (see _same_caption)."""
     by_key: dict[tuple[str, str], list[Caption]] = {}
     last_seen: dict[tuple[str, str], Caption] = {}
     for c in caps:
-        if c.doubled:
-            out.append(Finding(
-                "PDF-C004", "error",
-                f"page {c.page}: caption prefix typed twice: {c.line!r}", doc.path,
-                hint="the caption command already prints the label and number; delete the "
-                     "typed prefix (\\caption{Figure 6: ...}, a hand-typed 图 5 in Word), do not "
-                     "renumber",
-                data={"page": c.page, "match": c.line, "series": c.series, "number": c.number}))
         key = (c.series, c.number)
         last = last_seen.get(key)
         last_seen[key] = c
-        if last is not None and last.line == c.line and 0 <= c.page - last.page <= 1:
-            continue    # the same caption on the next page (a continued long table) or twice
-            #             on one page (a flowchart's own title above its caption): one caption
-        if (last is not None and last.page == c.page and 0 < c.idx - last.idx <= 2
-                and _has_cjk_title(last.line) != _has_cjk_title(c.line)):
-            continue    # "表 5: 中文标题" then "表 5: English Title": one bilingual caption
-        if last is not None and last.page == c.page and 0 <= c.idx - last.idx <= 3 and \
-                _subpanels(last.title, c.title):
-            continue    # "Figure 4: (a) …" then "Figure 4: (b) …": one figure's panels
-        if (last is not None and c.page == last.page and c.title.startswith("中")
-                and re.search(r"[，,。是为可与]", c.title)):
-            continue    # "图 1 两条路径" then "图 1 中路线 I 是…": the text about figure 1
-        by_key.setdefault(key, []).append(c)
+        if last is None or not _same_caption(last, c):
+            by_key.setdefault(key, []).append(c)
+    return by_key
+
+
+def _duplicates(path: str, by_key: dict[tuple[str, str], list[Caption]]) -> list[Finding]:
+    out = []
     for (series, num), group in by_key.items():
         if len(group) < 2:
             continue
@@ -324,26 +354,29 @@ def check_captions(doc: PdfDoc, caps: list[Caption] | None = None) -> tuple[list
         out.append(Finding(
             "PDF-C001", "error",
             f"page {group[1].page}: duplicate caption {name} ({len(group)} captions, pages "
-            f"{', '.join(map(str, pages))}): {shown}", doc.path,
+            f"{', '.join(map(str, pages))}): {shown}", path,
             hint="renumber the captions (check a hand-set counter or a copied environment)",
             data={"page": group[1].page, "pages": pages, "match": group[1].line,
                   "series": series, "number": num}))
+    return out
+
+
+def _sequence(path: str, caps: list[Caption]) -> list[Finding]:
+    """Numbering gaps (PDF-C002) and captions out of order (PDF-C003), series by series."""
+    out: list[Finding] = []
     for series in SERIES_NAME:
         seq = [c for c in caps if c.series == series]
         if not seq:
             continue
-        out += _gaps(doc.path, series, seq)
+        out += _gaps(path, series, seq)
         for a, b in itertools.pairwise(seq):
             if b.key < a.key:
                 out.append(Finding(
                     "PDF-C003", "warning",
                     f"page {b.page}: {SERIES_NAME[series]} {b.number} comes after "
-                    f"{SERIES_NAME[series]} {a.number} (page {a.page})", doc.path,
+                    f"{SERIES_NAME[series]} {a.number} (page {a.page})", path,
                     data={"page": b.page, "match": b.line, "after": a.number}))
-    counts: dict[str, int] = {}
-    for c in caps:
-        counts[SERIES_NAME[c.series]] = counts.get(SERIES_NAME[c.series], 0) + 1
-    return out, {"captions": counts}
+    return out
 
 
 def _subpanels(a: str, b: str) -> bool:

@@ -204,47 +204,16 @@ def build(path: str, out: str, sizes: list[tuple[float, float]], dpi: float = 60
     n = len(sizes)
     lay = layout(sizes, dpi, cols)
     sheet = Image.new("RGB", (lay.width, lay.height), (255, 255, 255))
-    seen: dict[int, Tile] = {}
-    for item in render_tiles(path, n, lay.scale, jobs or default_jobs(n), want_text=qa is not None):
-        tile = Image.frombytes("RGB", item.size, item.raw)
-        if tile.size[0] > lay.cell_w + 2 or tile.size[1] > lay.cell_h + 2:
-            tile.thumbnail((lay.cell_w, lay.cell_h))   # e.g. a /Rotate the size table missed
-        elif tile.size[0] > lay.cell_w or tile.size[1] > lay.cell_h:
-            tile = tile.crop((0, 0, min(tile.size[0], lay.cell_w), min(tile.size[1], lay.cell_h)))
-        x, y = lay.origin(item.index)
-        ox = x + (lay.cell_w - tile.size[0]) // 2
-        oy = y + (lay.cell_h - tile.size[1]) // 2
-        sheet.paste(tile, (ox, oy))
-        item.raw = b""
-        seen[item.index + 1] = item
-        if progress:
-            progress(len(seen), n)
+    seen = _render_into(sheet, lay, path, n, jobs or default_jobs(n), qa is not None, progress)
     flags = qa(seen) if qa else {}
     draw = ImageDraw.Draw(sheet)
     small, big = _font(14), _font(18)
     for i in range(n):
-        x, y = lay.origin(i)
-        kinds = sorted(flags.get(i + 1, set()), key=list(COLOURS).index)
-        draw.rectangle((x - 1, y - 1, x + lay.cell_w, y + lay.cell_h), outline=(160, 160, 160))
-        for k, kind in enumerate(kinds):
-            d = FRAME - k * FRAME          # first frame just outside the page, others inside
-            draw.rectangle((x - d, y - d, x + lay.cell_w - 1 + d, y + lay.cell_h - 1 + d),
-                           outline=COLOURS[kind], width=FRAME)
-        label = f"p. {i + 1}" + (f"  {', '.join(kinds)}" if kinds else "")
-        colour = COLOURS[kinds[0]] if kinds else (0, 0, 0)
-        draw.text((x, y + lay.cell_h + 4), label, fill=colour, font=small)
+        _frame(draw, lay, i, sorted(flags.get(i + 1, set()), key=list(COLOURS).index), small)
     head = title or f"Contact sheet: {os.path.basename(path)} ({n} page{'s' if n != 1 else ''}, " \
         "from the compiled PDF)"
     draw.text((PAD, 8), head, fill=(0, 0, 0), font=big)
-    present = [k for k in COLOURS if any(k in v for v in flags.values())]
-    lx = PAD
-    if not present:
-        draw.text((lx, 36), "no QA findings framed", fill=(0, 120, 0), font=small)
-    for kind in present:
-        draw.rectangle((lx, 38, lx + 14, 52), fill=COLOURS[kind])
-        text = LEGEND[kind]
-        draw.text((lx + 20, 36), text, fill=(0, 0, 0), font=small)
-        lx += 20 + int(draw.textlength(text, font=small)) + 18
+    _legend(draw, [k for k in COLOURS if any(k in v for v in flags.values())], small)
     buf = io.BytesIO()
     sheet.save(buf, format="PNG", compress_level=1)
     del sheet
@@ -252,3 +221,56 @@ def build(path: str, out: str, sizes: list[tuple[float, float]], dpi: float = 60
     return SheetResult(out, n, lay.cols, lay.rows, lay.width, lay.height,
                        round(lay.scale * 72, 1),
                        {k: (t.ink, t.blank) for k, t in seen.items()})
+
+
+def _render_into(sheet: Any, lay: Layout, path: str, n: int, jobs: int, want_text: bool,
+                 progress: Callable[[int, int], None] | None) -> dict[int, Tile]:
+    """Render every page onto the sheet; page number -> its Tile, pixels dropped."""
+    seen: dict[int, Tile] = {}
+    for item in render_tiles(path, n, lay.scale, jobs, want_text=want_text):
+        _paste(sheet, lay, item)
+        item.raw = b""
+        seen[item.index + 1] = item
+        if progress:
+            progress(len(seen), n)
+    return seen
+
+
+def _paste(sheet: Any, lay: Layout, item: Tile) -> None:
+    """The tile centred in its cell (shrunk or cut to the cell if it is larger)."""
+    from PIL import Image
+
+    tile = Image.frombytes("RGB", item.size, item.raw)
+    if tile.size[0] > lay.cell_w + 2 or tile.size[1] > lay.cell_h + 2:
+        tile.thumbnail((lay.cell_w, lay.cell_h))   # e.g. a /Rotate the size table missed
+    elif tile.size[0] > lay.cell_w or tile.size[1] > lay.cell_h:
+        tile = tile.crop((0, 0, min(tile.size[0], lay.cell_w), min(tile.size[1], lay.cell_h)))
+    x, y = lay.origin(item.index)
+    ox = x + (lay.cell_w - tile.size[0]) // 2
+    oy = y + (lay.cell_h - tile.size[1]) // 2
+    sheet.paste(tile, (ox, oy))
+
+
+def _frame(draw: Any, lay: Layout, i: int, kinds: list[str], font: Any) -> None:
+    """Page i's cell outline, a coloured frame per QA kind, and its label underneath."""
+    x, y = lay.origin(i)
+    draw.rectangle((x - 1, y - 1, x + lay.cell_w, y + lay.cell_h), outline=(160, 160, 160))
+    for k, kind in enumerate(kinds):
+        d = FRAME - k * FRAME          # first frame just outside the page, others inside
+        draw.rectangle((x - d, y - d, x + lay.cell_w - 1 + d, y + lay.cell_h - 1 + d),
+                       outline=COLOURS[kind], width=FRAME)
+    label = f"p. {i + 1}" + (f"  {', '.join(kinds)}" if kinds else "")
+    colour = COLOURS[kinds[0]] if kinds else (0, 0, 0)
+    draw.text((x, y + lay.cell_h + 4), label, fill=colour, font=font)
+
+
+def _legend(draw: Any, present: list[str], font: Any) -> None:
+    """A swatch and its meaning per kind framed on the sheet (or that none was)."""
+    lx = PAD
+    if not present:
+        draw.text((lx, 36), "no QA findings framed", fill=(0, 120, 0), font=font)
+    for kind in present:
+        draw.rectangle((lx, 38, lx + 14, 52), fill=COLOURS[kind])
+        text = LEGEND[kind]
+        draw.text((lx + 20, 36), text, fill=(0, 0, 0), font=font)
+        lx += 20 + int(draw.textlength(text, font=font)) + 18

@@ -110,29 +110,48 @@ def _zh_labels(s: str, hits: _Hits, page: int, first: bool, pre: str, where: str
     if re.match(r"\s*\[\d{1,3}\]", s):
         return  # "[8].数学建模 作者：沈继红 …": a reference entry names the cited book's authors
     for lm in r["zh"].finditer(s):
-        label, value = lm.group("label"), (lm.group("value") or "").strip()
-        colon = lm.group("colon") or ""
-        before = s[lm.start() - 1] if lm.start() > 0 else ""
-        is_soft = label in r["soft"]
-        in_word = bool(before) and bool(re.match(f"[{CJK}]", before))
-        if is_soft and in_word:
-            continue                 # "商学院": an institution, handled below
-        has_value = bool(value) and bool(colon) and not any(
-            value.startswith(x) for x in r["labels_all"])
-        name_like = bool(re.fullmatch(f"[{CJK}]{{2,4}}", value))
-        if has_value and (":" in colon or first or (name_like and not is_soft)):
-            hits.identity(f"{pre}identity label '{label}' with a value",
-                          s[lm.start():lm.end()][:60], page, first, where)
-        elif len(s) > 12 and (in_word or re.match(f"[{CJK}]{{4,}}", s[lm.end("label"):])):
-            continue                 # "排队长度", "队员站位方案,…": part of a sentence
-        elif not is_soft and first and not where:
-            hits.add("PDF-A005", "error",
-                     f"identity label '{label}' on the summary page (an identity block?)",
-                     label, page)
-        elif first or (not is_soft and len(s) <= 12):
-            # bare label: on page 1, or a short form-like line on a later page
-            hits.add("PDF-A006", "warning", f"{pre}mentions '{label}' -- confirm it is problem "
-                     "content, not an identity block", label, page)
+        _zh_label(s, lm, hits, page, first, pre, where)
+
+
+def _zh_label(s: str, lm: re.Match[str], hits: _Hits, page: int, first: bool, pre: str,
+              where: str) -> None:
+    """One Chinese identity label ("队员", "学校：…") found at `lm` in the line `s`."""
+    r = _id_res()
+    label = lm.group("label")
+    is_soft = label in r["soft"]
+    in_word = lm.start() > 0 and bool(re.match(f"[{CJK}]", s[lm.start() - 1]))
+    if is_soft and in_word:
+        return                       # "商学院": an institution, handled below
+    if _labelled_value((lm.group("value") or "").strip(), lm.group("colon") or "", first,
+                       is_soft):
+        hits.identity(f"{pre}identity label '{label}' with a value",
+                      s[lm.start():lm.end()][:60], page, first, where)
+    elif len(s) > 12 and (in_word or re.match(f"[{CJK}]{{4,}}", s[lm.end("label"):])):
+        return                       # "排队长度", "队员站位方案,…": part of a sentence
+    else:
+        _bare_label(label, len(s) <= 12, is_soft, hits, page, first, pre, where)
+
+
+def _labelled_value(value: str, colon: str, first: bool, is_soft: bool) -> bool:
+    """A label followed by its value: after a colon, or on page 1, or a name after a
+    label that is only ever identity ("队员 张三")."""
+    has_value = bool(value) and bool(colon) and not any(
+        value.startswith(x) for x in _id_res()["labels_all"])
+    name_like = bool(re.fullmatch(f"[{CJK}]{{2,4}}", value))
+    return has_value and (":" in colon or first or (name_like and not is_soft))
+
+
+def _bare_label(label: str, short: bool, is_soft: bool, hits: _Hits, page: int, first: bool,
+                pre: str, where: str) -> None:
+    """A label without a value: an identity block on page 1, or a form-like short line."""
+    if not is_soft and first and not where:
+        hits.add("PDF-A005", "error",
+                 f"identity label '{label}' on the summary page (an identity block?)",
+                 label, page)
+    elif first or (not is_soft and short):
+        # bare label: on page 1, or a short form-like line on a later page
+        hits.add("PDF-A006", "warning", f"{pre}mentions '{label}' -- confirm it is problem "
+                 "content, not an identity block", label, page)
 
 
 def _institutions(s: str, hits: _Hits, page: int, first: bool, pre: str) -> None:

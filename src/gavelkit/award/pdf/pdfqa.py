@@ -146,31 +146,52 @@ def _watermark_only(doc: PdfDoc) -> dict[int, float]:
     n = len(doc.pages)
     if n < 3 or all(pg.ink is None for pg in doc.pages):
         return {}
+    cands, textless = _textless_pages(doc, _repeated_lines(doc, n))
+    if not (cands or textless) or not os.path.isfile(doc.path):
+        return {}
+    try:
+        return _rendered_without_text(doc.path, n, cands, textless)
+    except Exception:  # could not re-render: leave the ink verdict as it was
+        return {}
+
+
+def _rendered_without_text(path: str, n: int, cands: list[int],
+                           textless: list[int]) -> dict[int, float]:
+    """The candidates' ink without text; the textless pages too when images repeat."""
+    stamps = _repeated_images(path, n) if textless else set()
+    if stamps:
+        cands = sorted(set(cands) | set(textless))
+    return _ink_without_text(path, cands, stamps) if cands else {}
+
+
+def _repeated_lines(doc: PdfDoc, n: int) -> set[str]:
+    """Lines on at least a third of the pages (3 at least): a watermark, running heads."""
     counts: dict[str, int] = {}
     for pg in doc.pages:
         for key in {ln.strip() for ln in pg.lines if ln.strip()}:
             counts[key] = counts.get(key, 0) + 1
-    common = {k for k, c in counts.items() if c >= max(3, n / 3)}
-    textless, cands = [], []
+    return {k for k, c in counts.items() if c >= max(3, n / 3)}
+
+
+def _own_line(line: str, common: set[str]) -> bool:
+    """A line that is the page's own text: not repeated, not a page number or "[16]"."""
+    return bool(line) and line not in common and not FURNITURE_RE.fullmatch(line) \
+        and not re.fullmatch(r"\[\d{1,3}\]|\(\d{1,3}\)", line)
+
+
+def _textless_pages(doc: PdfDoc, common: set[str]) -> tuple[list[int], list[int]]:
+    """(inked pages whose only text repeats, inked pages with no text at all)."""
+    cands, textless = [], []
     for pg in doc.pages:
         if pg.blank or pg.ink is None:
             continue
-        rest = [ln.strip() for ln in pg.lines if ln.strip() and ln.strip() not in common
-                and not FURNITURE_RE.fullmatch(ln.strip())
-                and not re.fullmatch(r"\[\d{1,3}\]|\(\d{1,3}\)", ln.strip())]
-        if not rest and any(ln.strip() in common for ln in pg.lines):
+        if any(_own_line(ln.strip(), common) for ln in pg.lines):
+            continue
+        if any(ln.strip() in common for ln in pg.lines):
             cands.append(pg.number)
-        elif not rest:
+        else:
             textless.append(pg.number)  # inked but no text: a figure page, or an image stamp
-    if not (cands or textless) or not os.path.isfile(doc.path):
-        return {}
-    try:
-        stamps = _repeated_images(doc.path, n) if textless else set()
-        if stamps:
-            cands = sorted(set(cands) | set(textless))
-        return _ink_without_text(doc.path, cands, stamps) if cands else {}
-    except Exception:  # could not re-render: leave the ink verdict as it was
-        return {}
+    return cands, textless
 
 
 def _image_key(obj: Any) -> tuple[Any, ...]:
@@ -205,29 +226,15 @@ def _ink_without_text(path: str, pages: list[int],
     """page -> ink of those pages rendered without their text (and without the images in
     `stamps`), for the pages where nothing is left."""
     import pypdfium2 as pdfium
-    import pypdfium2.raw as raw
 
-    text_like = (raw.FPDF_PAGEOBJ_TEXT, raw.FPDF_PAGEOBJ_FORM)
-
-    def stamp(o: Any) -> bool:
-        return bool(stamps) and o.type == raw.FPDF_PAGEOBJ_IMAGE and _image_key(o) in stamps
     scale = tables()["blank"]["dpi"] / 72.0
     out: dict[int, float] = {}
     doc = pdfium.PdfDocument(path)
     try:
         for p in pages:
             page = doc[p - 1]
-            tops: list[tuple[Any, list[Any]]] = []
-            for obj in page.get_objects(max_depth=8):
-                if obj.level == 0:
-                    tops.append((obj, []))
-                elif tops:
-                    tops[-1][1].append(obj)
-            for obj, kids in tops:
-                if obj.type == raw.FPDF_PAGEOBJ_TEXT or stamp(obj) or (
-                        obj.type == raw.FPDF_PAGEOBJ_FORM and kids
-                        and all(k.type in text_like or stamp(k) for k in kids)):
-                    page.remove_obj(obj)
+            for obj in _text_objects(page, stamps):
+                page.remove_obj(obj)
             bitmap = page.render(scale=scale, grayscale=True)
             ink, blank = ink_of(bitmap.to_pil())
             bitmap.close()
@@ -237,6 +244,32 @@ def _ink_without_text(path: str, pages: list[int],
     finally:
         doc.close()
     return out
+
+
+def _text_objects(page: Any, stamps: set[tuple[Any, ...]]) -> list[Any]:
+    """The page's top-level objects that are text, a stamp image, or a Form XObject drawn
+    only of those (how stamps are drawn)."""
+    import pypdfium2.raw as raw
+
+    text_like = (raw.FPDF_PAGEOBJ_TEXT, raw.FPDF_PAGEOBJ_FORM)
+
+    def stamp(o: Any) -> bool:
+        return bool(stamps) and o.type == raw.FPDF_PAGEOBJ_IMAGE and _image_key(o) in stamps
+    return [obj for obj, kids in _top_level(page)
+            if obj.type == raw.FPDF_PAGEOBJ_TEXT or stamp(obj) or (
+                obj.type == raw.FPDF_PAGEOBJ_FORM and kids
+                and all(k.type in text_like or stamp(k) for k in kids))]
+
+
+def _top_level(page: Any) -> list[tuple[Any, list[Any]]]:
+    """The page's top-level objects, each with the objects nested in it."""
+    tops: list[tuple[Any, list[Any]]] = []
+    for obj in page.get_objects(max_depth=8):
+        if obj.level == 0:
+            tops.append((obj, []))
+        elif tops:
+            tops[-1][1].append(obj)
+    return tops
 
 
 def check_summary(doc: PdfDoc) -> list[Finding]:
