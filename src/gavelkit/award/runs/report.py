@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gavelkit.award.panel.aggregate import PanelResult
 from gavelkit.award.runs.budget import RoundInfo, RunStatus, budgets, run_status
+from gavelkit.award.runs.runfiles import CardFile
 from gavelkit.core import htmlreport as hr
 from gavelkit.core.findings import Finding
 
@@ -77,31 +79,37 @@ def decisive(x: float | None, bar: float | None) -> str:
 
 
 def _round(r: RoundInfo) -> dict[str, Any]:
-    seats = {}
     bar = r.panel.target.threshold if r.panel else None
-    for s, cf in sorted(r.seats.items()):
-        card = cf.card
-        seats[s] = {"path": cf.path, "valid": cf.valid,
-                    "criteria": dict(card.criteria) if card else {},
-                    "total": card.computed_total if card else None,
-                    "total_text": decisive(card.computed_total if card else None, bar),
-                    "declared_text": decisive(card.declared_total if card else None, bar),
-                    "declared": card.declared_total if card else None,
-                    "tier": card.tier_token if card else None,
-                    "round": card.round if card else r.round}
-    p = r.panel
+    seats = {s: _seat(cf, r.round, bar) for s, cf in sorted(r.seats.items())}
     crits: list[str] = []
     for v in seats.values():
         crits += [c for c in v["criteria"] if c not in crits]
     return {"round": r.round, "criteria": crits, "kind": r.kind, "redispatched": r.redispatched,
             "seats": seats, "min_total": r.min_total, "min_seat": r.min_seat,
             "min_total_text": decisive(r.min_total, bar),
-            "improved": r.improved,
-            "result": ("PASS" if p.passed else "FAIL") if p else "not evaluated",
-            "failed": list(p.failed) if p else [],
-            "conflicts": [c.to_dict() for c in p.conflicts] if p else [],
-            "threshold": p.target.threshold if p else None,
-            "floor": p.target.floor if p else None}
+            "improved": r.improved, **_panel_verdict(r.panel)}
+
+
+def _seat(cf: CardFile, round_no: int, bar: float | None) -> dict[str, Any]:
+    """One seat's card in a round (a card that did not parse: its path and validity)."""
+    card = cf.card
+    if card is None:
+        return {"path": cf.path, "valid": cf.valid, "criteria": {}, "total": None,
+                "total_text": decisive(None, bar), "declared_text": decisive(None, bar),
+                "declared": None, "tier": None, "round": round_no}
+    return {"path": cf.path, "valid": cf.valid, "criteria": dict(card.criteria),
+            "total": card.computed_total, "total_text": decisive(card.computed_total, bar),
+            "declared_text": decisive(card.declared_total, bar),
+            "declared": card.declared_total, "tier": card.tier_token, "round": card.round}
+
+
+def _panel_verdict(p: PanelResult | None) -> dict[str, Any]:
+    if p is None:
+        return {"result": "not evaluated", "failed": [], "conflicts": [], "threshold": None,
+                "floor": None}
+    return {"result": "PASS" if p.passed else "FAIL", "failed": list(p.failed),
+            "conflicts": [c.to_dict() for c in p.conflicts], "threshold": p.target.threshold,
+            "floor": p.target.floor}
 
 
 def _conflicts(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
