@@ -2,6 +2,7 @@
 
 usage: python benchmarks/figqa/real_scripts.py run  WORKDIR OUT.jsonl [--mirror DIR]
                                                     [--sources CSV] [--timeout 90] [--only S]
+                                                    [--kind K] [--snapshots]
        python benchmarks/figqa/real_scripts.py eval OUT.jsonl [--labels CSV] [--out JSON]
 
 `run` materialises each repository of real_sources.csv (repo, commit, path) from a
@@ -105,7 +106,8 @@ def _prepare(root: Path, steps: str) -> None:
 
 def run(a: argparse.Namespace) -> int:
     with open(a.sources, encoding="utf-8") as fh:
-        rows = [r for r in csv.DictReader(fh) if a.only in r["path"] or a.only in r["repo"]]
+        rows = [r for r in csv.DictReader(fh) if (a.only in r["path"] or a.only in r["repo"])
+                and (not a.kind or r.get("kind") == a.kind)]
     work, mirror = Path(a.workdir).resolve(), Path(a.mirror)
     ann = work / "annotated"
     done = set()
@@ -233,6 +235,7 @@ def main() -> int:
     r.add_argument("--sources", default=str(HERE / "real_sources.csv"))
     r.add_argument("--timeout", type=float, default=90)
     r.add_argument("--only", default="")
+    r.add_argument("--kind", default="", help="only the rows of this kind (e.g. contest-mcm-27)")
     r.add_argument("--snapshots", action="store_true", help="also save every figure as drawn")
     e = sub.add_parser("eval")
     e.add_argument("results")
