@@ -43,12 +43,11 @@ def _show(out: Outcome) -> str:
 
 
 def _ran(case: Case, where: Path, code: str) -> Outcome:
-    import shutil
-
-    missing = [n for n in case.needs if shutil.which(n) is None]
+    missing = case.missing()
     if missing:
         gk_testing.UNRUNNABLE.add(code)
-        pytest.skip(f"the example needs {', '.join(missing)} on PATH")
+        pytest.skip(f"the example needs {', '.join(missing)} (a program on PATH, or a "
+                    "Python that loads user site-packages)")
     out = run(case, where)
     assert not out.refused, f"the example's command was refused: {_show(out)}"
     return out

@@ -136,6 +136,12 @@ def _run(rule: Rule, where: Path | None, fmt: str) -> int:
             materialize(case, where / name)
             print(f"wrote {where / name}: run `{case.command}` in it")
         return 0
+    lacking = ex.fires.missing()
+    if lacking:  # the example cannot show anything here: say so, never a pass or a fail
+        print(f"gavel rules: {rule.code}'s examples need {', '.join(lacking)}, which this "
+              "machine lacks (a program on PATH, or a Python that loads user site-packages)",
+              file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="gavel-rule-") as tmp:
         fires = run_case(ex.fires, Path(tmp) / "fires")
         near = run_case(ex.near, Path(tmp) / "near")

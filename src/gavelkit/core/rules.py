@@ -76,11 +76,21 @@ class Case:
     base: str | None = None          # fixture folder copied as the example's root first
     env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     note: str = ""
-    needs: tuple[str, ...] = ()  # programs the example needs on PATH (bwrap): else skipped
+    needs: tuple[str, ...] = ()  # programs on PATH (bwrap), or "user-site": else skipped
 
     @property
     def command(self) -> str:
         return "gavel " + shlex.join(self.run)
+
+    def missing(self) -> list[str]:
+        """What the example needs and this machine lacks: a program not on PATH, or
+        `user-site` when this Python loads no user site-packages (a virtualenv: a .pth
+        placed under PYTHONUSERBASE is never read there, so the example cannot fire)."""
+        import shutil
+        import site
+
+        return [n for n in self.needs if (not site.ENABLE_USER_SITE if n == "user-site"
+                                          else shutil.which(n) is None)]
 
 
 @dataclass(frozen=True, slots=True)
