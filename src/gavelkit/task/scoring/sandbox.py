@@ -1,13 +1,17 @@
 """One pytest invocation inside the run's sandbox, and its raw result.
 
-The test process gets: the scoring interpreter (`-s`, no user site), plugin autoload off,
-no cache provider, gavel's own ini file and root folder, only the plugins the
-requirements name (minus those the oracle disables with `-p no:NAME`), our result plugin
-under a random module name reporting over an inherited pipe with an HMAC, rlimits, a
-per-test SIGALRM limit and a wall limit that kills the process group. With bubblewrap
-the network is gone and everything but a scratch folder is read-only, including the
-environment. `Sandbox.run` returns a `ProcessRun` with the authenticated messages; what
-they mean is decided in `reconcile`.
+The test process is `python -s -S -c <boot>` (`boot`: no `site`, so no sitecustomize and
+no .pth but the environment's own; a sys.path where nothing of the solution or the
+worktree comes before the standard library or the runner), with plugin autoload off, no
+cache provider, gavel's own ini file and root folder, only the plugins the requirements
+name (minus those the oracle disables with `-p no:NAME`; never the candidate's own), our
+result plugin under a random module name reporting over an inherited pipe with an HMAC,
+its configuration in an anonymous memory file, rlimits, a per-test SIGALRM limit, a
+parent-side watchdog that kills a test that stops reporting, a wall limit that kills the
+process group, and a pids cgroup where the machine has one. With bubblewrap the process
+sees only what scoring needs (`view`): no network, no capabilities, the environment
+read-only. `Sandbox.run` returns a `FileRun` with the authenticated messages; what they
+mean is decided in `results`.
 """
 
 from __future__ import annotations
@@ -29,13 +33,15 @@ from typing import Any
 
 from gavelkit.task.scoring.warm import (
     TMP_MB,
-    base_environ,
+    boot_command,
+    boot_environ,
     bwrap_args,
-    bwrap_prefix,
+    child_environ,
     venv_home,
 )
 
 _BWRAP: dict[str, Any] = {}
+WATCHDOG_GRACE = 30.0  # s a test may run past its own limit before the parent kills it
 
 
 def bwrap_available() -> tuple[bool, str]:
@@ -54,8 +60,8 @@ def bwrap_available() -> tuple[bool, str]:
         else:
             try:
                 p = subprocess.run([exe, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-all",
-                                    "--die-with-parent", "true"], capture_output=True, text=True,
-                                   timeout=20, check=False)
+                                    "--die-with-parent", "--cap-drop", "ALL", "true"],
+                                   capture_output=True, text=True, timeout=20, check=False)
                 ok = p.returncode == 0
                 _BWRAP.update(ok=ok, why="" if ok else f"bwrap cannot create namespaces here: "
                               f"{p.stderr.strip()[:200]}", exe=exe)
@@ -84,23 +90,6 @@ def confine(cmd: list[str], *, writable: list[Path] = (), hidden: list[Path] = (
         "writable": [str(w) for w in writable], "hidden": [str(h) for h in hidden]}
 
 
-def rlimits(memory_mb: int, cpu: int, fsize_mb: int):  # type: ignore[no-untyped-def]
-    """preexec_fn setting a cold-started test process's limits (a prestarted one sets the
-    same in warm_boot._limit, which cannot import this: it runs in the task's environment)."""
-    def apply() -> None:
-        import resource
-
-        for lim, val in ((resource.RLIMIT_AS, memory_mb * 1024 * 1024),
-                         (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, fsize_mb * 1024 * 1024),
-                         (resource.RLIMIT_CORE, 0)):
-            try:
-                hard = val + (5 if lim == resource.RLIMIT_CPU else 0)
-                resource.setrlimit(lim, (val, hard))
-            except (ValueError, OSError):
-                pass
-    return apply
-
-
 def sandbox_ok(exe: str) -> None:
     """Record that bubblewrap at `exe` works here, shown by a process that ran inside it
     with the full options (warm.Warm.wait_ready): the probe is then not needed."""
@@ -121,6 +110,7 @@ class FileRun:
     killed: bool
     files: tuple[str, ...] = ()
     launch_error: str = ""
+    watchdog: str = ""  # why the parent killed a test that stopped reporting
 
 
 _PIPE_SIZE = 1 << 20  # the unprivileged maximum by default (/proc/sys/fs/pipe-max-size)
@@ -145,6 +135,8 @@ class _Messages:
         self.messages: list[dict[str, Any]] = []
         self.bad = 0
         self._rest = b""
+        self.last = time.monotonic()  # when the last line arrived (the watchdog reads it)
+        self.running: str | None = None  # the test that has started and not reported
 
     def feed(self, chunk: bytes, final: bool = False) -> None:
         data = self._rest + chunk
@@ -167,6 +159,12 @@ class _Messages:
             msg = None
         if isinstance(msg, dict):
             self.messages.append(msg)
+            self.last = time.monotonic()
+            t = msg.get("t")
+            if t == "start":
+                self.running = str(msg.get("nodeid"))
+            elif t == "report" and msg.get("when") == "teardown":
+                self.running = None
         else:
             self.bad += 1
 
@@ -191,6 +189,13 @@ def _safe(name: str) -> str:
     return re.sub(r"[^\w.-]", "_", name)
 
 
+def copy_plugin(plugdir: Path, modname: str) -> None:
+    """The result plugin and its guard under the run's random module name."""
+    here = Path(__file__).parent
+    shutil.copyfile(here / "result_plugin.py", plugdir / f"{modname}.py")
+    shutil.copyfile(here / "plugin_guard.py", plugdir / f"{modname}_guard.py")
+
+
 class Sandbox:
     """One run's private folders, interpreter, plugin copy and isolation settings."""
 
@@ -207,11 +212,22 @@ class Sandbox:
         self.plugdir = run_dir / "plugin"
         self.plugdir.mkdir(parents=True, exist_ok=True)
         self.modname = "gk_" + os.urandom(6).hex()
-        shutil.copyfile(Path(__file__).with_name("result_plugin.py"),
-                        self.plugdir / f"{self.modname}.py")
-        self.ini = run_dir / "gavel-pytest.ini"
+        copy_plugin(self.plugdir, self.modname)
+        self.ini = self.plugdir / "gavel-pytest.ini"
         self.hidden: list[Path] = []
         self.warm: Any = None  # a prestarted process for the first launch (warm.Warm)
+        self.plugin_cfg: dict[str, Any] = {}  # integrity configuration (runner: integrity)
+        self.front: list[str] = [str(self.plugdir)]  # before the standard library
+        self.limit: Any = None  # limits.ProcLimit
+        self.site = "{}"  # GAVEL_SITE for the boot (warm.site_config)
+
+    def limits(self) -> tuple[int, ...]:
+        """GAVEL_LIMITS: address space MB, CPU s, file size MB, processes (0: a cgroup)."""
+        from gavelkit.task.scoring.warm import nproc_limit
+
+        o = self.opts
+        cgroup = self.limit is not None and self.limit.path is not None
+        return (o.memory_mb, o.cpu_seconds, o.fsize_mb, nproc_limit(cgroup, self.bwrap))
 
     def plugin_names(self) -> list[str]:
         return [n for n in self.env.plugin_args() if n not in self.disabled]
@@ -226,26 +242,24 @@ class Sandbox:
         return [*args, *extra_args, *test_files]
 
     def command(self, test_files: list[str], extra_args: list[str]) -> list[str]:
-        cmd = [self.env.python, "-s", "-m", "pytest", *self.pytest_args(test_files, extra_args)]
-        if not self.bwrap:
-            return cmd
-        return bwrap_prefix(_BWRAP.get("exe") or "bwrap", self.hidden, self.ro_paths(),
-                            self.scratch, self.work,
-                            getattr(self.opts, "tmp_mb", TMP_MB)) + cmd
+        """The whole command line of a cold start (pytest's arguments after the boot)."""
+        return [*boot_command(self.env.python, self.bwrap and (_BWRAP.get("exe") or "bwrap"),
+                              Path(self.env.path), self.run_dir,
+                              getattr(self.opts, "tmp_mb", TMP_MB)),
+                *self.pytest_args(test_files, extra_args)]
 
-    def ro_paths(self) -> list[Path]:
-        home = venv_home(Path(self.env.path))
-        return [self.run_dir, Path(self.env.path)] + ([home] if home is not None else [])
+    def back(self) -> list[str]:
+        """After the standard library and site-packages: the solution, then the worktree."""
+        return [str(p) for p in (self.import_root, self.work) if p is not None]
 
-    def pythonpath(self) -> list[str]:
-        return [str(self.plugdir)] + ([str(self.import_root)] if self.import_root else [])
-
-    def _environ(self, wfd: int, krfd: int, exp_path: Path) -> dict[str, str]:
-        return {**base_environ(self.env.python, self.scratch),
-                "PYTHONPATH": os.pathsep.join(self.pythonpath()),
-                "GAVEL_RESULT_FD": str(wfd), "GAVEL_KEY_FD": str(krfd),
-                "GAVEL_EXPECTED": str(exp_path),
-                "GAVEL_TEST_TIMEOUT": str(self.opts.test_timeout)}
+    def go_message(self, expected: list[str], result_fd: int, key: bytes,
+                   argv: list[str] | None) -> bytes:
+        cfg = {**self.plugin_cfg, "key": key.hex(), "result_fd": result_fd,
+               "expected": expected, "test_timeout": self.opts.test_timeout}
+        env = child_environ(self.env.python, self.scratch,
+                            [str(self.import_root)] if self.import_root else [])
+        return json.dumps({"argv": argv, "env": env, "front": self.front, "back": self.back(),
+                           "plugin": cfg}).encode("utf-8")
 
     def start(self, label: str, files: list[str], expected: list[str],
               extra_args: list[str], timeout: float | None = None) -> Any:
@@ -253,18 +267,14 @@ class Sandbox:
 
         The first launch uses the prestarted process (`self.warm`, see `warm`) when there
         is one and it accepts the run; otherwise, and for every later launch, a cold one."""
-        exp_path = self.run_dir / "expected" / (_safe(label) + ".json")
-        exp_path.parent.mkdir(parents=True, exist_ok=True)
-        exp_path.write_text(json.dumps(expected), "utf-8")
         limit = self.opts.file_timeout if timeout is None else timeout
         warm, self.warm = self.warm, None
         if warm is not None:
-            env = self._environ(int(warm.fds["GAVEL_RESULT_FD"]),
-                                int(warm.fds["GAVEL_KEY_FD"]), exp_path)
-            if warm.go(self.pytest_args(files, extra_args), env,
-                       [str(self.work), *self.pythonpath()]):
-                return _Launch(self, label, files, exp_path, extra_args, limit, warm)
-        return _Launch(self, label, files, exp_path, extra_args, limit)
+            msg = self.go_message(expected, int(warm.result_fd), warm.key,
+                                  self.pytest_args(files, extra_args))
+            if warm.go(msg):
+                return _Launch(self, label, files, extra_args, limit, warm=warm)
+        return _Launch(self, label, files, extra_args, limit, expected=expected)
 
     def run(self, label: str, files: list[str], expected: list[str], extra_args: list[str],
             timeout: float | None = None) -> FileRun:
@@ -272,14 +282,15 @@ class Sandbox:
 
 
 class _Launch:
-    """A running pytest process with its result pipe, log file and kill timer."""
+    """A running pytest process with its result pipe, log file, kill timer and watchdog."""
 
-    def __init__(self, box: Sandbox, label: str, files: list[str], exp_path: Path,
-                 extra_args: list[str], timeout: float, warm: Any = None) -> None:
+    def __init__(self, box: Sandbox, label: str, files: list[str], extra_args: list[str],
+                 timeout: float, warm: Any = None, expected: list[str] | None = None) -> None:
         self.box, self.label, self.files = box, label, files
         self.log_path = box.run_dir / "logs" / (_safe(label) + ".log")
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.launch_error = ""
+        self.watchdog_why = ""
         self.fired = threading.Event()
         self.ended = threading.Event()
         self.t0 = time.monotonic()
@@ -290,26 +301,7 @@ class _Launch:
             os.replace(warm.log_path, self.log_path)
             self.log, self.errf = warm.log, warm.errf
         else:
-            self.key = os.urandom(32)
-            rfd, wfd = os.pipe()
-            _widen(wfd)
-            krfd, kwfd = os.pipe()
-            os.write(kwfd, self.key)
-            os.close(kwfd)
-            self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in finish()
-            self.errf = tempfile.TemporaryFile()  # noqa: SIM115
-            try:
-                self.proc = subprocess.Popen(
-                    box.command(files, extra_args), cwd=box.work,
-                    env=box._environ(wfd, krfd, exp_path), stdout=self.log, stderr=self.errf,
-                    stdin=subprocess.DEVNULL, pass_fds=(wfd, krfd), start_new_session=True,
-                    preexec_fn=rlimits(box.opts.memory_mb, box.opts.cpu_seconds,
-                                       box.opts.fsize_mb))
-            except OSError as exc:  # the interpreter itself cannot be started
-                self.launch_error = f"the scoring interpreter cannot start: {exc}"
-            finally:
-                os.close(wfd)
-                os.close(krfd)
+            rfd = self._cold(box, files, extra_args, expected or [])
         self.sink = _Messages(self.key)
         self.reader = threading.Thread(target=_read_pipe, args=(rfd, self.sink, self.ended),
                                        daemon=True)
@@ -318,12 +310,58 @@ class _Launch:
         self.timer.daemon = True
         if self.proc is not None:
             self.timer.start()
+            threading.Thread(target=self._watch, daemon=True).start()
 
-    def _kill(self) -> None:  # a timer, not wait(timeout=): wait() then blocks in waitpid
+    def _cold(self, box: Sandbox, files: list[str], extra_args: list[str],
+              expected: list[str]) -> int:
+        """Start a cold test process; the read end of its result pipe."""
+        self.key = os.urandom(32)
+        rfd, wfd = os.pipe()
+        _widen(wfd)
+        crfd, cwfd = os.pipe()
+        self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in finish()
+        self.errf = tempfile.TemporaryFile()  # noqa: SIM115
+        env = boot_environ(box.env.python, box.scratch, box.limits(), box.site, crfd)
+        try:
+            with box.limit.spawning() if box.limit is not None else contextlib.nullcontext():
+                self.proc = subprocess.Popen(
+                    box.command(files, extra_args), cwd=box.work, env=env, stdout=self.log,
+                    stderr=self.errf, stdin=subprocess.DEVNULL, pass_fds=(wfd, crfd),
+                    start_new_session=True)
+        except OSError as exc:  # the interpreter itself cannot be started
+            self.launch_error = f"the scoring interpreter cannot start: {exc}"
+        finally:
+            os.close(wfd)
+            os.close(crfd)
+        if self.proc is not None:
+            msg = box.go_message(expected, wfd, self.key, None)
+            with contextlib.suppress(OSError):
+                view = memoryview(msg)
+                while view:
+                    view = view[os.write(cwfd, view):]
+        os.close(cwfd)
+        return rfd
+
+    def _kill(self, why: str = "") -> None:  # a timer, not wait(timeout=): that blocks
+        self.watchdog_why = self.watchdog_why or why
         self.fired.set()
         if self.proc is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def _watch(self) -> None:
+        """Kill a test that has stopped reporting for its limit plus a grace period: the
+        test process's own SIGALRM can be blocked, this cannot."""
+        limit = float(self.box.opts.test_timeout or 0)
+        if limit <= 0:
+            return
+        grace = max(WATCHDOG_GRACE, limit / 2)
+        while not self.ended.wait(1.0):
+            sink = self.sink
+            if sink.running and time.monotonic() - sink.last > limit + grace:
+                self._kill(f"{sink.running} reported nothing for {limit + grace:.0f} s "
+                           "(killed by gavel's watchdog)")
+                return
 
     def finish(self) -> FileRun:
         try:
@@ -337,9 +375,15 @@ class _Launch:
         stderr = self.errf.read().decode("utf-8", "replace") or self.launch_error
         self.errf.close()
         stdout = self.log_path.read_text("utf-8", "replace")
+        if self.box.limit is not None:
+            self.box.limit.kill_all()  # what it left behind, also outside its session
         messages, bad = list(self.sink.messages), self.sink.bad
         if self.reader.is_alive():  # something still holds the pipe: a partial line is bad
             bad += 1 if self.sink._rest.strip() else 0
         return FileRun(self.label, rc, stdout[-20000:], stderr[-20000:],
                        time.monotonic() - self.t0, messages, bad, self.fired.is_set(),
-                       tuple(self.files), self.launch_error)
+                       tuple(self.files), self.launch_error, self.watchdog_why)
+
+
+__all__ = ["FileRun", "Sandbox", "bwrap_available", "confine", "copy_plugin", "sandbox_ok",
+           "venv_home"]

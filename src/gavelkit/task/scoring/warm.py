@@ -5,7 +5,7 @@ On a suite of half a second, `gavel task run` spent ~85 ms before launching pyte
 importing pytest. `prestart` runs as soon as the command line is read (cli.task_early,
 before argparse; else right after it): it finds the task's environment if it is already
 built (`envkeys`, reads only), creates the run folder, and starts the sandboxed
-interpreter with `warm_boot`, which imports pytest and waits. The runner then prepares the
+interpreter with `boot`, which imports pytest and waits. The runner then prepares the
 run as before and, at launch, either sends the go message (`Warm.go`) or cancels the
 process. Nothing is taken on trust from the guess: the runner compares the interpreter,
 environment, hidden folders, limits and isolation it would use with the ones this process
@@ -31,6 +31,7 @@ EARLY: dict[tuple[str, ...], Warm | NotStarted] = {}
 READY_TIMEOUT = 60.0  # importing pytest takes well under a second
 CPU_SECONDS = 1800  # RLIMIT_CPU of a test process (RunOptions.cpu_seconds)
 FSIZE_MB = 512  # RLIMIT_FSIZE (RunOptions.fsize_mb)
+PROCS = 256  # processes the test process and its children may have at once
 TMP_MB = 1024  # each private tmpfs of a test process: /tmp, /var/tmp, scratch (RunOptions.tmp_mb)
 
 
@@ -80,13 +81,18 @@ def bwrap_args(exe: str, *, hidden: list[Path] = (), ro: list[Path] = (),
     return [*wrap, "--"]
 
 
-def bwrap_prefix(exe: str, hidden: list[Path], ro_paths: list[Path], scratch: Path,
-                 work: Path, tmp_mb: int = 0) -> list[str]:
-    """The test process: the task folder hidden, private size-capped /tmp, /var/tmp and
-    scratch folder, no network, working in the worktree, which is writable (tests write
-    their outputs there; the oracle's code in it is checked after the run)."""
-    return bwrap_args(exe, hidden=hidden, ro=ro_paths, writable=[work], private_tmp=True,
-                      new_session=True, chdir=work, tmp_mb=tmp_mb, scratch=scratch)
+def boot_command(python: str, bwrap: str | None, env_path: Path, run_dir: Path,
+                 tmp_mb: int) -> list[str]:
+    """The test process (cold or prestarted): `python -s -S -c <boot>`, inside the
+    sandbox's minimal view (`view.test_view`) when bubblewrap is used."""
+    boot = Path(__file__).with_name("boot.py").read_text("utf-8")
+    cmd = [python, "-s", "-S", "-c", boot]
+    if not bwrap:
+        return cmd
+    from gavelkit.task.scoring.view import test_view
+
+    return [*test_view(bwrap, python=python, env_path=env_path, run_dir=run_dir,
+                       tmp_mb=tmp_mb), *cmd]
 
 
 def hidden_folders(task: Path, solution: Path | None) -> list[Path]:
@@ -101,7 +107,7 @@ def hidden_folders(task: Path, solution: Path | None) -> list[Path]:
 
 
 def base_environ(python: str, scratch: Path) -> dict[str, str]:
-    """The test process's environment, less what only the launch knows (PYTHONPATH, pipes)."""
+    """The test process's environment, less what only the launch knows (pipes)."""
     home, tmp = scratch / "home", scratch / "tmp"
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
@@ -111,12 +117,92 @@ def base_environ(python: str, scratch: Path) -> dict[str, str]:
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "NO_COLOR": "1"}
 
 
+def child_environ(python: str, scratch: Path, pythonpath: list[str]) -> dict[str, str]:
+    """What the test process and the programs it starts see once pytest runs: the base
+    environment, and the solution on PYTHONPATH for child interpreters (a test that runs
+    `python -m PKG`)."""
+    env = base_environ(python, scratch)
+    if pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(pythonpath)
+    return env
+
+
+def site_config(env_path: Path, allowed: Any = "all", dirs: list[str] | None = None) -> str:
+    """GAVEL_SITE for the boot: the environment's prefix, its site-packages folders and
+    the .pth files it may run (`allowed`: "all", or {file name: sha256} of the task
+    environment's own; a solution's .pth never runs)."""
+    import glob
+    import json
+
+    if not dirs:
+        dirs = sorted(glob.glob(str(Path(env_path) / "lib" / "python*" / "site-packages")))
+    pth = []
+    for d in dirs:
+        try:
+            names = sorted(n for n in os.listdir(d) if n.endswith(".pth"))
+        except OSError:
+            continue
+        for n in names:
+            if allowed == "all" or (n in allowed and _sha(Path(d) / n) == allowed[n]):
+                pth.append(str(Path(d) / n))
+    return json.dumps({"prefix": str(env_path), "dirs": dirs, "pth": pth})
+
+
+def pth_files(env_path: Path) -> dict[str, str]:
+    """{name: sha256} of the .pth files in an environment's site-packages."""
+    import glob
+
+    out = {}
+    for d in glob.glob(str(Path(env_path) / "lib" / "python*" / "site-packages")):
+        for p in Path(d).glob("*.pth"):
+            out[p.name] = _sha(p)
+    return out
+
+
+def _sha(p: Path) -> str:
+    import hashlib
+
+    try:
+        return hashlib.sha256(p.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def boot_environ(python: str, scratch: Path, limits: tuple[int, ...], site: str,
+                 control_fd: int, status_fd: int | None = None) -> dict[str, str]:
+    """The environment the test process is started with: the base environment, its
+    limits, the site configuration and the control pipe (no PYTHONPATH: the boot builds
+    sys.path)."""
+    env = {**base_environ(python, scratch), "GAVEL_LIMITS": ",".join(map(str, limits)),
+           "GAVEL_SITE": site, "GAVEL_CONTROL_FD": str(control_fd)}
+    if status_fd is not None:
+        env["GAVEL_STATUS_FD"] = str(status_fd)
+    return env
+
+
+def nproc_limit(cgroup: bool, bwrap: bool) -> int:
+    """RLIMIT_NPROC for the test process where no pids cgroup limits it: for a user other
+    than root inside bubblewrap's user namespace, the processes that user has now plus
+    PROCS; 0 (none) otherwise (root is exempt from RLIMIT_NPROC)."""
+    if cgroup or not bwrap or os.getuid() == 0:
+        return 0
+    uid = os.getuid()
+    mine = 0
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                mine += os.stat(f"/proc/{p}").st_uid == uid
+            except OSError:
+                continue
+    return mine + PROCS
+
+
 def run_folder() -> Path:
     """A private run folder with the sub-folders every launch needs."""
     import tempfile
 
     run_dir = Path(tempfile.mkdtemp(prefix="gavel-run-"))
-    for sub in ("work", "scratch", "logs", "plugin"):
+    for sub in ("work", "scratch", "logs", "plugin", "solution", "pkgview"):
         (run_dir / sub).mkdir()
     return run_dir
 
@@ -137,43 +223,39 @@ class Warm:
         import subprocess
         import tempfile
 
+        from gavelkit.task.scoring.limits import ProcLimit
+
         self.run_dir, self.python, self.env_path = run_dir, python, env_path
         self.hidden, self.limits, self.bwrap = hidden, limits, bwrap
-        self.ro_paths = [run_dir, env_path] + [h for h in [venv_home(env_path)] if h]
         self.work, self.scratch = run_dir / "work", run_dir / "scratch"
         self.key = os.urandom(32)
         self.rfd, wfd = os.pipe()  # results (the plugin writes), read from go on
-        krfd, kwfd = os.pipe()  # the MAC key, read once by the plugin
-        os.write(kwfd, self.key)
-        os.close(kwfd)
+        self.result_fd = wfd  # its number in the test process
         crfd, self.ctl = os.pipe()  # the go message
         self.status, swfd = os.pipe()  # ready / go / cold
-        self.fds = {"GAVEL_RESULT_FD": str(wfd), "GAVEL_KEY_FD": str(krfd)}
-        env = {**base_environ(python, self.scratch), "GAVEL_CONTROL_FD": str(crfd),
-               "GAVEL_STATUS_FD": str(swfd), "GAVEL_LIMITS": ",".join(map(str, limits)),
-               **self.fds}
+        self.limit = ProcLimit(PROCS)
+        env = boot_environ(python, self.scratch,
+                           (*limits, nproc_limit(self.limit.path is not None, bool(bwrap))),
+                           site_config(env_path), crfd, swfd)
         self.log_path = run_dir / "logs" / ".warm.log"
         self.log = open(self.log_path, "wb")  # noqa: SIM115 - handed to the launch or closed
         self.errf = tempfile.TemporaryFile()  # noqa: SIM115
-        boot = Path(__file__).with_name("warm_boot.py").read_text("utf-8")
-        cmd = [python, "-s", "-c", boot]
-        if bwrap:
-            cmd = bwrap_prefix(bwrap, hidden, self.ro_paths, self.scratch, self.work,
-                               TMP_MB) + cmd
+        cmd = boot_command(python, bwrap, env_path, run_dir, TMP_MB)
         self.proc: Any = None
         self.state = "started"
         self.why = ""
         self.ready = False
         self._buf = b""
         try:
-            self.proc = subprocess.Popen(
-                cmd, cwd=self.work, env=env, stdout=self.log, stderr=self.errf,
-                stdin=subprocess.DEVNULL, pass_fds=(wfd, krfd, crfd, swfd),
-                start_new_session=True)  # limits: set by warm_boot before anything else
+            with self.limit.spawning():
+                self.proc = subprocess.Popen(
+                    cmd, cwd=self.work, env=env, stdout=self.log, stderr=self.errf,
+                    stdin=subprocess.DEVNULL, pass_fds=(wfd, crfd, swfd),
+                    start_new_session=True)  # limits: set by the boot before anything else
         except OSError as exc:
             self.state, self.why = "failed", f"could not start: {exc}"
         finally:
-            for fd in (wfd, krfd, crfd, swfd):
+            for fd in (wfd, crfd, swfd):
                 os.close(fd)
         if self.proc is None:
             self.cancel()
@@ -233,14 +315,11 @@ class Warm:
         except (OSError, ValueError):
             return "no message"
 
-    def go(self, argv: list[str], env: dict[str, str], path: list[str]) -> bool:
-        """Send the run; True when the process now runs the tests, False when the caller
-        must start cold (clash, died); `why` says which."""
-        import json
-
+    def go(self, msg: bytes) -> bool:
+        """Send the run (sandbox.Sandbox.go_message); True when the process now runs the
+        tests, False when the caller must start cold (clash, died); `why` says which."""
         if not self.wait_ready():  # so a long message never blocks on a hung warm-up
             return False
-        msg = json.dumps({"argv": argv, "env": env, "path": path}).encode("utf-8")
         try:
             view = memoryview(msg)
             while view:
@@ -257,8 +336,9 @@ class Warm:
             self.status = -1
             return True
         if answer.startswith("cold "):
-            self.why = ("the solution or oracle folder provides modules pytest had already "
-                        "imported (" + answer[5:] + "); started cold so they are the run's")
+            self.why = ("the run's own folders before the standard library provide modules "
+                        "pytest had already imported (" + answer[5:] + "); started cold so "
+                        "they are the run's")
         elif not self.why:
             self.why = "the prestarted process died: " + self._stderr()
         self.cancel()
@@ -292,6 +372,7 @@ class Warm:
         import shutil
 
         self.cancel()
+        self.limit.close()
         shutil.rmtree(self.run_dir, ignore_errors=True)
         _forget(self)
 
