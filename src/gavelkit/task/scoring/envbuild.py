@@ -34,7 +34,7 @@ from gavelkit.task.scoring.envkeys import (
 from gavelkit.task.scoring.envkeys import venv_python as _bin
 
 _LIST_PLUGINS = r"""
-import json, sys
+import json, site, sys
 from importlib.metadata import distributions
 out, freeze = [], []
 for d in distributions():
@@ -43,8 +43,12 @@ for d in distributions():
     for ep in d.entry_points:
         if ep.group == "pytest11":
             out.append({"dist": name, "name": ep.name, "value": ep.value})
+try:
+    dirs = site.getsitepackages()
+except Exception:
+    dirs = []
 print(json.dumps({"plugins": out, "freeze": sorted(freeze, key=str.lower),
-                  "python": sys.version.split()[0]}))
+                  "python": sys.version.split()[0], "site": dirs}))
 """
 
 
@@ -63,9 +67,12 @@ class Env:
     kind: str = "uv"
     reused: bool = False
     build_seconds: float = 0.0
-    # distributions besides the requirements whose pytest11 plugins load: the solution's own
-    # (an installed library that ships a pytest plugin the oracle uses, e.g. anyio)
+    # distributions besides the requirements whose pytest11 plugins load: a reference's own
+    # (an installed library that ships a pytest plugin the oracle uses, e.g. anyio); never
+    # a candidate's
     plugin_dists: list[str] = field(default_factory=list)
+    site_dirs: list[str] = field(default_factory=list)  # its site-packages (-S starts need them)
+    base_path: str = ""  # a solution environment: the task environment it was derived from
 
     @property
     def digest(self) -> str:
@@ -200,4 +207,5 @@ def given_env(python: str, requirements: Path | None) -> Env:
     key = hashlib.sha256("\n".join(info["freeze"]).encode()).hexdigest()[:20]
     prefix = subprocess.run([exe, "-c", "import sys; print(sys.prefix)"], capture_output=True,
                             text=True, check=False).stdout.strip() or str(Path(exe).parent.parent)
-    return Env(Path(prefix), exe, key, reqs, info["plugins"], info["freeze"], kind="given")
+    return Env(Path(prefix), exe, key, reqs, info["plugins"], info["freeze"], kind="given",
+               site_dirs=list(info.get("site") or []))

@@ -149,7 +149,8 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
             meta = json.loads(marker.read_text("utf-8"))
             record.update(meta.get("install", {}), reused=True)
             return (Env(venv, str(_bin(venv)), key, base.requirements, meta["plugins"],
-                        meta["freeze"], kind="uv+solution", reused=True), record)
+                        meta["freeze"], kind="uv+solution", reused=True,
+                        base_path=str(base.path)), record)
         uv = find_uv()
         if uv is None:
             raise EnvError("uv not found: install it (`pip install uv`) to install the solution")
@@ -201,7 +202,7 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
                 "freeze": info["freeze"], "python": info["python"], "install": record}
         atomic_write(marker, json.dumps(meta, indent=2) + "\n")
         return (Env(venv, str(_bin(venv)), key, base.requirements, info["plugins"],
-                    info["freeze"], kind="uv+solution"), record)
+                    info["freeze"], kind="uv+solution", base_path=str(base.path)), record)
 
 
 # Where `import NAME` loads from, found as the import system finds it (find_spec: the

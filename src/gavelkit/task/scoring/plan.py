@@ -30,7 +30,6 @@ from gavelkit.task.scoring.worktree import (
     load_reference,
     neutralise,
     shadowed_modules,
-    suspicious_source,
     unsafe_entries,
 )
 
@@ -58,6 +57,7 @@ class Plan:
     layout: str = "unknown"
     src_root: Path | None = None
     missing_files: dict[str, str] = field(default_factory=dict)
+    limit: Any = None  # limits.ProcLimit of the run's test processes
 
     @property
     def installed(self) -> bool:
@@ -229,12 +229,14 @@ def copy_solution(plan: Plan) -> None:
     def ignore(d: str, names: list[str]) -> set[str]:
         return ignore_litter(d, names) | {
             n for n in names if os.path.join(os.path.realpath(d), n) in skip}
-    shutil.copytree(sol_src, sol, ignore=ignore, symlinks=False)
+    shutil.copytree(sol_src, sol, ignore=ignore, symlinks=False, dirs_exist_ok=True)
     plan.findings += neutralise(sol, package)
-    if plan.opts.role == "candidate":
-        plan.findings += suspicious_source(sol)
     plan.import_root, plan.layout = find_import_root(sol, package) if package else \
         (sol, "unknown")
+    if plan.opts.role == "candidate":
+        from gavelkit.task.scoring import tamperscan
+
+        plan.findings += tamperscan.findings(sol, package, plan.import_root)
     if package:
         plan.src_root = find_import_root(sol_src, package)[0]
     if package and plan.import_root is None and not plan.installed:
@@ -252,10 +254,11 @@ def _shadowing(plan: Plan, sol: Path) -> None:
     root = plan.import_root
     where = plan.sol_src / root.relative_to(sol) if inside(root, sol) else root  # type: ignore
     plan.findings.append(Finding("TSK-X023", "warning", "the solution provides "
-                                 f"{', '.join(shadow)}, which the test runner itself imports; "
-                                 "on sys.path before the standard library and site-packages, "
-                                 "pytest runs on the solution's copy", str(where), 0, 0,
-                                 data={"modules": shadow}))
+                                 f"{', '.join(shadow)}, which the test runner or the standard "
+                                 "library provides too; its copy is never used (the solution "
+                                 "comes after the standard library and site-packages on "
+                                 "sys.path), so code that needs it gets the environment's",
+                                 str(where), 0, 0, data={"modules": shadow}))
 
 
 def check_installed(plan: Plan) -> None:
@@ -272,7 +275,16 @@ def check_installed(plan: Plan) -> None:
                                               plan.package, source_root=plan.src_root,
                                               spec=plan.spec, role=plan.opts.role)
     if install["provenance"]["ok"]:
-        plan.env.plugin_dists = list(install["provenance"]["distributions"])
+        dists = list(install["provenance"]["distributions"])
+        if plan.opts.role == "reference":
+            plan.env.plugin_dists = dists  # a reference's own pytest plugin the oracle uses
+        else:  # never a candidate's: its plugin would run before the tests, as a plugin
+            from gavelkit.task.scoring.envkeys import norm
+
+            own = [p["name"] for p in plan.env.plugins if norm(p["dist"]) in
+                   {norm(d) for d in dists}]
+            if own:
+                install["plugins_not_loaded"] = own
     else:
         plan.findings.append(Finding("TSK-X021", "error", "the installed solution is not "
                                      "proven to be the code under test: "

@@ -1,56 +1,35 @@
 """gavel's pytest result plugin: copied under a random module name into each run.
 
-It runs inside the process that imports candidate code, so it trusts nothing it
-cannot check: every line it sends goes over an inherited pipe (not a file the
-tests could rewrite) and carries an HMAC keyed by a secret read from a second
-pipe and never stored in the environment; each test outcome is reported twice,
-from the raw call result (`CallInfo.excinfo`, before any report object exists)
-and from the final TestReport, so a candidate that forges reports shows up as a
-disagreement; the identities of pytest's reporting functions are recorded when
-the plugin loads (before any candidate import) and compared at the end. A
-per-test time limit uses SIGALRM (pytest-timeout's thread method loses results).
-Standard library and pytest only: it runs in the task's environment.
+It runs inside the process that imports candidate code, so it trusts nothing it cannot
+check, and it does everything that matters at import, which is before any candidate code:
+pytest loads it with `-p` while it starts, before the oracle's conftest.py imports the
+package under test. At import it reads its configuration (MAC key, result pipe, expected
+ids, the oracle's file digests) from an anonymous memory file and closes it, so nothing of
+it is in the environment or on disk; it takes the integrity snapshot and installs the
+audit hook and the verified assertion rewriting (`_guard`, a module copied next to it).
+
+Every line it sends goes over an inherited pipe and carries an HMAC; each outcome is
+reported twice, from the raw call result (`CallInfo.excinfo`, with where the exception
+came from) and from the final report, so a forged report shows up as a disagreement; the
+oracle's test functions are checked against the code their files compile to when they are
+collected and again just before each runs; the end of the session sends the integrity
+evidence. A per-test time limit uses SIGALRM (the parent also kills a test that stops
+reporting). Standard library and pytest only: it runs in the task's environment.
 """
 
 import hmac
+import importlib
 import json
 import os
 import signal
 import sys
 import time
 
+import pytest
+
 
 class GavelTimeout(BaseException):
     """Raised by the SIGALRM handler; a BaseException so `except Exception` cannot eat it."""
-
-
-def _watched():
-    import _pytest.python
-    import _pytest.reports
-    import _pytest.runner
-
-    out = {
-        "TestReport.from_item_and_call": _pytest.reports.TestReport.__dict__.get(
-            "from_item_and_call"),
-        "CallInfo.from_call": _pytest.runner.CallInfo.__dict__.get("from_call"),
-        "runner.call_and_report": getattr(_pytest.runner, "call_and_report", None),
-        "runner.runtestprotocol": getattr(_pytest.runner, "runtestprotocol", None),
-        "runner.call_runtest_hook": getattr(_pytest.runner, "call_runtest_hook", None),
-        "python.pytest_pyfunc_call": getattr(_pytest.python, "pytest_pyfunc_call", None),
-        "os._exit": os._exit,
-        "os.write": os.write,
-        "sys.exit": sys.exit,
-        "signal.signal": signal.signal,
-        "signal.setitimer": signal.setitimer,
-    }
-    try:
-        import _pytest.terminal as term
-
-        out["TerminalReporter.pytest_runtest_logreport"] = \
-            term.TerminalReporter.__dict__.get("pytest_runtest_logreport")
-    except Exception:  # pragma: no cover
-        pass
-    return {k: id(v) for k, v in out.items()}
 
 
 def _base(nodeid):
@@ -60,27 +39,24 @@ def _base(nodeid):
     return nodeid
 
 
-def _make():
-    fd = int(os.environ.pop("GAVEL_RESULT_FD"))
-    kfd = int(os.environ.pop("GAVEL_KEY_FD"))
-    key = b""
+def _load_config():
+    fd = os.environ.pop("GAVEL_CONFIG_FD", None)
+    if fd is None:
+        return None
+    fd = int(fd)
+    chunks = []
     while True:
-        chunk = os.read(kfd, 64)
+        chunk = os.read(fd, 1 << 16)
         if not chunk:
             break
-        key += chunk
-    os.close(kfd)
-    with open(os.environ.pop("GAVEL_EXPECTED"), encoding="utf-8") as fh:
-        expected = set(json.load(fh))
-    bases = {e for e in expected if not e.endswith("]")}
-    limit = float(os.environ.pop("GAVEL_TEST_TIMEOUT", "0") or 0)
-    write = os.write
-    dumps = json.dumps
-    digest = hmac.digest  # one C call per line (hmac.new builds a Python object each time)
+        chunks.append(chunk)
+    os.close(fd)
+    return json.loads(b"".join(chunks).decode("utf-8"))
+
+
+def _sender(key, fd, write=os.write, dumps=json.dumps, digest=hmac.digest):
+    """The one function that signs and sends a line (its references bound at import)."""
     seq = [0]
-    raw = {}
-    timed_out = set()
-    snapshot = _watched()
 
     def send(obj):
         seq[0] += 1
@@ -91,15 +67,65 @@ def _make():
         while data:
             n = write(fd, data)
             data = data[n:]
+    return send
 
-    def check(where):
-        now = _watched()
-        changed = sorted(k for k in snapshot if now.get(k) != snapshot[k])
-        if changed:
-            send({"t": "tamper", "where": where, "changed": changed})
+
+_CFG = _load_config()
+_SEND = _sender(bytes.fromhex(_CFG["key"]), int(_CFG["result_fd"])) if _CFG else None
+_GUARD = None
+if _CFG is not None:
+    _GUARD = importlib.import_module(__name__ + "_guard").Guard(_CFG, _SEND)
+    _GUARD.install_rewrite()
+    sys.addaudithook(_GUARD.audit)  # PEP 578: cannot be removed once added
+    _SEND({"t": "loaded", "pid": os.getpid()})
+
+
+def _origin(excinfo, guard):
+    """Where an exception came from: the classes of its innermost frames (innermost last),
+    its type and, for an import error, the module it names."""
+    out = {"frames": [], "type": "", "name": None}
+    try:
+        etype = excinfo.type
+        out["type"] = f"{etype.__module__}.{etype.__qualname__}"
+        out["name"] = getattr(excinfo.value, "name", None) if isinstance(
+            excinfo.value, ImportError) else None
+        guard.busy = True
+        tb = excinfo.tb
+        files = []
+        while tb is not None:
+            files.append(tb.tb_frame.f_code.co_filename)
+            tb = tb.tb_next
+        out["frames"] = [guard.where(f) for f in files[-6:]]
+    except Exception:  # evidence, never a reason to break the report
+        pass
+    finally:
+        guard.busy = False
+    return out
+
+
+def _markers(item):
+    return sorted({m.name for m in item.iter_markers()} & {"xfail", "skip", "skipif"})
+
+
+def _make(cfg, send, guard):
+    expected = set(cfg["expected"])
+    bases = {e for e in expected if not e.endswith("]")}
+    limit = float(cfg.get("test_timeout") or 0)
+    raw = {}
+    timed_out = set()
+    checked = {}  # id(item) -> id of the code object verified for it
+    alarm_signal, setitimer = signal.signal, signal.setitimer
 
     def _alarm(signum, frame):
         raise GavelTimeout(f"test exceeded the {limit:g} s time limit")
+
+    def verify(item):
+        why = guard.test_code(item)
+        if why:
+            send({"t": "tamper", "where": "test-code", "nodeid": item.nodeid,
+                  "changed": [f"{item.nodeid}: {why}"]})
+        fn = getattr(item, "obj", None)
+        checked[id(item)] = id(getattr(fn, "__code__", None))
 
     class Plugin:
         def pytest_collectreport(self, report):
@@ -107,43 +133,59 @@ def _make():
                 send({"t": "collect_error", "nodeid": report.nodeid,
                       "longrepr": str(report.longrepr)[-6000:]})
 
+        def pytest_exception_interact(self, node, call, report):
+            if getattr(report, "when", None) in (None, "collect"):
+                send({"t": "collect_origin", "nodeid": getattr(node, "nodeid", ""),
+                      "origin": _origin(call.excinfo, guard)})
+
         def pytest_collection_modifyitems(self, session, config, items):
             ids = [i.nodeid for i in items]
             send({"t": "collected", "ids": ids})
             exact = expected.intersection(ids)
             # a base id the oracle keeps for a parametrised test stands for its instances
             # (as pytest expands `f.py::t` given on its command line)
-            wanted = [i for i in items if i.nodeid in expected or (
+            keep = [i for i in items if i.nodeid in expected or (
                 _base(i.nodeid) in bases and _base(i.nodeid) not in exact)]
-            keep_ids = {id(i) for i in wanted}
-            keep = wanted
-            drop = [i for i in items if id(i) not in keep_ids]
+            kept = {id(i) for i in keep}
+            drop = [i for i in items if id(i) not in kept]
             if drop:
                 config.hook.pytest_deselected(items=drop)
             items[:] = keep
-            check("collection")
+            for i in keep:
+                verify(i)
+
+        def pytest_runtest_logstart(self, nodeid, location):
+            send({"t": "start", "nodeid": nodeid})
 
         def pytest_runtest_call(self, item):
             if limit > 0:
-                signal.signal(signal.SIGALRM, _alarm)
-                signal.setitimer(signal.ITIMER_REAL, limit)
+                alarm_signal(signal.SIGALRM, _alarm)
+                setitimer(signal.ITIMER_REAL, limit)
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_pyfunc_call(self, pyfuncitem):
+            fn = getattr(pyfuncitem, "obj", None)
+            if checked.get(id(pyfuncitem)) != id(getattr(fn, "__code__", None)):
+                verify(pyfuncitem)  # replaced since it was collected: check again
 
         def pytest_runtest_teardown(self, item):
             if limit > 0:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                setitimer(signal.ITIMER_REAL, 0)
 
         def pytest_runtest_makereport(self, item, call):
             exc = call.excinfo
-            kind = "ok"
-            name = ""
+            kind, name, origin = "ok", "", None
             if exc is not None:
                 name = exc.type.__name__
                 kind = "skip" if name in ("Skipped", "XFailed") else "exception"
                 if exc.type is GavelTimeout:
                     timed_out.add(item.nodeid)
                     kind = "timeout"
-            xfail = any(m.name == "xfail" for m in item.iter_markers())
-            raw[(item.nodeid, call.when)] = {"kind": kind, "exc": name, "xfail": xfail}
+                origin = _origin(exc, guard)
+            marks = _markers(item)  # now, not at collection: a later hook may add some
+            raw[(item.nodeid, call.when)] = {"kind": kind, "exc": name,
+                                             "xfail": "xfail" in marks, "marks": marks,
+                                             "origin": origin}
 
         def pytest_runtest_logreport(self, report):
             r = raw.get((report.nodeid, report.when), {})
@@ -160,14 +202,39 @@ def _make():
                   "longrepr": (str(lr)[-4000:] if lr else ""), "raw": r,
                   "timeout": report.nodeid in timed_out})
 
+        @pytest.hookimpl(trylast=True)  # after every other session-finish hook
         def pytest_sessionfinish(self, session, exitstatus):
-            check("end")
+            send({"t": "integrity", **guard.check(session.config.pluginmanager)})
             send({"t": "end", "exitstatus": int(exitstatus), "time": time.time()})
 
     return Plugin()
 
 
-def pytest_configure(config):
-    if hasattr(config, "workerinput") or "GAVEL_RESULT_FD" not in os.environ:
+def pytest_addoption(parser, pluginmanager):
+    """Called as pytest registers this plugin (before any conftest): the hook snapshot."""
+    if _GUARD is not None:
+        _GUARD.snapshot_hooks(pluginmanager)
+
+
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Before the first conftest.py: gavel's own check of its command line (a usage
+    error pytest prints later may be anyone's text; this one is authenticated)."""
+    if _SEND is None:
         return
-    config.pluginmanager.register(_make(), "gavel-results-" + os.urandom(4).hex())
+    try:
+        unknown = parser.parse_known_and_unknown_args(list(args))[1]
+    except BaseException:  # argparse exits on some errors: pytest reports those itself
+        unknown = []
+    oracle = set(_CFG.get("oracle_args") or ())
+    mine = [u for u in unknown if u not in oracle and not any(
+        a.startswith(u.split("=", 1)[0]) for a in oracle)]
+    if mine:
+        _SEND({"t": "usage", "unknown": mine})
+    _SEND({"t": "conftests"})  # from here on, code of the oracle (and the candidate) runs
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput") or _CFG is None:
+        return
+    config.pluginmanager.register(_make(_CFG, _SEND, _GUARD),
+                                  "gavel-results-" + os.urandom(4).hex())

@@ -30,6 +30,7 @@ from typing import Any
 from gavelkit.core.errors import InputError
 from gavelkit.core.findings import Finding
 from gavelkit.task.formats.nodeids import file_of
+from gavelkit.task.scoring.launchcfg import configure, evidence
 from gavelkit.task.scoring.options import RunOptions, RunResult
 from gavelkit.task.scoring.plan import Plan, check_installed, copy_solution, make_plan
 from gavelkit.task.scoring.plan import resolve_python as resolve_python
@@ -56,11 +57,14 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
     read; it is used for the first launch when it matches this run, and always ended."""
     warm = opts.warm
     run_dir = warm.run_dir if warm is not None and warm.run_dir else run_folder()
+    limits: list[Any] = []
     try:
-        return _run(task_dir, opts, run_dir, warm)
+        return _run(task_dir, opts, run_dir, warm, limits)
     finally:
         if warm is not None:
             warm.cancel()
+        for lim in limits:
+            lim.close()
         _rmtree(run_dir)
 
 
@@ -106,17 +110,43 @@ class _Overlap:
             return
         from gavelkit.task.scoring.classify import context_for
         from gavelkit.task.scoring.install import source_files
+        from gavelkit.task.scoring.oracle_decl import declared
         from gavelkit.task.scoring.worktree import layer_of
 
         plan = self.plan
-        self.done.update(layer=layer_of(plan.task), ctx=context_for(plan.task, plan.opts),
+        ctx = context_for(plan.task, plan.opts)
+        decl = declared(plan.task.dir, plan.files)  # the task's own files, never the copy
+        ctx.defined = decl.defined
+        ctx.env_modules = _env_modules(plan.env)
+        self.done.update(layer=layer_of(plan.task), ctx=ctx, declared=decl,
                          files=source_files(plan.sol_src) if plan.sol_src is not None else None,
                          platform=platform.platform())
 
 
-def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> RunResult:
+def _env_modules(env: Any) -> set[str] | None:
+    """Top-level module names the scoring environment's site-packages provide."""
+    if env is None:
+        return None
+    import glob
+
+    names: set[str] = set()
+    for d in env.site_dirs or glob.glob(str(Path(env.path) / "lib" / "python*" /
+                                            "site-packages")):
+        try:
+            entries = os.listdir(d)
+        except OSError:
+            continue
+        names |= {e.split(".", 1)[0] for e in entries if not e.endswith((".dist-info",
+                                                                         ".egg-info"))}
+    return names
+
+
+def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any,
+         limits: list[Any]) -> RunResult:
     from gavelkit.task.pipeline.digests import current_digests
-    from gavelkit.task.scoring.worktree import prepare_worktree, tree_digest
+    from gavelkit.task.scoring.limits import ProcLimit
+    from gavelkit.task.scoring.warm import PROCS
+    from gavelkit.task.scoring.worktree import is_code_file, prepare_worktree, tree_digest
 
     probe = None
     if warm is None or warm.state != "started" or not warm.bwrap:
@@ -127,7 +157,7 @@ def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> Ru
     check_installed(plan)
     work = run_dir / "work"
     removed = prepare_worktree(plan.task, work, plan.files, plan.remove, plan.package)
-    ini = run_dir / "gavel-pytest.ini"
+    ini = run_dir / "plugin" / "gavel-pytest.ini"  # read-only in the sandbox
     oracle_ini = work / "gavel-oracle-pytest.ini"
     ini.write_text(oracle_ini.read_text("utf-8") if oracle_ini.is_file() else "[pytest]\n",
                    "utf-8")
@@ -146,9 +176,13 @@ def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> Ru
         warm.why = "started with another isolation"
         warm.cancel()
     overlap = _Overlap(plan)
-    rounds, file_runs, reruns = _launch(plan, use_bwrap, hidden, warm, overlap)
+    plan.limit = getattr(warm, "limit", None) or ProcLimit(PROCS)
+    limits.append(plan.limit)
+    oracle_code = {k: v for k, v in before_work.items() if is_code_file(k)}
+    rounds, file_runs, reruns = _launch(plan, use_bwrap, hidden, warm, overlap, oracle_code)
     overlap()
     score = _score(plan, rounds, overlap.done)
+    evidence(plan, score, [r for rnd in rounds for r in rnd.values()])
     _integrity(plan, score, before_work, tree_digest(work), before_task,
                current_digests(plan.task))
     score.update(public_fields(plan, file_runs, overlap.done["platform"]))
@@ -157,8 +191,9 @@ def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any) -> Ru
     return RunResult(score, plan.findings, write_score(plan, score))
 
 
-def _launch(plan: Plan, use_bwrap: bool, hidden: list[Path], warm: Any,
-            overlap: Any) -> tuple[list[dict[str, Any]], dict[str, FileRun], list[str]]:
+def _launch(plan: Plan, use_bwrap: bool, hidden: list[Path], warm: Any, overlap: Any,
+            oracle_code: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, FileRun],
+                                                  list[str]]:
     """Every round's {file: FileRun} (none when nothing can run), and the re-runs."""
     rounds: list[dict[str, Any]] = []
     file_runs: dict[str, FileRun] = {}
@@ -169,6 +204,8 @@ def _launch(plan: Plan, use_bwrap: bool, hidden: list[Path], warm: Any,
                   plan.opts, use_bwrap, plan.pa.disabled_plugins)
     box.hidden = hidden
     box.warm = warm if warm is not None and warm.state == "started" else None
+    box.limit = plan.limit
+    configure(box, plan, oracle_code)
     expected = [n for n in plan.expected if file_of(n) not in plan.missing_files]
     for k in range(max(1, plan.opts.repeat)):
         rounds.append(_one_round(box, plan.task.id, plan.files, expected, plan.pa.kept,
@@ -183,7 +220,7 @@ def _score(plan: Plan, rounds: list[dict[str, Any]], done: dict[str, Any]) -> di
 
     score = assemble(plan.task, plan.expected, plan.expected_src, rounds, done["layer"],
                      plan.reference, plan.opts, plan.findings, env_error=plan.env_error,
-                     oracle_args=plan.pa.kept, ctx=done["ctx"],
+                     oracle_args=plan.pa.kept, ctx=done["ctx"], declared=done["declared"],
                      missing_files=plan.missing_files)
     data = plan.task.task_json.data if plan.task.task_json else {}
     score["gavel"]["upstream"] = {"repo": data.get("repo") or data.get("repo_url") or "",
@@ -210,12 +247,12 @@ def _integrity(plan: Plan, score: dict[str, Any], before_work: dict[str, str],
     if before_task != after_task:
         plan.findings.append(Finding("TSK-X008", "error", "the task's oracle files changed "
                                      "during the run", str(plan.task.dir), 0, 0))
-    score["gavel"]["integrity"] = {
+    score["gavel"].setdefault("integrity", {}).update({
         "oracle_digest_before": _combined(before_task),
         "oracle_digest_after": _combined(after_task),
         "worktree_unchanged": not code,
         "worktree_written": changed[:50],
-    }
+    })
 
 
 def _gavel_block(plan: Plan, score: dict[str, Any], removed: list[str],

@@ -1,0 +1,415 @@
+"""Integrity evidence inside the test process, set up before any candidate code runs.
+
+Copied next to gavel's result plugin (under the same random name plus `_guard`) and
+imported by it when pytest loads the plugin with `-p`: after pytest's own modules, before
+the oracle's conftest.py (which imports the candidate's package). It takes:
+
+- a snapshot of the runner's callables: every function, method and class of pytest,
+  `_pytest.*` and pluggy, and of the modules the configuration names (`builtins`,
+  `unittest.case`, `re`, ...), and which module objects they are;
+- the registered hook implementations (from `pytest_addoption`, which pytest calls when
+  it registers the plugin);
+- an audit hook (PEP 578: it cannot be removed) that records what code of the candidate
+  does to the process: frame access, `__code__` replacement, heap walks, ctypes, tracing,
+  reads of /proc/*/mem;
+- the verified rewrite: pytest's assertion rewriting of test modules and conftest files
+  is done from source bytes whose digest gavel took from the oracle before the run
+  (pytest's .pyc cache is never read), and the code objects it compiles are hashed.
+
+`check` compares at the end: changed callables, hook implementations from outside the
+oracle and the environment, test functions whose code is not what the oracle file
+compiles to, modules of the target package outside the candidate, standard-library or
+runner modules loaded from elsewhere, oracle helpers shadowed, a trace function left set.
+The parent decides what the evidence means (task/scoring/integrity.py).
+Standard library and pytest only: it runs in the task's environment.
+"""
+
+import hashlib
+import os
+import sys
+
+WATCH_EVENTS = frozenset({
+    "sys._getframe", "sys._current_frames", "object.__getattr__", "object.__setattr__",
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "ctypes.dlopen",
+    "ctypes.dlsym", "ctypes.cdata", "ctypes.addressof", "sys.settrace", "sys.setprofile",
+    "sys.addaudithook", "open",
+})
+_FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+_CODE_ATTRS = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__closure__"})
+
+
+def code_digest(co, _seen=None):
+    """A digest of a code object and the code objects it holds (its bytecode, names,
+    constants, variable names, first line)."""
+    h = hashlib.sha256()
+    h.update(co.co_code)
+    h.update(repr((co.co_names, co.co_varnames, co.co_freevars, co.co_cellvars,
+                   co.co_argcount, co.co_kwonlyargcount, co.co_flags,
+                   co.co_firstlineno)).encode())
+    for c in co.co_consts:
+        if hasattr(c, "co_code"):
+            h.update(code_digest(c).encode())
+        else:
+            h.update(repr(c).encode("utf-8", "replace"))
+    return h.hexdigest()[:32]
+
+
+def _qualname(co):
+    return getattr(co, "co_qualname", co.co_name)
+
+
+def walk_codes(co, out):
+    """{qualname: [digest, ...]} of every code object in a module's code."""
+    for c in co.co_consts:
+        if hasattr(c, "co_code"):
+            out.setdefault(_qualname(c), []).append(code_digest(c))
+            walk_codes(c, out)
+    return out
+
+
+class Guard:
+    """The snapshot, the audit record and the checks of one test process."""
+
+    def __init__(self, cfg, send):
+        self.cfg = cfg
+        self.send = send
+        self.work = os.path.realpath(cfg.get("work") or "/nonexistent") + os.sep
+        self.oracle = cfg.get("oracle_code") or {}  # worktree-relative path -> sha256
+        self.candidate = tuple(os.path.realpath(p) + os.sep for p in cfg.get("candidate", []))
+        self.candidate_raw = tuple(p.rstrip(os.sep) + os.sep for p in cfg.get("candidate", []))
+        self.env = tuple(os.path.realpath(p) + os.sep for p in cfg.get("env_dirs", []))
+        self.plugdir = os.path.realpath(os.path.dirname(os.path.abspath(__file__))) + os.sep
+        import sysconfig
+
+        paths = sysconfig.get_paths()
+        self.stdlib = tuple({os.path.realpath(paths[k]) + os.sep
+                             for k in ("stdlib", "platstdlib") if paths.get(k)})
+        self.verified = {}  # worktree-relative path -> {qualname: [digests]}
+        self.unverified = []
+        self.changed_sources = []
+        self.events = {}
+        self.strong = []
+        self.busy = False
+        self.hooks = None
+        self.watch = tuple(cfg.get("watch_modules") or ())
+        self.callables = self._callables()
+        self.module_ids = {n: id(m) for n, m in sys.modules.items() if self._watched(n)}
+
+    # ---- snapshot ------------------------------------------------------------------
+    def _watched(self, name):
+        return name in ("pytest", "builtins") or name.startswith(("_pytest", "pluggy")) \
+            or name in self.watch
+
+    def _callables(self, objects=False):
+        """{"module:name" or "module:Class.attr": id (or the object itself)}."""
+        out = {}
+        for name, mod in list(sys.modules.items()):
+            if mod is None or not self._watched(name):
+                continue
+            try:
+                items = list(vars(mod).items())
+            except TypeError:
+                continue
+            runner = name in ("pytest", "builtins") or name.startswith(("_pytest", "pluggy"))
+            for attr, val in items:
+                if (attr.startswith("__") and attr != "__import__") or (
+                        not runner and attr.startswith("_")):  # a library's private state
+                    continue
+                if callable(val):
+                    out[f"{name}:{attr}"] = val if objects else id(val)
+                if isinstance(val, type) and getattr(val, "__module__", None) == name:
+                    for cattr, cval in list(vars(val).items()):
+                        if isinstance(cval, (staticmethod, classmethod, property)) or \
+                                type(cval).__name__ in ("function", "method_descriptor"):
+                            out[f"{name}:{attr}.{cattr}"] = cval if objects else id(cval)
+        return out
+
+    def _own_code(self, obj):
+        """Is a replacement the runner's or the standard library's own code (pytest swaps
+        some of its functions during a session, catch_warnings swaps warnings')?"""
+        for _ in range(4):  # bound method, property, functools.partial, a wrapper
+            inner = next((getattr(obj, a) for a in ("__func__", "fget", "func", "__wrapped__")
+                          if getattr(obj, a, None) is not None), None)
+            if inner is None or getattr(obj, "__code__", None) is not None:
+                break
+            obj = inner
+        code = getattr(obj, "__code__", None)
+        if code is None:
+            return False
+        real = os.path.realpath(code.co_filename)
+        return not self.is_candidate(code.co_filename) and (
+            real.startswith(self.env) or real.startswith(self.stdlib)
+            or real.startswith(self.plugdir))
+
+    def snapshot_hooks(self, pm):
+        self.hooks = self._hookimpls(pm)
+
+    @staticmethod
+    def _hookimpls(pm):
+        out = {}
+        for hname in dir(pm.hook):
+            if not hname.startswith("pytest_"):
+                continue
+            caller = getattr(pm.hook, hname, None)
+            try:
+                impls = caller.get_hookimpls()
+            except Exception:
+                continue
+            for impl in impls:
+                out[(hname, id(impl.function))] = impl
+        return out
+
+    # ---- the audit hook ------------------------------------------------------------
+    def caller_file(self, depth=2):
+        """The first frame above the audited call that is not the standard library."""
+        f = sys._getframe(depth)
+        for _ in range(6):
+            if f is None:
+                return "", 0
+            fn = f.f_code.co_filename
+            if not fn.startswith(self.stdlib) and not fn.startswith("<frozen"):
+                return fn, f.f_lineno
+            f = f.f_back
+        return "", 0
+
+    def where(self, fn):
+        """Which code a file is: candidate, oracle, pytest, env, stdlib, gavel, frozen, other."""
+        if fn.startswith("<frozen"):
+            return "frozen"
+        if self.is_candidate(fn):
+            return "candidate"
+        real = os.path.realpath(fn)
+        if real.startswith(self.work):
+            return "oracle"
+        if real.startswith(self.plugdir):
+            return "gavel"
+        if real.startswith(self.env):
+            rest = real[len(next(e for e in self.env if real.startswith(e))):]
+            return "pytest" if rest.startswith(("_pytest/", "pluggy/", "pytest/")) else "env"
+        if real.startswith(self.stdlib):
+            return "stdlib"
+        return "other"
+
+    def is_candidate(self, fn):
+        return bool(fn) and (fn.startswith(self.candidate_raw) or fn.startswith(self.candidate))
+
+    @staticmethod
+    def _interesting(event, args):
+        """Cheap first filter: most opens and attribute reads are nothing to record."""
+        if event == "open":
+            p = args[0] if args else None
+            return isinstance(p, str) and p.startswith("/proc/") and p.endswith("/mem")
+        if event == "object.__getattr__":
+            return len(args) >= 2 and args[1] in _FRAME_ATTRS
+        if event == "object.__setattr__":
+            return len(args) >= 2 and args[1] in _CODE_ATTRS
+        return True
+
+    def audit(self, event, args):
+        if event not in WATCH_EVENTS or self.busy or not self._interesting(event, args):
+            return
+        self.busy = True
+        try:
+            self._record(event, args)
+        except Exception:  # the audit hook must never break the run
+            pass
+        finally:
+            self.busy = False
+
+    def _record(self, event, args):
+        fn, line = self.caller_file(3)
+        if not self.is_candidate(fn):
+            return
+        key = (event, fn, line)
+        first = key not in self.events
+        self.events[key] = self.events.get(key, 0) + 1
+        strong = ""
+        if event == "sys._getframe" and args and hasattr(args[0], "f_code"):
+            target = args[0].f_code.co_filename
+            if os.path.realpath(target).startswith(self.work):
+                strong = "took a frame of the oracle's test code"
+        elif event == "object.__setattr__":
+            code = getattr(args[0], "__code__", None)  # the function's code until now
+            owner = code.co_filename if code is not None else ""
+            if owner and not self.is_candidate(owner):  # its own functions are its business
+                strong = f"replaced the {args[1]} of {getattr(args[0], '__qualname__', '?')}" \
+                         f" from {owner}"
+        elif event in ("sys.settrace", "sys.setprofile"):
+            strong = f"installed a {'trace' if event.endswith('trace') else 'profile'} function"
+        elif event == "open":
+            strong = "opened process memory"
+        elif event.startswith("gc."):
+            strong = f"walked the heap ({event})"
+        elif event.startswith("ctypes."):
+            strong = f"used ctypes ({event})"
+        if strong and first and len(self.strong) < 50:
+            self.strong.append({"event": event, "what": strong, "file": fn, "line": line})
+
+    # ---- the verified rewrite ------------------------------------------------------
+    def install_rewrite(self):
+        """pytest's assertion rewriting from verified source; its .pyc cache never read."""
+        try:
+            import _pytest.assertion.rewrite as rw
+        except ImportError:
+            return
+        import ast
+        import importlib.util
+
+        rewrite_asserts, parse, compile_ = rw.rewrite_asserts, ast.parse, compile
+        guard = self
+
+        def _rewrite_test(fn, config):
+            source = fn.read_bytes()
+            strfn = str(fn)
+            guard.note_source(strfn, source)
+            tree = parse(source, filename=strfn)
+            rewrite_asserts(tree, source, strfn, config)
+            co = compile_(tree, strfn, "exec", dont_inherit=True)
+            guard.note_code(strfn, co)
+            return importlib.util.source_hash(source), co
+
+        rw._rewrite_test = _rewrite_test
+        rw._read_pyc = lambda *a, **k: None
+        rw._write_pyc = lambda *a, **k: False
+        self.callables = self._callables()  # with gavel's own replacements
+
+    def rel(self, path):
+        real = os.path.realpath(path)
+        return real[len(self.work):] if real.startswith(self.work) else None
+
+    def note_source(self, path, source):
+        rel = self.rel(path)
+        if rel is None:
+            return
+        want = self.oracle.get(rel)
+        got = hashlib.sha256(source).hexdigest()
+        if want is None:
+            self.unverified.append(rel)
+        elif want != got:
+            self.changed_sources.append(rel)
+
+    def note_code(self, path, co):
+        rel = self.rel(path)
+        if rel is not None:
+            self.verified[rel] = walk_codes(co, {})
+
+    # ---- per test --------------------------------------------------------------------
+    def test_code(self, item):
+        """'' when the test function's code is what its oracle file compiles to, else why."""
+        fn = getattr(item, "function", None) or getattr(item, "obj", None)
+        for _ in range(8):
+            co = getattr(fn, "__code__", None)
+            if co is not None and self.rel(co.co_filename) is not None:
+                break
+            fn = getattr(fn, "__wrapped__", None)
+        else:
+            co = None
+        if co is None:
+            code = getattr(getattr(item, "function", None), "__code__", None)
+            if code is not None and not self.is_oracle_or_env(code.co_filename):
+                return f"its code comes from {code.co_filename}, not from the oracle"
+            return ""
+        rel = self.rel(co.co_filename)
+        table = self.verified.get(rel)
+        if table is None:
+            return ""  # not rewritten by pytest (plain asserts): checked at the end
+        if code_digest(co) not in table.get(_qualname(co), ()):
+            return f"its code differs from what {rel} compiles to"
+        return ""
+
+    def is_oracle_or_env(self, fn):
+        real = os.path.realpath(fn)
+        return real.startswith(self.work) or real.startswith(self.env) or \
+            real.startswith(self.stdlib) or real.startswith(self.plugdir)
+
+    # ---- end of session ----------------------------------------------------------------
+    def check(self, pm):
+        """The integrity evidence of the whole session (a dict for the parent)."""
+        self.busy = True
+        out = {"changed_callables": [], "foreign_hooks": [], "modules": [],
+               "changed_sources": sorted(set(self.changed_sources)),
+               "unverified_sources": sorted(set(self.unverified)),
+               "trace": None, "audit": self.strong,
+               "audit_counts": len(self.events)}
+        try:
+            now = self._callables(objects=True)
+            out["changed_callables"] = sorted(
+                k for k, v in self.callables.items()
+                if k in now and id(now[k]) != v and not self._own_code(now[k]))[:40]
+            out["changed_callables"] += sorted(f"module {n} replaced" for n, i in
+                                               self.module_ids.items()
+                                               if id(sys.modules.get(n)) != i)[:10]
+            out["foreign_hooks"] = self._foreign_hooks(pm)
+            out["modules"] = self._modules() + self._always_equal()
+            if sys.gettrace() is not None or sys.getprofile() is not None:
+                out["trace"] = "a trace or profile function is set at the end of the session"
+            import threading
+
+            if getattr(threading, "_trace_hook", None) or getattr(threading, "_profile_hook",
+                                                                  None):
+                out["trace"] = "a thread trace or profile function is set"
+        finally:
+            self.busy = False
+        return out
+
+    def _foreign_hooks(self, pm):
+        if self.hooks is None:
+            return ["hook implementations were not snapshotted before the conftest files"]
+        out = []
+        for key, impl in self._hookimpls(pm).items():
+            if key in self.hooks:
+                continue
+            code = getattr(impl.function, "__code__", None)
+            fn = code.co_filename if code is not None else ""
+            if fn and self.is_oracle_or_env(fn):
+                continue
+            out.append(f"{key[0]} from {fn or type(impl.plugin).__name__}")
+        return sorted(set(out))[:20]
+
+    def _always_equal(self):
+        """Classes of the candidate whose instances are equal to anything (a bare
+        object() included): what a value returned to pass `assert got == expected`
+        without computing it looks like. Honest __eq__ methods compare something."""
+        pkg = (self.cfg.get("package") or "").partition(".")[0]
+        out = []
+        probe = object()
+        for name, mod in list(sys.modules.items()):
+            if not pkg or name.partition(".")[0] != pkg:
+                continue
+            for attr, cls in list(vars(mod).items()):
+                if not isinstance(cls, type) or "__eq__" not in vars(cls):
+                    continue
+                eq = vars(cls)["__eq__"]
+                code = getattr(eq, "__code__", None)
+                if code is None or not self.is_candidate(code.co_filename):
+                    continue
+                try:
+                    inst = cls.__new__(cls)
+                    same = eq(inst, probe) is True
+                except Exception:
+                    same = False
+                if same:
+                    out.append(f"{name}.{attr} instances are equal to anything "
+                               "(its __eq__ is true for a bare object())")
+        return out[:10]
+
+    def _modules(self):
+        """Modules of the target package outside the candidate; standard-library names
+        from anywhere but the standard library; oracle helpers loaded from elsewhere."""
+        pkg = self.cfg.get("package") or ""
+        stdnames = set(getattr(sys, "stdlib_module_names", ()))
+        out = []
+        for name, mod in list(sys.modules.items()):
+            f = getattr(mod, "__file__", None)
+            if not f:
+                continue
+            real = os.path.realpath(f)
+            top = name.partition(".")[0]
+            if pkg and top == pkg and self.candidate and not real.startswith(self.candidate):
+                out.append(f"{name} loaded from {real}, outside the candidate")
+            elif top in stdnames and not real.startswith(self.stdlib):
+                out.append(f"standard-library module {name} loaded from {real}")
+            elif top in ("_pytest", "pytest", "pluggy") and self.env and \
+                    not real.startswith(self.env):
+                out.append(f"runner module {name} loaded from {real}")
+        return out[:20]
