@@ -33,6 +33,8 @@ class Context:
     public_names: set[str] = field(default_factory=set)
     rules: list[dict[str, Any]] = field(default_factory=list)
     role: str = "candidate"  # rules with `role = "reference"` apply to reference runs only
+    env_modules: set[str] | None = None  # top-level names the scoring environment has
+    defined: set[str] | None = None  # `stem.Class.func` keys the oracle files define
 
 
 def context_for(task: Any, opts: Any = None) -> Context:
@@ -123,10 +125,47 @@ def classify_case(case: dict[str, Any], detail: dict[str, Any], ctx: Context) ->
                                  if detail.get("returncode", 0) < 0 or
                                  detail.get("returncode") == 137 else "") if x)
     outcome = case["outcome"]
-    if case.get("counted_as") == "failed" and outcome == "skipped":
+    if case.get("counted_as") == "failed" and outcome in ("skipped", "xfail", "xpass"):
         return {"class": "candidate", "rule": "candidate-skip",
-                "signal": "skip the reference does not take (caused by the candidate)",
-                "evidence": crash[:200]}
+                "signal": "skip or expected failure neither the reference nor the oracle "
+                "declares (caused by the candidate)", "evidence": crash[:200]}
     asserted = bool(re.match(r"\s*(AssertionError\b|assert\b)", crash))
-    return classify_text(outcome, str(detail.get("phase") or ""), text, ctx,
-                         imports=not asserted)
+    got = classify_text(outcome, str(detail.get("phase") or ""), text, ctx,
+                        imports=not asserted)
+    if ctx.role == "candidate" and got["class"] != "candidate":
+        # text said someone else: for a candidate only gavel's own evidence may say so
+        return _candidate_evidence(case, detail, ctx) or got
+    return got
+
+
+def _candidate_evidence(case: dict[str, Any], detail: dict[str, Any],
+                        ctx: Context) -> dict[str, str] | None:
+    """A candidate's failure decided from gavel's own evidence, before any text rule: the
+    exception passed through the candidate's code (the plugin's traceback record), or the
+    oracle file defines a test the candidate's process did not collect. An import error
+    names the environment only when the module it names is a requirement the scoring
+    environment really lacks."""
+    origin = detail.get("origin") or {}
+    frames = origin.get("frames") or []
+    if "candidate" in frames:
+        name = str(origin.get("name") or "")
+        top = name.split(".")[0]
+        if top and ctx.env_modules is not None and top not in ctx.env_modules \
+                and norm(_DIST_ALIASES.get(top, top)) in ctx.requirements:
+            return {"class": "environment", "rule": "missing-requirement",
+                    "signal": "imports a module listed in oracle/requirements.txt that the "
+                    "scoring environment does not have (checked in the environment)",
+                    "evidence": name}
+        return {"class": "candidate", "rule": "candidate-code",
+                "signal": "the exception came from or through the candidate's code "
+                "(gavel's traceback evidence, not the message)",
+                "evidence": str(origin.get("type") or "")[:200]}
+    if case["outcome"] == "not_collected" and detail.get("phase") == "collect" \
+            and ctx.defined is not None and not case["nodeid"].endswith("]"):
+        from gavelkit.task.formats.nodeids import func_key
+
+        if func_key(case["nodeid"]) in ctx.defined:
+            return {"class": "candidate", "rule": "collectable-not-collected",
+                    "signal": "the oracle file defines this test, but the candidate's test "
+                    "process did not collect it", "evidence": case["nodeid"]}
+    return None

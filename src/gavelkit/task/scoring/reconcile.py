@@ -27,7 +27,13 @@ class FileMessages:
     ended: dict[str, Any] | None = None
     collected: list[str] = field(default_factory=list)
     tamper: list[dict[str, Any]] = field(default_factory=list)
-    other: list[dict[str, Any]] = field(default_factory=list)  # integrity and audit messages
+    other: list[dict[str, Any]] = field(default_factory=list)
+    loaded: bool = False  # gavel's plugin started (before any conftest or candidate code)
+    conftests: bool = False  # the oracle's conftest.py files (and what they import) began
+    usage: list[str] = field(default_factory=list)  # gavel's own options pytest rejects
+    markers: dict[str, list[str]] = field(default_factory=dict)  # skip/xfail marks seen
+    collect_origins: dict[str, dict[str, Any]] = field(default_factory=dict)
+    integrity: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -51,6 +57,9 @@ def parse_messages(messages: list[dict[str, Any]]) -> FileMessages:
                 fm.reports[nid] = []
                 fm.order.append(nid)
             fm.reports[nid].append(m)
+            marks = (m.get("raw") or {}).get("marks")
+            if marks:
+                fm.markers[nid] = sorted(set(fm.markers.get(nid, [])) | set(marks))
         elif t == "collect_error":
             fm.collect_errors.append(m)
         elif t == "end":
@@ -60,8 +69,25 @@ def parse_messages(messages: list[dict[str, Any]]) -> FileMessages:
         elif t == "tamper":
             fm.tamper.append(m)
         else:
-            fm.other.append(m)
+            _other(fm, t, m)
     return fm
+
+
+def _other(fm: FileMessages, t: Any, m: dict[str, Any]) -> None:
+    if t == "loaded":
+        fm.loaded = True
+    elif t == "conftests":
+        fm.conftests = True
+    elif t == "usage":
+        fm.usage += [str(u) for u in m.get("unknown", [])]
+    elif t == "markers" and isinstance(m.get("by"), dict):
+        fm.markers.update(m["by"])
+    elif t == "collect_origin":
+        fm.collect_origins[str(m.get("nodeid", ""))] = m.get("origin") or {}
+    elif t == "integrity":
+        fm.integrity = m
+    else:
+        fm.other.append(m)
 
 
 def collect_error_for(fm: FileMessages, f: str, shared: bool) -> dict[str, Any] | None:
@@ -133,6 +159,11 @@ def file_outcomes(exp: list[str], fr: Any, fm: FileMessages, missing: Any) -> li
     out: list[Outcome] = []
     for nid in exp:
         reps = fm.reports.get(nid)
+        if reps and fr.killed and not any(r.get("when") == "teardown" for r in reps):
+            out.append(Outcome(nid, "timeout", {  # the test the process was killed in
+                "phase": "call", "longrepr": fr.watchdog or "test process killed after "
+                f"{fr.seconds:.0f} s (wall limit)", "returncode": fr.returncode}))
+            continue
         if reps:
             out.append(_reported(nid, reps, None))
             continue

@@ -13,7 +13,6 @@ become TSK-X findings; failing nodes are classified (`classify`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -31,9 +30,7 @@ from gavelkit.task.scoring.reconcile import (
 )
 from gavelkit.task.scoring.worktree import expected_ids
 
-__all__ = ["PASSING", "assemble", "expected_ids", "node_outcome", "usage_error"]
-_USAGE = re.compile(r"unrecognized arguments: (.+)|file or directory not found: (\S+)|"
-                    r"error: argument ([^:]+):|ERROR: usage:")
+__all__ = ["PASSING", "assemble", "expected_ids", "node_outcome"]
 SUMMARY_KEYS = ("passed", "failed", "error", "skipped", "timeout", "collection_error",
                 "not_collected")
 
@@ -48,6 +45,7 @@ class Channel:
     tamper: list[dict[str, Any]] = field(default_factory=list)
     exit_status_mismatch: list[str] = field(default_factory=list)
     no_end_message: list[str] = field(default_factory=list)
+    markers: dict[str, list[str]] = field(default_factory=dict)  # skip/xfail marks per node
 
 
 def _combined(d: dict[str, str]) -> str:
@@ -56,45 +54,46 @@ def _combined(d: dict[str, str]) -> str:
     return combined(d)
 
 
-def usage_error(fr: Any, oracle_args: list[str]) -> str | None:
-    """When pytest rejected its command line: whose option it was ("gavel" or "oracle")."""
-    text = fr.stderr or ""
-    if fr.returncode != 4 and "ERROR: usage:" not in text:
-        return None
-    m = _USAGE.search(text)
-    if m is None:
-        return None
-    bad = " ".join(g for g in m.groups() if g).split()
-    if bad and any(tok in oracle_args or any(a.startswith(tok) for a in oracle_args)
-                   for tok in bad):
-        return "oracle"
-    return "gavel"
-
-
-def _missing(fr: Any, fm: FileMessages, f: str, shared: bool,
-             oracle_args: list[str]) -> Any:
-    """The outcome of a node the process said nothing about, from why it did not."""
+def _missing(fr: Any, fm: FileMessages, f: str, shared: bool, role: str) -> Any:
+    """The outcome of a node the process said nothing about, from why it did not; who is
+    to blame comes from gavel's own evidence (its plugin's authenticated messages, the
+    parent's kill), never from text the process printed."""
     collect_err = collect_error_for(fm, f, shared)
 
     def decide(nid: str) -> tuple[str, dict[str, Any]]:
-        if usage_error(fr, oracle_args) == "gavel":
-            return "error", {"phase": "process", "longrepr": "[gavel command line rejected by "
+        if fm.usage:
+            return "error", {"phase": "usage", "longrepr": "[gavel command line rejected by "
                              "pytest] gavel built a command line pytest refused (a gavel defect, "
-                             "not the environment, the oracle or the solution): "
-                             + fr.stderr.strip()[-1200:]}
+                             "not the environment, the oracle or the solution): unknown "
+                             + " ".join(fm.usage)}
         if fr.killed:
-            return "timeout", {"phase": "file", "longrepr": "test process killed after "
-                               f"{fr.seconds:.0f} s (wall limit)"}
+            return "timeout", {"phase": "file", "longrepr": fr.watchdog or "test process "
+                               f"killed after {fr.seconds:.0f} s (wall limit)"}
         if collect_err is not None:
-            return "collection_error", {"phase": "collect",
-                                        "longrepr": collect_err.get("longrepr", "")}
+            d = {"phase": "collect", "longrepr": collect_err.get("longrepr", "")}
+            origin = fm.collect_origins.get(str(collect_err.get("nodeid", "")))
+            return "collection_error", {**d, "origin": origin} if origin else d
         if fm.ended is None:
-            return "not_collected", {"phase": "process", "longrepr": "the test process ended "
-                                     f"without a result for this node (exit {fr.returncode}): "
-                                     + (fr.stderr.strip()[-1500:] or fr.stdout.strip()[-1500:])}
+            return "not_collected", _died(fr, fm, role)
         return "not_collected", {"phase": "collect", "longrepr": "node id not collected" + (
             f"; the file collected {len(fm.collected)} other id(s)" if fm.collected else "")}
     return decide
+
+
+def _died(fr: Any, fm: FileMessages, role: str) -> dict[str, Any]:
+    """Why a process that ended without pytest's end left this node without a result."""
+    tail = fr.stderr.strip()[-1500:] or fr.stdout.strip()[-1500:]
+    if fr.launch_error:
+        return {"phase": "launch", "longrepr": fr.launch_error}
+    if not fm.loaded:
+        return {"phase": "gavel", "longrepr": "gavel's result plugin never started (the test "
+                f"process ended first, exit {fr.returncode}): {tail}"}
+    if fm.conftests and role == "candidate":
+        return {"phase": "crash", "longrepr": "the test process ended (exit "
+                f"{fr.returncode}) after the oracle's conftest.py files began importing the "
+                f"code under test, before pytest finished: {tail}"}
+    return {"phase": "process", "longrepr": "the test process ended without a result for "
+            f"this node (exit {fr.returncode}): {tail}"}
 
 
 def _oracle_missing(nid: str, why: str) -> Outcome:
@@ -102,7 +101,7 @@ def _oracle_missing(nid: str, why: str) -> Outcome:
                                           "returncode": 0, "stderr_tail": ""})
 
 
-def _round(rnd: dict[str, Any], expected: list[str], oracle_args: list[str],
+def _round(rnd: dict[str, Any], expected: list[str], role: str,
            channel: Channel | None, missing_files: dict[str, str]) -> list[Outcome]:
     """Every expected node's outcome in one round, in the expected order."""
     by_file: dict[str, list[str]] = {}
@@ -116,7 +115,7 @@ def _round(rnd: dict[str, Any], expected: list[str], oracle_args: list[str],
         first = id(fr) not in parsed
         fm = parsed[id(fr)] = parsed.get(id(fr)) or parse_messages(fr.messages)
         exp = by_file.get(f, [])
-        res[f] = file_outcomes(exp, fr, fm, _missing(fr, fm, f, shared, oracle_args))
+        res[f] = file_outcomes(exp, fr, fm, _missing(fr, fm, f, shared, role))
         if channel is not None:
             _watch(channel, fr, fm, f, exp, first, exp_set, set(by_file), res[f])
     out: list[Outcome] = []
@@ -135,7 +134,8 @@ def _watch(channel: Channel, fr: Any, fm: FileMessages, f: str, exp: list[str], 
     """The channel evidence of one file of one process."""
     if first:
         channel.bad_macs += fr.bad_macs
-        channel.tamper += [{"file": f, **m} for m in fm.tamper]
+        channel.tamper += [{"file": f, **m} for m in fm.tamper if m.get("where") != "test-code"]
+        channel.markers.update(fm.markers)
     expanded = {o.nodeid for o in outs if o.expanded_from}
     for nid in fm.order:
         if nid in exp_set or nid in expanded:
@@ -154,26 +154,63 @@ def _watch(channel: Channel, fr: Any, fm: FileMessages, f: str, exp: list[str], 
         channel.exit_status_mismatch.append(f)
 
 
-def _reference_outcomes(reference: dict[str, Any] | None) -> dict[str, str]:
-    out: dict[str, str] = {}
+def _reference_cases(reference: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
     if reference and isinstance(reference.get("cases"), list):
         for c in reference["cases"]:
             if isinstance(c, dict) and isinstance(c.get("nodeid"), str):
-                out[c["nodeid"]] = str(c.get("outcome", ""))
+                out[c["nodeid"]] = c
     return out
 
 
-def _counted(o: Outcome, role: str, ref_out: dict[str, str]) -> tuple[str, str]:
-    """(counted as, note): what an outcome counts as in the score."""
-    if o.outcome in PASSING:
-        return "passed", ""
-    if o.outcome == "skipped" and role == "candidate" and ref_out.get(o.nodeid) != "skipped":
-        return "failed", ("skip caused by the candidate (the reference does not skip it) "
-                          "counts as a failure")
-    return o.outcome, ""
+def _counted(o: Outcome, role: str, ref: dict[str, dict[str, Any]],
+             declared: Any) -> tuple[str, str]:
+    """(counted as, note). A candidate's xfail, xpass or skip counts as the oracle meant
+    it only where the reference run had the same outcome (or, without a reference run,
+    where the oracle's own files declare it); otherwise it is a failure: the candidate
+    can mark, skip or xfail tests at run time."""
+    if role != "candidate" or o.outcome not in ("xfail", "xpass", "skipped"):
+        return ("passed" if o.outcome in PASSING else o.outcome), ""
+    want = ("skipped",) if o.outcome == "skipped" else ("xfail", "xpass")
+    r = ref.get(o.nodeid)
+    if r is not None:
+        ok = str(r.get("outcome")) in want
+    else:
+        from gavelkit.task.formats.nodeids import func_key
+
+        ok = declared is not None and declared.allows(func_key(o.nodeid), o.outcome)
+    if ok:
+        return ("skipped" if o.outcome == "skipped" else "passed"), ""
+    what = {"skipped": "skip", "xfail": "expected failure", "xpass": "unexpected pass"}[
+        o.outcome]
+    return "failed", (f"{what} that neither the reference run nor the oracle declares (the "
+                      "candidate's doing) counts as a failure")
 
 
-def _case(o: Outcome, counted: str, note: str, layer: Any, flaky: bool, ctx: Any) -> dict[str, Any]:
+def _blame(case: dict[str, Any], cls: dict[str, str], ref: dict[str, dict[str, Any]],
+           role: str) -> dict[str, str]:
+    """A candidate's failure is put elsewhere only where the reference run failed the same
+    test: the reference is gavel's control, the failure's own text never decides."""
+    if role != "candidate" or not ref:
+        return cls
+    r = ref.get(case["nodeid"])
+    if r is None:
+        return cls
+    if r.get("counted_as") in ("passed", "skipped"):
+        if cls.get("class") == "candidate":
+            return cls
+        return {"class": "candidate", "rule": "reference-passes",
+                "signal": "the reference run passes this test: its failure here is the "
+                "candidate's (the failure's text said " + cls.get("rule", "?") + ")",
+                "evidence": cls.get("evidence", "")}
+    rc = r.get("classification")
+    if isinstance(rc, dict) and rc.get("class") and rc.get("class") != "candidate":
+        return {**rc, "signal": f"{rc.get('signal', '')} (as in the reference run)"}
+    return cls
+
+
+def _case(o: Outcome, counted: str, note: str, layer: Any, flaky: bool, ctx: Any,
+          ref: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     from gavelkit.task.scoring.classify import classify_case
 
     d = o.detail
@@ -188,12 +225,13 @@ def _case(o: Outcome, counted: str, note: str, layer: Any, flaky: bool, ctx: Any
         case["flaky"] = True
     call: dict[str, Any] = {"outcome": o.outcome, "phase": d.get("phase"),
                             "duration": round(float(d.get("duration") or 0), 6)}
-    for key in ("crash", "longrepr"):
+    for key in ("crash", "longrepr", "origin"):
         if d.get(key):
             call[key] = d[key]
     case["call"] = call
     if counted not in ("passed", "skipped"):
-        case["classification"] = classify_case(case, d, ctx)
+        case["classification"] = _blame(case, classify_case(case, d, ctx), ref or {},
+                                        ctx.role)
     return case
 
 
@@ -220,12 +258,44 @@ def _flaky(rounds: list[list[Outcome]]) -> set[str]:
     return {n for n in ids if len({n in p for p in passing}) > 1}
 
 
+def foreign_markers(markers: dict[str, list[str]], reference: dict[str, Any] | None,
+                    declared: Any, role: str) -> dict[str, list[str]]:
+    """Skip and xfail marks a candidate's tests carried that the oracle does not put there:
+    not the reference run's (when it recorded its marks), not in the oracle's files."""
+    if role != "candidate":
+        return {}
+    from gavelkit.task.formats.nodeids import func_key
+
+    ref = ((reference or {}).get("gavel") or {}).get("markers")
+    out = {}
+    for nid, names in markers.items():
+        if isinstance(ref, dict):
+            extra = sorted(set(names) - set(ref.get(nid) or []))
+        else:
+            extra = [n for n in names if declared is None or
+                     not declared.allows(func_key(nid), n)]
+        if extra:
+            out[nid] = extra
+    return out
+
+
 def _channel_findings(task: Task, channel: Channel, flaky: set[str], n_rounds: int,
-                      cases: list[dict[str, Any]], expected: list[str]) -> list[Finding]:
+                      cases: list[dict[str, Any]], expected: list[str],
+                      foreign: dict[str, list[str]]) -> list[Finding]:
     where = str(task.dir)
     out: list[Finding] = []
-    if expected and not any(c["outcome"] not in ("collection_error", "not_collected")
-                            for c in cases):
+    if foreign:
+        first = next(iter(foreign))
+        out.append(Finding("TSK-X010", "error", f"{len(foreign)} test(s) carried skip/xfail "
+                           "marks the oracle does not declare (added at run time), e.g. "
+                           f"{first}: {', '.join(foreign[first])}", where, 0, 0,
+                           data={"markers": dict(list(foreign.items())[:50])}))
+    ran = any(c["outcome"] not in ("collection_error", "not_collected") for c in cases)
+    # the candidate's own doing (a crash after its code began to run, a test the reference
+    # passes) is a measured 0 %, not an invalid run
+    theirs = any((c.get("classification") or {}).get("rule") in (
+        "reference-passes", "candidate-crash") for c in cases)
+    if expected and not ran and not theirs:
         out.append(Finding("TSK-X009", "error", f"0 of {len(expected)} expected node ids "
                            "ran: the run measured nothing (an invalid run, not 0 %)",
                            where, 0, 0))
@@ -267,15 +337,16 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
              layer: Any, reference: dict[str, Any] | None, opts: Any,
              findings: list[Finding], env_error: str = "",
              oracle_args: list[str] | None = None, ctx: Any = None,
-             missing_files: dict[str, str] | None = None) -> dict[str, Any]:
+             missing_files: dict[str, str] | None = None,
+             declared: Any = None) -> dict[str, Any]:
     """Reconcile the plugin messages of every file (and round) against the expected ids."""
     from gavelkit.task.scoring.classify import context_for
 
-    ref_out = _reference_outcomes(reference)
+    ref = _reference_cases(reference)
     ctx = ctx or context_for(task, opts)
     channel = Channel()
     missing = missing_files or {}
-    per_round = [_round(rnd, expected, oracle_args or [], channel if i == 0 else None, missing)
+    per_round = [_round(rnd, expected, opts.role, channel if i == 0 else None, missing)
                  for i, rnd in enumerate(rounds)]
     base = per_round[0] if per_round else []
     if env_error:  # nothing ran: each node says why, and it is the environment's failure
@@ -287,11 +358,12 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
                 Outcome(n, "not_collected", {"phase": "none", "longrepr": "not run"})
                 for n in expected]
     flaky = _flaky(per_round) if len(per_round) > 1 else set()
-    cases = [_case(o, *_counted(o, opts.role, ref_out), layer, o.nodeid in flaky, ctx)
-             for o in base]
+    cases = [_case(o, *_counted(o, opts.role, ref, declared), layer, o.nodeid in flaky, ctx,
+                   ref) for o in base]
     summary, detail_counts, by_layer = _tally(cases)
     denom = summary["total"] - summary["skipped"]
-    findings += _channel_findings(task, channel, flaky, len(rounds), cases, expected)
+    foreign = foreign_markers(channel.markers, reference, declared, opts.role)
+    findings += _channel_findings(task, channel, flaky, len(rounds), cases, expected, foreign)
     classes: dict[str, int] = {}
     for c in cases:
         if "classification" in c:
@@ -309,5 +381,6 @@ def assemble(task: Task, expected: list[str], expected_src: str, rounds: list[di
             "collected_ok": any(c["outcome"] not in ("collection_error", "not_collected")
                                 for c in cases),
             "expanded_ids": sum(1 for c in cases if c.get("expanded_from")),
+            "markers": channel.markers,
         },
     }
