@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -308,27 +307,3 @@ def shadowed_modules(import_root: Path, package: str | None) -> list[str]:
         elif p.is_file() and p.suffix in (".py", ".so", ".pyd"):
             out.add(stem)
     return sorted((out & runner) - {top})
-
-
-def suspicious_source(sol: Path) -> list[Finding]:
-    """Cheap static flags on candidate code that reaches into the test machinery."""
-    from gavelkit.task.judgedata import table
-
-    pats = [(re.compile(e["regex"]), e) for e in table("tamper_patterns")["pattern"]]
-    out: list[Finding] = []
-    for p in sorted(sol.rglob("*.py")):
-        if set(p.relative_to(sol).parts) & SKIP_DIRS:
-            continue
-        try:
-            lines = p.read_text("utf-8", "replace").splitlines()
-        except OSError:
-            continue
-        rel = str(p.relative_to(sol))
-        for i, line in enumerate(lines, 1):
-            for rx, e in pats:
-                m = rx.search(line)
-                if m:
-                    out.append(Finding("TSK-X004", "warning",
-                                       f"candidate code {e['what']}: {line.strip()[:120]}",
-                                       rel, i, m.start() + 1, data={"pattern": e["id"]}))
-    return out

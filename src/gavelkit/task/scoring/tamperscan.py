@@ -1,0 +1,363 @@
+"""Static scan of a candidate's source for the primitives that tamper with a test run.
+
+Each rule is a way code reaches into the process that tests it, written the way honest
+libraries never write it (measured: `benchmarks/redteam/scan_libraries.py` runs it on the
+real task references and on popular PyPI libraries, and none is flagged):
+
+- runner-internals: an assignment into pytest's modules or classes (`CallInfo.from_call
+  = ...`), or pytest hook functions defined by a module the package imports when it is
+  imported (a pytest plugin module of the library, loaded only by pytest, may define
+  them; honest libraries import pytest's helpers, they never rebind them);
+- caller-locals-value: a function returns a value it looked up in a frame's locals (frame
+  peeking: the caller's `expected`); honest code reads a frame's module name, its line, or
+  a namespace to resolve annotations, and hands out none of its values;
+- frame-jump: assigning a frame's `f_lineno` (jumping over code, as a trace function can);
+- exit-at-import: `os._exit` at module level; an exit handler that writes output or exits;
+- foreign-modules: `sys.modules[...] = ...` for a module of the standard library or of
+  the test runner;
+- package-path: the package's `__path__` set to something that is not derived from its
+  own file (pkgutil.extend_path is);
+- test-import-hook: an import hook (sys.meta_path, sys.path_hooks) that names tests,
+  conftest files or pytest;
+- always-equal: an `__eq__` that returns True whatever it is compared with;
+- process-memory: `/proc/<pid>/mem`;
+- oracle-paths: names of the task's oracle files and of the scoring harness's own files
+  and variables;
+- fake-summary: a string shaped like pytest's summary line ("7 passed in 0.01s");
+- network: a connection opened by a module-level statement of a module the package
+  imports (a library connects when it is asked to, not when it is imported).
+
+Findings are TSK-X004 warnings with file, line and the line itself: evidence for a human,
+never a score change by themselves (the run-time checks decide; the integrity check
+uses `caller-locals-value` to confirm a frame access it saw).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from gavelkit.core.findings import Finding
+
+SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", "node_modules",
+             ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"}
+RUNNER = ("_pytest", "pytest", "pluggy")
+GAVEL_NAMES = ("kept_nodeids", "score_result.json", "spec_test_map", "taxonomy.jsonl",
+               "GAVEL_RESULT", "GAVEL_KEY", "GAVEL_EXPECTED", "GAVEL_CONFIG", "gavel-results")
+HOOK_WORDS = ("test_", "conftest", "pytest", "_pytest")
+WHAT = {
+    "runner-internals": "reaches into pytest's machinery from code the package imports",
+    "caller-locals-value": "returns a value read from a frame's locals (frame peeking)",
+    "frame-jump": "moves a frame's current line (jumps over code)",
+    "exit-at-import": "exits the interpreter or prints from an exit handler",
+    "foreign-modules": "replaces another package's module in sys.modules",
+    "package-path": "points the package's __path__ at code outside it",
+    "test-import-hook": "installs an import hook aimed at tests or pytest",
+    "always-equal": "defines an __eq__ that is true whatever it is compared with",
+    "process-memory": "opens process memory",
+    "oracle-paths": "names oracle or scoring files",
+    "fake-summary": "holds a pytest-style summary line",
+    "network": "opens a network connection when it is imported",
+}
+SUMMARY = re.compile(r"^[=\s]*\d+ (passed|failed)(, \d+ \w+)*( in [\d.]+s)?[=\s]*$")
+NETWORK = ("socket.socket", "socket.create_connection", "urllib.request.urlopen",
+           "http.client.HTTPConnection", "http.client.HTTPSConnection", "requests.get",
+           "requests.post", "urlopen")
+
+
+@dataclass(slots=True)
+class Hit:
+    rule: str
+    file: str
+    line: int
+    col: int
+    text: str
+
+
+def _call_name(node: ast.AST) -> str:
+    """`a.b.c(...)` -> 'a.b.c'."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _is_locals(e: ast.AST, bound: set[str]) -> bool:
+    return (isinstance(e, ast.Attribute) and e.attr == "f_locals") or (
+        isinstance(e, ast.Name) and e.id in bound)
+
+
+def _reads_local(sub: ast.AST, bound: set[str]) -> bool:
+    """`frame.f_locals[k]` or `frame.f_locals.get(k)` (or through a name bound to it)."""
+    if isinstance(sub, ast.Subscript):
+        return _is_locals(sub.value, bound)
+    return (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr == "get" and _is_locals(sub.func.value, bound))
+
+
+def returns_frame_local(tree: ast.AST) -> list[ast.AST]:
+    """Return statements that hand out an item of a frame's `f_locals` (directly, or
+    through a name the function bound to it)."""
+    hits: list[ast.AST] = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        bound = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign)
+                 and isinstance(n.value, ast.Attribute) and n.value.attr == "f_locals"
+                 for t in n.targets if isinstance(t, ast.Name)}
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Return) and n.value is not None and any(
+                    _reads_local(sub, bound) for sub in ast.walk(n.value)):
+                hits.append(n)
+    return hits
+
+
+class _Scan(ast.NodeVisitor):
+    def __init__(self, rel: str, lines: list[str], package: str, import_time: bool) -> None:
+        self.rel, self.lines, self.package, self.import_time = rel, lines, package, import_time
+        self.hits: list[Hit] = []
+        self.depth = 0  # inside a function
+        self.runner_names: set[str] = set()  # names bound to pytest, _pytest, pluggy things
+
+    def hit(self, rule: str, node: ast.AST) -> None:
+        line = getattr(node, "lineno", 0)
+        text = self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+        self.hits.append(Hit(rule, self.rel, line, getattr(node, "col_offset", 0) + 1,
+                             text[:160]))
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if self.import_time and self.depth == 0 and node.name.startswith("pytest_"):
+            self.hit("runner-internals", node)
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for a in node.names:
+            if a.name.split(".")[0] in RUNNER:
+                self.runner_names.add(a.asname or a.name.split(".")[0])
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level == 0 and node.module and node.module.split(".")[0] in RUNNER:
+            self.runner_names |= {a.asname or a.name for a in node.names}
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for t in node.targets:
+            self._target(t, node)
+        self.generic_visit(node)
+
+    def _target(self, t: ast.AST, node: ast.Assign) -> None:
+        if isinstance(t, ast.Attribute) and t.attr == "f_lineno":
+            self.hit("frame-jump", node)
+        elif isinstance(t, ast.Attribute) and _call_name(t).split(".")[0] in self.runner_names:
+            self.hit("runner-internals", node)
+        elif isinstance(t, ast.Subscript) and _call_name(t.value) == "sys.modules":
+            key = t.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str) and \
+                    _protected(key.value):
+                self.hit("foreign-modules", node)
+        elif _is_path(t) and not _own_path(node.value):
+            self.hit("package-path", node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = _call_name(node.func)
+        if name == "os._exit" and self.depth == 0:
+            self.hit("exit-at-import", node)
+        elif name in ("sys.meta_path.insert", "sys.meta_path.append",
+                      "sys.path_hooks.insert", "sys.path_hooks.append") and node.args:
+            if _names_hook_words(node.args[-1], self):
+                self.hit("test-import-hook", node)
+        elif name == "atexit.register" and self.import_time and self.depth == 0 and \
+                node.args and _noisy_handler(node.args[0], self):
+            self.hit("exit-at-import", node)
+        elif self.import_time and self.depth == 0 and name in NETWORK:
+            self.hit("network", node)
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        v = node.value
+        if isinstance(v, str):
+            if v.startswith("/proc/") and v.endswith("/mem"):
+                self.hit("process-memory", node)
+            elif any(n in v for n in GAVEL_NAMES):
+                self.hit("oracle-paths", node)
+            elif SUMMARY.match(v):
+                self.hit("fake-summary", node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for sub in node.body:
+            if isinstance(sub, ast.FunctionDef) and sub.name == "__eq__" and _always_true(sub):
+                self.hit("always-equal", sub)
+        self.generic_visit(node)
+
+
+def _protected(name: str) -> bool:
+    """A module of the test runner or the standard library (`__main__` is anyone's)."""
+    import sys
+
+    top = name.split(".")[0]
+    return top in RUNNER or (top in getattr(sys, "stdlib_module_names", ()) and
+                             not top.startswith("__"))
+
+
+def _is_path(t: ast.AST) -> bool:
+    if isinstance(t, ast.Name) and t.id == "__path__":
+        return True
+    return isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and \
+        t.value.id == "__path__"
+
+
+def _own_path(value: ast.AST) -> bool:
+    """Derived from the module's own file, or pkgutil's namespace extension."""
+    for sub in ast.walk(value):
+        if isinstance(sub, ast.Name) and sub.id in ("__file__", "__path__", "__name__"):
+            return True
+        if isinstance(sub, ast.Call) and _call_name(sub.func).endswith("extend_path"):
+            return True
+    return False
+
+
+def _always_true(fn: ast.FunctionDef) -> bool:
+    rets = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+    return bool(rets) and all(isinstance(r.value, ast.Constant) and r.value.value is True
+                              for r in rets)
+
+
+def _names_hook_words(arg: ast.AST, scan: _Scan) -> bool:
+    """The hook object (or the class it instantiates) mentions tests or pytest."""
+    name = arg.func.id if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) else \
+        arg.id if isinstance(arg, ast.Name) else ""
+    texts = []
+    tree = ast.parse("\n".join(scan.lines))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef | ast.FunctionDef) and node.name == name:
+            texts += [c.value for c in ast.walk(node) if isinstance(c, ast.Constant)
+                      and isinstance(c.value, str)]
+    texts += [c.value for c in ast.walk(arg) if isinstance(c, ast.Constant)
+              and isinstance(c.value, str)]
+    return any(w in t for t in texts for w in HOOK_WORDS)
+
+
+def _noisy_handler(arg: ast.AST, scan: _Scan) -> bool:
+    """An exit handler that prints, writes to a file descriptor or exits."""
+    name = arg.id if isinstance(arg, ast.Name) else ""
+    body: list[ast.AST] = [arg] if isinstance(arg, ast.Lambda) else []
+    if name:
+        body += [n for n in ast.walk(ast.parse("\n".join(scan.lines)))
+                 if isinstance(n, ast.FunctionDef) and n.name == name]
+    for fn in body:
+        for sub in ast.walk(fn):
+            if isinstance(sub, ast.Call) and _call_name(sub.func) in (
+                    "print", "os.write", "os._exit", "sys.stdout.write", "os.kill"):
+                return True
+    return False
+
+
+def _module_name(rel: Path) -> str:
+    parts = list(rel.with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def import_time_modules(root: Path, package: str) -> set[str]:
+    """Modules of `package` that importing it runs: from its __init__, every module-level
+    import of its own modules, transitively."""
+    base = root / package
+    if not (base / "__init__.py").is_file():
+        return {package} if (root / f"{package}.py").is_file() else set()
+    todo, seen = [package], set()
+    while todo:
+        mod = todo.pop()
+        if mod in seen:
+            continue
+        seen.add(mod)
+        path = root / Path(*mod.split("."))
+        f = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        try:
+            tree = ast.parse(f.read_text("utf-8", "replace"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        pkg = mod if f.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in tree.body:
+            for target in _imports(node, pkg):
+                if target.split(".")[0] == package:
+                    todo += [t for t in _prefixes(target) if _exists(root, t)]
+    return seen
+
+
+def _imports(node: ast.AST, pkg: str) -> list[str]:
+    """Module names a top-level statement imports (in if/try blocks too)."""
+    out = []
+    for sub in ast.walk(node) if isinstance(node, ast.If | ast.Try) else [node]:
+        if isinstance(sub, ast.Import):
+            out += [a.name for a in sub.names]
+        elif isinstance(sub, ast.ImportFrom):
+            base = sub.module or ""
+            if sub.level:
+                up = pkg.split(".")[: len(pkg.split(".")) - sub.level + 1]
+                base = ".".join([*up, base] if base else up)
+            out.append(base)
+            out += [f"{base}.{a.name}" for a in sub.names]
+    return out
+
+
+def _prefixes(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _exists(root: Path, mod: str) -> bool:
+    p = root / Path(*mod.split("."))
+    return (p / "__init__.py").is_file() or p.with_suffix(".py").is_file()
+
+
+def scan(root: Path, package: str | None, import_root: Path | None = None) -> list[Hit]:
+    """Every rule's hits in the .py files under `root` (a solution folder); `package`,
+    found in `import_root` (default: `root`), decides which modules run at import."""
+    pkg = package or ""
+    iroot = import_root or root
+    at_import = import_time_modules(iroot, pkg) if pkg else set()
+    prefix = Path(os.path.relpath(iroot, root)) if iroot != root else None
+    hits: list[Hit] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            p = Path(dirpath) / name
+            rel = p.relative_to(root)
+            try:
+                text = p.read_text("utf-8", "replace")
+                tree = ast.parse(text)
+            except (OSError, SyntaxError, ValueError):
+                continue
+            lines = text.splitlines()
+            mod_rel = rel
+            if prefix is not None and str(prefix) != ".":
+                try:
+                    mod_rel = rel.relative_to(prefix)
+                except ValueError:
+                    mod_rel = Path("..") / rel
+            s = _Scan(str(rel), lines, pkg, _module_name(mod_rel) in at_import)
+            s.visit(tree)
+            hits += s.hits
+            for r in returns_frame_local(tree):
+                s.hit("caller-locals-value", r)
+                hits.append(s.hits[-1])
+    return hits
+
+
+def findings(root: Path, package: str | None,
+             import_root: Path | None = None) -> list[Finding]:
+    return [Finding("TSK-X004", "warning", f"candidate code {WHAT[h.rule]}: {h.text}",
+                    h.file, h.line, h.col, data={"pattern": h.rule})
+            for h in scan(root, package, import_root)]
