@@ -190,14 +190,23 @@ def test_file_wall_limit_kills_the_process_group(tmp_path: Path) -> None:
     assert res.score["grouped_results"]["oracle/test_atomic.py"]["killed_after_timeout"]
 
 
-def test_memory_limit_is_infrastructure(tmp_path: Path) -> None:
+def test_memory_limit_is_infrastructure_for_a_reference_and_the_candidates_own(
+        tmp_path: Path) -> None:
+    """A reference over the memory limit: raise the limit (infrastructure). A candidate's
+    MemoryError comes from its own code, and a candidate could raise one on purpose to
+    move its failures out of the evidence (issue 24): the candidate's failure."""
     task = make_task(tmp_path, atomic_only=True)
     hog = REFERENCE.replace("def render(t):\n", "def render(t):\n    b = bytearray(800 * 2**20)\n")
-    res = run(task, solution(tmp_path, "hog", {"tally/__init__.py": hog}), tmp_path,
-              memory_mb=500)
-    case = next(c for c in res.score["cases"] if "render_digits" in c["nodeid"])
+    ref = run(task, solution(tmp_path, "hog", {"tally/__init__.py": hog}), tmp_path,
+              memory_mb=500, role="reference")
+    case = next(c for c in ref.score["cases"] if "render_digits" in c["nodeid"])
     assert case["counted_as"] == "failed"
     assert case["classification"]["class"] == "infrastructure"
+    cand = run(task, solution(tmp_path, "hog2", {"tally/__init__.py": hog}), tmp_path / "c",
+               memory_mb=500)
+    case = next(c for c in cand.score["cases"] if "render_digits" in c["nodeid"])
+    assert case["counted_as"] == "failed"
+    assert case["classification"]["class"] == "candidate", case["classification"]
 
 
 def test_candidate_skip_counts_as_failure(tmp_path: Path) -> None:

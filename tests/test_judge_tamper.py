@@ -92,18 +92,24 @@ _r.TestReport.from_item_and_call = staticmethod(_fake)
 
 
 def test_report_writer_attacks(tmp_path: Path) -> None:
-    """Forge lines on the result pipe (fd taken from /proc/self/environ) and mute os.write."""
+    """Forge lines on the result pipe and mute os.write. The pipe's number is in no
+    environment variable any more (the plugin's configuration is an anonymous memory file
+    it closes at import), so the forger writes to every inherited pipe it finds."""
     writer = BROKEN + '''
-import json, os
-_env = open("/proc/self/environ", "rb").read().split(b"\\0")
-_fd = [int(x.split(b"=")[1]) for x in _env if x.startswith(b"GAVEL_RESULT_FD=")]
+import json, os, stat
+_fd = [fd for fd in range(3, 64) if os.path.exists(f"/proc/self/fd/{fd}")
+       and stat.S_ISFIFO(os.fstat(fd).st_mode) and os.access(f"/proc/self/fd/{fd}", os.W_OK)]
 if _fd:
     for nid in ("oracle/test_atomic.py::test_render_digits",
                 "oracle/test_atomic.py::test_parse_rejects_letters"):
         for when in ("setup", "call", "teardown"):
             line = {"p": json.dumps({"t": "report", "nodeid": nid, "when": when,
                                      "outcome": "passed", "raw": {"kind": "ok"}}), "m": "0" * 64}
-            os.write(_fd[0], (json.dumps(line) + "\\n").encode())
+            for fd in _fd:
+                try:
+                    os.write(fd, (json.dumps(line) + "\\n").encode())
+                except OSError:
+                    pass
 '''
     _, res = score(tmp_path, "writer", {"tally/__init__.py": writer})
     f = fires(res.findings, "TSK-X010")
