@@ -29,7 +29,7 @@ def scored_example(base: Path) -> Path:
 
     task = base / "task-semver"
     shutil.copytree(EXAMPLE, task, ignore=shutil.ignore_patterns("*.lock", "judge"))
-    opts = {"python": sys.executable, "group": "run", "offline": True, "isolation": "none"}
+    opts = {"python": sys.executable, "group": "run", "offline": True, "isolation": "auto"}
     run_solution(task, RunOptions(solution=task / "reference", out=task / "judge" / "reference_run",
                                   role="reference", **opts))
     run = task / "candidate-runs" / "broken-001"

@@ -203,3 +203,38 @@ def test_the_literal_import_runs_confined(tmp_path: Path) -> None:
         assert not marker.exists()
     else:
         assert marker.exists()  # no sandbox on this machine: the import ran as it is
+
+
+def test_a_path_printed_last_does_not_decide_the_preflight(tmp_path: Path) -> None:
+    """Issue 24: the candidate's package loads the real code from elsewhere and an exit
+    handler prints a path inside the candidate last; the preflight took the last line."""
+    elsewhere = _pkg(tmp_path / "elsewhere")
+    cand = tmp_path / "cand"
+    d = cand / PKG
+    d.mkdir(parents=True)
+    (d / "__init__.py").write_text(f'''
+import atexit, importlib.util, sys
+_mine = __file__
+_spec = importlib.util.spec_from_file_location({PKG!r}, {str(elsewhere / "__init__.py")!r})
+_mod = importlib.util.module_from_spec(_spec)
+sys.modules[{PKG!r}] = _mod
+_spec.loader.exec_module(_mod)
+atexit.register(lambda: print(_mine))
+''', encoding="utf-8")
+    res = run_preflight(PKG, cand)
+    assert res.output.strip().splitlines()[-1] == str(d / "__init__.py")  # the lie is shown
+    assert not res.passed and res.kind != "ok", res.reason
+    assert str(elsewhere) in (res.resolved or "") or str(elsewhere) in res.reason
+
+
+def test_the_probes_marker_cannot_be_printed_by_the_candidate(tmp_path: Path) -> None:
+    """The marker is read from stdin after the import: code run by the import cannot
+    know it, so what it prints in the probe's name is ignored (near miss: an honest
+    package printing during import still passes)."""
+    cand = tmp_path / "cand"
+    d = cand / PKG
+    d.mkdir(parents=True)
+    (d / "__init__.py").write_text('print("GAVEL-PREFLIGHT 00 {\\"file\\": \\"/x\\"}")\n'
+                                   'print("importing the widget")\n', encoding="utf-8")
+    res = run_preflight(PKG, cand)
+    assert res.passed, res.reason

@@ -408,9 +408,9 @@ def _peek():
 def test_a_projects_build_cannot_write_outside_or_read_the_oracle(tmp_path: Path,
                                                                    wheels: Path) -> None:
     """The build runs the candidate's own code (here its PEP 517 backend; setup.py alike).
-    Under bubblewrap it writes only its build copy, the new environment, uv's cache and a
-    temp folder, and the task folder (with the oracle) is empty; a .pth it installs runs
-    at every interpreter start, also confined (inspection, provenance probe, tests)."""
+    Under bubblewrap it writes only its build copy and wheel folder and sees nothing of
+    the task (with the oracle) or the rest of the machine; a .pth it installs runs at
+    interpreter starts that inspect the environment, also confined."""
     from gavelkit.task.scoring.sandbox import bwrap_available
 
     task = fx.task(tmp_path / "task")
@@ -435,7 +435,9 @@ def test_a_projects_build_cannot_write_outside_or_read_the_oracle(tmp_path: Path
     assert res.summary["passed"] == 3, res.score["cases"]
     if bwrap_available()[0]:
         assert inst["build_sandbox"]["active"] is True, inst
-        assert inst["build_sandbox"]["hidden"] == [str(task.resolve())]
+        # the build sees only its build environment, copy and wheel folder: no task, no
+        # network (issue 24: it used to see the whole machine, the task folder hidden)
+        assert inst["build_sandbox"]["network"] == "blocked", inst
         assert seen["SEEN"]["wrote"] == "OSError" or seen["SEEN"]["wrote"].endswith("Error")
         assert seen["SEEN"]["oracle"] == "FileNotFoundError", seen
         assert not escape.exists() and not pth_escape.exists()

@@ -42,6 +42,7 @@ TIMEOUT = 60
 
 _PROBE = r"""
 import importlib.util, json, os, site, sys
+_write, _read = os.write, sys.stdin.readline
 name = sys.argv[1]
 out = {"sys_path": list(sys.path), "executable": sys.executable, "pth": [], "error": None,
        "pythonpath": os.environ.get("PYTHONPATH", "")}
@@ -80,7 +81,8 @@ for d in dirs:
                 continue
             out["pth"].append({"file": os.path.join(d, n), "lines": lines[:5000],
                                "cut": max(0, len(lines) - 5000)})
-print(json.dumps(out))
+# the marker comes from stdin only now, after the import: the imported code never saw it
+_write(1, ("\nGAVEL-PREFLIGHT " + _read().strip() + " " + json.dumps(out) + "\n").encode())
 """
 
 
@@ -204,8 +206,10 @@ def run_preflight(package: str, candidate: str | os.PathLike[str], python: str |
             return confine(cmd, writable=[scratch], cwd=Path(run_dir).resolve())[0]
         try:
             proc = _run_capped(boxed([exe, "-c", code]), run_dir, box_env, timeout)
+            nonce = os.urandom(16).hex()
             probe = subprocess.run(boxed([exe, "-c", _PROBE, package]), cwd=run_dir,
-                                   env=box_env, capture_output=True, text=True, timeout=timeout)
+                                   env=box_env, capture_output=True, text=True, timeout=timeout,
+                                   input=nonce + "\n")
         except subprocess.TimeoutExpired:
             return PreflightResult(package, cand_real, False, "error",
                                    f"the import did not finish within {timeout:g} s", command,
@@ -214,10 +218,7 @@ def run_preflight(package: str, candidate: str | os.PathLike[str], python: str |
             raise InputError(exe, f"cannot run the scoring interpreter: {exc}",
                              code="PRE-008") from None
         output = proc.stdout + proc.stderr
-        try:
-            info = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.stdout.strip() else {}
-        except ValueError:
-            info = {}
+        info = _marked(probe.stdout, nonce)
         run_dir_real = os.path.realpath(run_dir)
     return _decide(package, top, cand_real, command, output, proc.returncode, info,
                    run_dir_real, str(cwd) if cwd is not None else None)
@@ -278,15 +279,39 @@ def _run_capped(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) 
     return _Capped(rc, kept.get("out", ""), kept.get("err", ""))
 
 
+def _marked(stdout: str, nonce: str) -> dict[str, Any]:
+    """The probe's own answer: the one line carrying the marker it read from stdin after
+    the import. None, or two (something printed in its name), is no answer."""
+    mark = f"GAVEL-PREFLIGHT {nonce} "
+    lines = [ln for ln in stdout.splitlines() if ln.startswith(mark)]
+    if len(lines) != 1:
+        how = "missing" if not lines else "there more than once"
+        return {"error": f"the preflight probe's own answer was {how}", "marked": len(lines)}
+    try:
+        got = json.loads(lines[0][len(mark):])
+    except ValueError:
+        return {"error": "the preflight probe's answer was not readable"}
+    if not isinstance(got, dict):
+        return {"error": "the preflight probe's answer was not an object"}
+    return got
+
+
 def _decide(package: str, top: str, cand: str, command: str, output: str, rc: int,
             info: dict[str, Any], run_dir: str, cwd: str | None) -> PreflightResult:
     res = PreflightResult(package, cand, False, "outside", "", command, output, rc, details=info)
-    printed = output.strip().splitlines()[-1].strip() if output.strip() else ""
+    last = output.strip().splitlines()[-1].strip() if output.strip() else ""
     if rc != 0:
         res.kind = "not-importable"
-        last = printed or "no output"
-        res.reason = f"`import {package}` fails in the scoring interpreter: {last}"
+        res.reason = f"`import {package}` fails in the scoring interpreter: {last or 'no output'}"
         return res
+    if "marked" in info or (info.get("error") and not info.get("file")):
+        res.kind = "error"
+        res.reason = f"{info.get('error')}: the import's provenance cannot be shown"
+        return res
+    # decided from the probe's marked answer, never from the last line of the output
+    printed = "None" if info.get("file") is None and "file" in info else str(info.get("file") or "")
+    if last and printed and last != printed:
+        res.details["printed_last"] = last  # printed after the import's own line: shown
     res.file = printed
     portions = [str(p) for p in info.get("path") or []]
     if printed == "None" or (not printed and portions):

@@ -78,10 +78,13 @@ def steps(root: Path, Step: Any) -> list[Any]:
     res = judge_run(task, run_dir, trajectories=[str(p) for p in
                                                   sorted(run_dir.glob("trajectory*.jsonl"))])
     have_ac = res.preflight is not None and res.preflight.ran
-    expected = "QUALIFIED" if have_ac else "BROKEN"
+    isolated = bool(cand.score["gavel"]["isolation"]["active"])
+    # a score taken without the sandbox never certifies (issue 24): PENDING there
+    expected = ("QUALIFIED" if isolated else "PENDING") if have_ac else "BROKEN"
     cd = res.metrics.to_dict()["cascade"] if res.metrics else {}
     out.append(Step(f"judge: verdict (expected {expected}"
-                    + ("" if have_ac else ": anti-cheat pack not installed") + ")",
+                    + ("" if have_ac else ": anti-cheat pack not installed")
+                    + ("" if isolated else ": scored without bubblewrap") + ")",
                     res.verdict == expected,
                     f"{res.verdict}; anti-cheat {res.scan.verdict}; Gate A/C "
                     f"{next((c.status for c in res.checks if c.name == 'gate-A/C'), '?')}; gap "
@@ -93,7 +96,8 @@ def steps(root: Path, Step: Any) -> list[Any]:
     ok = ("## Preflight output" in report and report.index("## Preflight output")
           < report.index("## Candidate Score By Layer")
           and (task / "judge" / "judge_result.json").is_file()
-          and (not have_ac or (tj.get("status") == "QUALIFIED" and "integration_gap" in tj)))
+          and (not have_ac or not isolated or (tj.get("status") == "QUALIFIED"
+                                               and "integration_gap" in tj)))
     out.append(Step("report artifacts: diagnosis_report.md (preflight block first), task.json "
                     "(status with the verdict), judge_result.json", ok,
                     f"{task / 'judge' / 'diagnosis_report.md'}; task.json status "

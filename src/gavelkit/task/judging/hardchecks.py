@@ -22,7 +22,8 @@ from gavelkit.task.judging.runmeta import RunMeta
 from gavelkit.task.judging.step import Notes, StepResult
 from gavelkit.task.judging.verdict import FAIL, PASS, UNVERIFIABLE
 
-TAMPER_CODES = frozenset({"TSK-X002", "TSK-X008", "TSK-X010", "TSK-X012"})
+# the scoring run's own tamper evidence (TSK-X026: results whose integrity check never came)
+TAMPER_CODES = frozenset({"TSK-X002", "TSK-X008", "TSK-X010", "TSK-X012", "TSK-X026"})
 ENV_RUN_CODES = ("TSK-X005", "TSK-X009", "TSK-X007")
 
 
@@ -193,6 +194,8 @@ def run(loaded: Loaded, score: ScoreResult, run_findings: tuple[dict[str, object
         # scored on today's oracle: never certified, but not a fault of the task either
         notes.check("freshness", UNVERIFIABLE, "the score file records no oracle digest "
                     f"(read as {score.format}): it cannot show it was scored on today's oracle")
+    _isolation(notes, score)
+    _preflight_after(notes, score)
     env_run = [f for f in run_findings if f.get("severity") == "error"
                and f.get("code") in ENV_RUN_CODES]
     if env_run:
@@ -228,6 +231,31 @@ def _stale(score: ScoreResult, oracle_digest: str) -> str:
         return ""
     return ("the run is stale: the oracle changed after it was scored "
             f"(scored on {str(scored_on)[:12]}, now {oracle_digest[:12]}); re-run the candidate")
+
+
+def _isolation(notes: Notes, score: ScoreResult) -> None:
+    """A run gavel scored without its sandbox (it records `isolation.active: false`)
+    certifies nothing: the candidate could read the oracle, and a process it left behind
+    could rewrite the results after gavel wrote them, so its tamper evidence proves
+    nothing (anti-cheat UNVERIFIABLE). Never QUALIFIED; re-run where bubblewrap works."""
+    iso = score.gavel.get("isolation")
+    if isinstance(iso, dict) and iso.get("active") is False:
+        why = str(iso.get("why_inactive") or "no sandbox")
+        notes.check("anti-cheat", UNVERIFIABLE, f"scored without the sandbox ({why}); re-run "
+                    "the candidate where bubblewrap works")
+
+
+def _preflight_after(notes: Notes, score: ScoreResult) -> None:
+    """The preflight re-checked after the session: every module of the target package the
+    test process loaded lies in the candidate (the scoring run's integrity evidence)."""
+    ev = (score.gavel.get("integrity") or {}).get("evidence") if isinstance(
+        score.gavel.get("integrity"), dict) else None
+    if not isinstance(ev, dict):
+        return
+    outside = [str(t) for t in ev.get("tamper") or [] if "outside the candidate" in str(t)]
+    if outside:
+        notes.check("preflight", FAIL, "re-checked after the session: " + "; ".join(
+            outside[:2]), "env")
 
 
 def read_candidate_score(loaded: Loaded) -> ScoreResult:

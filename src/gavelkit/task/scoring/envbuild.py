@@ -107,12 +107,17 @@ def find_uv() -> str | None:
 
 def _inspect(python: str, confined: bool = False) -> dict[str, Any]:
     """Plugins and installed distributions; an interpreter that never starts is an EnvError.
-    `confined`: the environment holds a solution (read-only, no network: sandbox.confine)."""
+    `confined`: the environment holds a solution: its interpreter starts without site (a
+    .pth the solution installed never runs, and cannot write this listing), with its
+    site-packages added by hand, read-only and without network (sandbox.confine)."""
     cmd = [python, "-s", "-c", _LIST_PLUGINS]
     if confined:
         from gavelkit.task.scoring.sandbox import confine
 
-        cmd = confine(cmd)[0]
+        prelude = ("import glob, sys; sys.path += sorted(glob.glob(sys.argv[1] + "
+                   "'/lib/python*/site-packages'))\n")
+        cmd = confine([python, "-s", "-S", "-c", prelude + _LIST_PLUGINS,
+                       str(Path(python).parent.parent)])[0]
     try:
         proc = subprocess.run(cmd, capture_output=True,
                               text=True, check=False, timeout=120,
@@ -172,7 +177,8 @@ def build_env(requirements: Path | None, *, python: str | None = None, offline: 
         if venv.exists():
             shutil.rmtree(venv)
         t0 = time.monotonic()
-        env = {**os.environ, "UV_NO_PROGRESS": "1"}
+        # copies, never hard links into uv's cache (a build once wrote pytest's files there)
+        env = {**os.environ, "UV_NO_PROGRESS": "1", "UV_LINK_MODE": "copy"}
         proc = subprocess.run([uv, "venv", "--quiet", "--python", base_python, str(venv)],
                               capture_output=True, text=True, check=False, env=env)
         if proc.returncode != 0:
@@ -191,6 +197,9 @@ def build_env(requirements: Path | None, *, python: str | None = None, offline: 
         info = _inspect(str(_bin(venv)))
         meta = {"format": FORMAT, "requirements": reqs, "installed": install,
                 "plugins": info["plugins"], "freeze": info["freeze"], "python": info["python"]}
+        from gavelkit.task.scoring import manifest
+
+        manifest.record(venv)  # before the marker: an environment is never used unrecorded
         atomic_write(marker, json.dumps(meta, indent=2) + "\n")
         return Env(venv, str(_bin(venv)), key, reqs, info["plugins"], info["freeze"],
                    build_seconds=time.monotonic() - t0)

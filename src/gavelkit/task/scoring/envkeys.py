@@ -16,8 +16,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-FORMAT = "gavel-env-3"  # 3: bytecode compiled at install (the sandbox never writes .pyc)
-SOLENV_FORMAT = "gavel-solenv-1"  # a task environment plus an installed solution
+# 3: bytecode compiled at install (the sandbox never writes .pyc); 4: files copied from
+# uv's cache, never hard-linked, with a manifest checked before use (issue 24)
+FORMAT = "gavel-env-4"
+SOLENV_FORMAT = "gavel-solenv-2"  # a task environment plus an installed solution
 MARKER = "gavel-env.json"
 PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")  # a folder that is built, not copied
 

@@ -111,16 +111,76 @@ def _uv_cache(uv: str, env: dict[str, str]) -> Path | None:
     return Path(out) if proc.returncode == 0 and out else None
 
 
+def _built(build_dir: Path, python: str, uv: str, env: dict[str, str],
+           offline: bool) -> tuple[str, dict[str, Any]]:
+    """The project's wheel, built with its own code confined (task/scoring/build)."""
+    from gavelkit.task.scoring.build import BuildError, build_wheel
+    from gavelkit.task.scoring.envbuild import EnvError
+
+    try:
+        wheel, record = build_wheel(build_dir / "src", build_dir, python, uv, env, offline)
+    except BuildError as exc:
+        raise EnvError(str(exc)) from None
+    return str(wheel), record
+
+
+def _compile(venv: Path) -> None:
+    """Bytecode for the installed files (the sandbox never writes .pyc), compiled by an
+    interpreter started without site: uv's own --compile-bytecode starts the environment's
+    interpreter normally, and a .pth the solution's wheel installs would run right there."""
+    from gavelkit.task.scoring.envbuild import _bin
+    from gavelkit.task.scoring.sandbox import confine
+
+    for sp in sorted(venv.glob("lib/python*/site-packages")):
+        _run(confine([str(_bin(venv)), "-S", "-I", "-m", "compileall", "-q", "-j", "0",
+                      str(sp)], writable=[venv])[0], {"PATH": os.environ.get("PATH", "")})
+
+
+def _install_target(uv: str, env: dict[str, str], venv: Path, reqs: list[str], target: str,
+                    spec: str | None, hide: list[Path], offline: bool, what: str,
+                    record: dict[str, Any]) -> None:
+    """uv installs the requirements and the solution (a built wheel: gavel's own install,
+    no code of the solution runs; a registry spec: its build, if any, confined as before)."""
+    from gavelkit.task.scoring.envbuild import EnvError, _bin
+    from gavelkit.task.scoring.sandbox import confine
+
+    cmd = [uv, "pip", "install", "--quiet", "--python", str(_bin(venv)), *reqs, target]
+    if spec:
+        cmd.insert(3, "--compile-bytecode")
+        tmp = venv.parent / f".tmp-{venv.name}"
+        uv_cache = _uv_cache(uv, env)
+        writable = [venv, tmp, *([uv_cache] if uv_cache else [])]
+        benv = {**env, "TMPDIR": str(tmp)}
+        off, record["build_sandbox"] = confine([*cmd, "--offline"], writable=writable,
+                                               hidden=list(hide), network=True)
+        proc = _run(off, benv)
+        if proc.returncode != 0 and not offline:
+            proc = _run(confine(cmd, writable=writable, hidden=list(hide), network=True)[0],
+                        benv)
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        proc = _run([*cmd, "--offline"], env)
+        if proc.returncode != 0 and not offline:
+            proc = _run(cmd, env)
+        if proc.returncode == 0:
+            _compile(venv)
+    if proc.returncode != 0:
+        shutil.rmtree(venv, ignore_errors=True)
+        err = EnvError(install_failure(what, proc.stderr, offline))
+        err.missing = missing_requirements(proc.stderr)  # type: ignore[attr-defined]
+        raise err
+
+
 def solution_env(base: Any, *, source: Path | None = None, spec: str | None = None,
                  offline: bool = False, cache: Path | None = None,
                  base_python: str | None = None,
                  hide: list[Path] = ()) -> tuple[Any, dict[str, Any]]:
     """(Env, install record): the task environment plus the solution, built once per key.
 
-    The install runs the solution's build (setup.py, a build backend) and so candidate
-    code: it is confined (sandbox.confine) to writing the new environment, its build copy,
-    uv's cache and a private temp folder, with the folders in `hide` (the task) empty; it
-    keeps the network to fetch dependencies."""
+    A project is built into a wheel with its own code confined and without network
+    (task/scoring/build); gavel then installs the wheel. A registry spec is installed by
+    uv confined as before (writing the new environment, uv's cache and a private temp
+    folder, the folders in `hide` empty, with the network to fetch it)."""
     from gavelkit.task.scoring.envbuild import (
         MARKER,
         Env,
@@ -131,8 +191,6 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
         find_uv,
         norm,
     )
-    from gavelkit.task.scoring.sandbox import confine
-
     if (source is None) == (spec is None):
         raise ValueError("exactly one of source and spec")
     what = spec if spec else f"the solution project {source}"
@@ -157,7 +215,7 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
         if venv.exists():
             shutil.rmtree(venv)
         t0 = time.monotonic()
-        env = {**os.environ, "UV_NO_PROGRESS": "1"}
+        env = {**os.environ, "UV_NO_PROGRESS": "1", "UV_LINK_MODE": "copy"}
         py = base_python or base.python
         proc = _run([uv, "venv", "--quiet", "--python", py, str(venv)], env)
         if proc.returncode != 0:
@@ -170,29 +228,12 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
                 build_dir = venv.parent / f".build-{key}"
                 if build_dir.exists():
                     shutil.rmtree(build_dir)
-                target = str(copy_source(source, build_dir))  # type: ignore[arg-type]
+                copy_source(source, build_dir / "src")  # type: ignore[arg-type]
+                target, record["build_sandbox"] = _built(build_dir, py, uv, env, offline)
             reqs = list(base.requirements)
             if "pytest" not in {norm(r) for r in reqs}:
                 reqs.append("pytest")
-            cmd = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python",
-                   str(_bin(venv)), *reqs, target]
-            tmp = venv.parent / f".tmp-{key}"
-            uv_cache = _uv_cache(uv, env)
-            writable = [venv, tmp, *([build_dir] if build_dir else []),
-                        *([uv_cache] if uv_cache else [])]
-            benv = {**env, "TMPDIR": str(tmp)}
-            off, record["build_sandbox"] = confine([*cmd, "--offline"], writable=writable,
-                                                   hidden=list(hide), network=True)
-            proc = _run(off, benv)
-            if proc.returncode != 0 and not offline:
-                proc = _run(confine(cmd, writable=writable, hidden=list(hide),
-                                    network=True)[0], benv)
-            shutil.rmtree(tmp, ignore_errors=True)
-            if proc.returncode != 0:
-                shutil.rmtree(venv, ignore_errors=True)
-                err = EnvError(install_failure(what, proc.stderr, offline))
-                err.missing = missing_requirements(proc.stderr)  # type: ignore[attr-defined]
-                raise err
+            _install_target(uv, env, venv, reqs, target, spec, hide, offline, what, record)
         finally:
             if build_dir is not None:
                 shutil.rmtree(build_dir, ignore_errors=True)
@@ -200,6 +241,9 @@ def solution_env(base: Any, *, source: Path | None = None, spec: str | None = No
         record["seconds"] = round(time.monotonic() - t0, 3)
         meta = {"format": SOLENV_FORMAT, "requirements": base.requirements, "plugins": info["plugins"],
                 "freeze": info["freeze"], "python": info["python"], "install": record}
+        from gavelkit.task.scoring import manifest
+
+        manifest.record(venv)
         atomic_write(marker, json.dumps(meta, indent=2) + "\n")
         return (Env(venv, str(_bin(venv)), key, base.requirements, info["plugins"],
                     info["freeze"], kind="uv+solution", base_path=str(base.path)), record)
@@ -249,14 +293,18 @@ print(json.dumps(out))
 
 
 def probe(python: str, package: str, dist: str = "") -> dict[str, Any]:
-    """Run _PROBE in the solution environment, confined: its .pth files are the solution's."""
+    """Run _PROBE in the solution environment, confined and without site: a .pth file is
+    the solution's, and one that ran here could print the answer the probe reads."""
     from gavelkit.task.scoring.sandbox import confine
 
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONNOUSERSITE": "1",
            "PYTHONDONTWRITEBYTECODE": "1"}
     cwd = os.path.dirname(python)
-    cmd = confine([python, "-s", "-I", "-c", _PROBE, package, *([dist] if dist else [])],
-                  cwd=Path(cwd))[0]
+    venv = str(Path(python).parent.parent)
+    prelude = (f"import glob, sys; sys.path += sorted(glob.glob({venv!r} + "
+               "'/lib/python*/site-packages'))\n")
+    cmd = confine([python, "-s", "-S", "-I", "-c", prelude + _PROBE, package,
+                   *([dist] if dist else [])], cwd=Path(cwd))[0]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, cwd=cwd)
     try:
         return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -37,6 +37,7 @@ class RunOptions:
     install: str = "auto"  # auto: build + install project folders | never: copy as a folder
     warm: Any = None  # a prestarted test process (warm.prestart), used for the first launch
     config: Any = None  # the command's --config (task.config.ConfigFile), for load_task
+    env_rebuilt: list[str] = field(default_factory=list)  # why the environment was rebuilt
 
 
 @dataclass(slots=True)

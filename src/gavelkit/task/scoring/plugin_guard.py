@@ -85,6 +85,7 @@ class Guard:
         self.stdlib = tuple({os.path.realpath(paths[k]) + os.sep
                              for k in ("stdlib", "platstdlib") if paths.get(k)})
         self.verified = {}  # worktree-relative path -> {qualname: [digests]}
+        self._where = {}  # file name -> where() (tracebacks repeat the same files)
         self.unverified = []
         self.changed_sources = []
         self.events = {}
@@ -174,6 +175,12 @@ class Guard:
 
     def where(self, fn):
         """Which code a file is: candidate, oracle, pytest, env, stdlib, gavel, frozen, other."""
+        got = self._where.get(fn)
+        if got is None:
+            got = self._where[fn] = self._classify(fn)
+        return got
+
+    def _classify(self, fn):
         if fn.startswith("<frozen"):
             return "frozen"
         if self.is_candidate(fn):

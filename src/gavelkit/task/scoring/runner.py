@@ -60,12 +60,40 @@ def run_solution(task_dir: str | Path, opts: RunOptions) -> RunResult:
     limits: list[Any] = []
     try:
         return _run(task_dir, opts, run_dir, warm, limits)
+    except EnvChanged as exc:
+        if opts.env_rebuilt:  # changed again while it was rebuilt: refuse, do not loop
+            raise InputError(str(exc.path), "the scoring environment changed while it "
+                             "was rebuilt: " + "; ".join(exc.changes[:5])) from None
+        changed = exc
     finally:
         if warm is not None:
             warm.cancel()
         for lim in limits:
             lim.close()
         _rmtree(run_dir)
+    # the environment was changed since it was built (its manifest): rebuild it, run again
+    _discard_env(changed.path)
+    opts.env_rebuilt = changed.changes[:20]
+    opts.warm = None
+    return run_solution(task_dir, opts)
+
+
+class EnvChanged(Exception):
+    """The scoring environment differs from its manifest: results taken on it are void."""
+
+    def __init__(self, path: Path, changes: list[str]) -> None:
+        super().__init__(f"{path}: {len(changes)} change(s)")
+        self.path, self.changes = path, changes
+
+
+def _discard_env(path: Path) -> None:
+    import contextlib
+
+    from gavelkit.task.scoring import manifest
+
+    _rmtree(path)
+    with contextlib.suppress(OSError):
+        manifest.path_of(path).unlink()
 
 
 def _isolation(opts: RunOptions, warm: Any, probe: Any) -> tuple[bool, str]:
@@ -118,6 +146,11 @@ class _Overlap:
         decl = declared(plan.task.dir, plan.files)  # the task's own files, never the copy
         ctx.defined = decl.defined
         ctx.env_modules = _env_modules(plan.env)
+        env = plan.env
+        if env is not None and env.kind in ("uv", "uv+solution"):
+            from gavelkit.task.scoring import manifest
+
+            self.done["env_changes"] = manifest.changes(Path(env.path))
         self.done.update(layer=layer_of(plan.task), ctx=ctx, declared=decl,
                          files=source_files(plan.sol_src) if plan.sol_src is not None else None,
                          platform=platform.platform())
@@ -181,6 +214,8 @@ def _run(task_dir: str | Path, opts: RunOptions, run_dir: Path, warm: Any,
     oracle_code = {k: v for k, v in before_work.items() if is_code_file(k)}
     rounds, file_runs, reruns = _launch(plan, use_bwrap, hidden, warm, overlap, oracle_code)
     overlap()
+    if overlap.done.get("env_changes"):
+        raise EnvChanged(Path(plan.env.path), overlap.done["env_changes"])
     score = _score(plan, rounds, overlap.done)
     evidence(plan, score, [r for rnd in rounds for r in rnd.values()])
     _integrity(plan, score, before_work, tree_digest(work), before_task,
@@ -263,7 +298,8 @@ def _gavel_block(plan: Plan, score: dict[str, Any], removed: list[str],
     score["gavel"].update({
         "role": opts.role, "package": plan.package, "import_root_layout": plan.layout,
         "removed_from_worktree": removed,
-        "environment": env.to_dict() if env else {"error": plan.env_error},
+        "environment": {**env.to_dict(), "rebuilt_because": opts.env_rebuilt} if env
+        else {"error": plan.env_error},
         "install": plan.install,
         "pytest_args": plan.pa.to_dict(),
         "missing_oracle_files": sorted(plan.missing_files),
