@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 # value options common to both commands (flags: --offline, -q/--quiet)
 _VALUES = {"--out": "out", "--package": "package", "--python": "python", "--install": "install",
            "--timeout": "timeout", "--file-timeout": "file_timeout", "--memory-mb": "memory_mb",
+           "--tmp-mb": "tmp_mb",
            "--isolation": "isolation", "--group": "group", "--repeat": "repeat",
            "--format": "format"}
 _CHOICES = {"--install": ("auto", "never"), "--isolation": ("auto", "bwrap", "none"),

@@ -55,6 +55,9 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--file-timeout", type=at.positive_float, default=900.0,
                    help="per-file wall limit in s (default 900)")
     p.add_argument("--memory-mb", type=at.positive_int, default=4096, help="address-space limit (default 4096)")
+    p.add_argument("--tmp-mb", type=at.positive_int, default=1024,
+                   help="size of each private tmpfs of the sandbox: /tmp, /var/tmp, HOME "
+                        "(default 1024)")
     p.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto",
                    help="auto: bubblewrap when it works here (default); bwrap: require it")
     p.add_argument("--group", choices=["auto", "file", "run"], default="auto",
@@ -91,7 +94,8 @@ def _opts(a: argparse.Namespace, solution: str, out: str, role: str, progress: A
         raise UsageError("--repeat must be at least 1")
     return RunOptions(solution=solution, out=out, package=a.package, remove_paths=a.remove_path,
                       python=a.python, offline=a.offline, role=role, test_timeout=a.timeout,
-                      file_timeout=a.file_timeout, memory_mb=a.memory_mb, isolation=a.isolation,
+                      file_timeout=a.file_timeout, memory_mb=a.memory_mb, tmp_mb=a.tmp_mb,
+                      isolation=a.isolation,
                       repeat=a.repeat, progress=progress, group=a.group, install=a.install,
                       reference_score=getattr(a, "reference_run", None), config=a.config)
 

@@ -298,54 +298,110 @@ def _marked(stdout: str, nonce: str) -> dict[str, Any]:
 
 def _decide(package: str, top: str, cand: str, command: str, output: str, rc: int,
             info: dict[str, Any], run_dir: str, cwd: str | None) -> PreflightResult:
+    """PASS only when the module the probe imported resolves inside the candidate; else
+    the first explanation that fits, from the probe's marked answer (never from the last
+    line of the output, which anything run by the import could have printed)."""
     res = PreflightResult(package, cand, False, "outside", "", command, output, rc, details=info)
     last = output.strip().splitlines()[-1].strip() if output.strip() else ""
     if rc != 0:
-        res.kind = "not-importable"
-        res.reason = f"`import {package}` fails in the scoring interpreter: {last or 'no output'}"
-        return res
+        return _set(res, "not-importable", f"`import {package}` fails in the scoring "
+                    f"interpreter: {last or 'no output'}")
     if "marked" in info or (info.get("error") and not info.get("file")):
-        res.kind = "error"
-        res.reason = f"{info.get('error')}: the import's provenance cannot be shown"
-        return res
-    # decided from the probe's marked answer, never from the last line of the output
+        return _set(res, "error", f"{info.get('error')}: the import's provenance cannot be "
+                    "shown")
     printed = "None" if info.get("file") is None and "file" in info else str(info.get("file") or "")
     if last and printed and last != printed:
         res.details["printed_last"] = last  # printed after the import's own line: shown
     res.file = printed
     portions = [str(p) for p in info.get("path") or []]
     if printed == "None" or (not printed and portions):
-        outside = [p for p in portions if not _inside(p, cand)]
-        res.kind = "namespace"
-        if outside or not portions:
-            res.reason = (f"{package} is a namespace package (no __init__.py) with portions "
-                          f"outside the candidate: {', '.join(outside) or 'unknown'}")
-        else:
-            res.reason = (f"{package} is a namespace package (no __init__.py): __file__ is "
-                          "None, so provenance cannot be shown; add an __init__.py")
-        return res
+        return _namespace(res, package, portions, cand)
     real = os.path.realpath(printed)
     res.resolved = real
     if _inside(real, cand):
-        res.passed, res.kind = True, "ok"
-        res.reason = f"{package} resolves inside the candidate: {real}"
-        return res
-    # why did it resolve elsewhere?
+        res.passed = True
+        return _set(res, "ok", f"{package} resolves inside the candidate: {real}")
+    return _elsewhere(res, package, top, cand, printed, real, info, run_dir, cwd)
+
+
+def _set(res: PreflightResult, kind: str, reason: str) -> PreflightResult:
+    res.kind, res.reason = kind, reason
+    return res
+
+
+def _namespace(res: PreflightResult, package: str, portions: list[str],
+               cand: str) -> PreflightResult:
+    outside = [p for p in portions if not _inside(p, cand)]
+    if outside or not portions:
+        return _set(res, "namespace", f"{package} is a namespace package (no __init__.py) "
+                    f"with portions outside the candidate: {', '.join(outside) or 'unknown'}")
+    return _set(res, "namespace", f"{package} is a namespace package (no __init__.py): "
+                "__file__ is None, so provenance cannot be shown; add an __init__.py")
+
+
+def _elsewhere(res: PreflightResult, package: str, top: str, cand: str, printed: str,
+               real: str, info: dict[str, Any], run_dir: str,
+               cwd: str | None) -> PreflightResult:
+    """Why the module resolved outside the candidate: the first explanation that fits."""
+    for why in (_symlink(printed, real, cand),
+                _cwd(printed, real, package, top, run_dir, cwd),
+                _on_path(real, package, top, info)):
+        if why is not None:
+            return _set(res, *why)
+    res.reason = f"{package} resolves outside the candidate: {real}" + _unread(info)
+    return res
+
+
+def _symlink(printed: str, real: str, cand: str) -> tuple[str, str] | None:
     lexical = os.path.normpath(os.path.abspath(printed))
-    if lexical != real and (lexical == cand or lexical.startswith(cand.rstrip(os.sep) + os.sep)):
-        res.kind = "symlink"
-        res.reason = (f"{printed} is inside the candidate but is a symlink to {real}, "
-                      "outside it")
-        return res
-    if _inside(printed, run_dir) or (cwd and _inside(printed, os.path.realpath(cwd))):
-        res.kind = "cwd-shadow"
-        res.reason = (f"the working directory shadows the candidate (sys.path[0]): "
-                      f"{package} loads from {real}; use --remove-path {top} when scoring")
-        return res
+    inside = lexical == cand or lexical.startswith(cand.rstrip(os.sep) + os.sep)
+    if lexical != real and inside:
+        return "symlink", f"{printed} is inside the candidate but is a symlink to {real}, outside it"
+    return None
+
+
+def _cwd(printed: str, real: str, package: str, top: str, run_dir: str,
+         cwd: str | None) -> tuple[str, str] | None:
+    shadowed = _inside(printed, run_dir) or bool(cwd and _inside(printed, os.path.realpath(cwd)))
+    if not shadowed:
+        return None
+    return "cwd-shadow", (f"the working directory shadows the candidate (sys.path[0]): "
+                          f"{package} loads from {real}; use --remove-path {top} when scoring")
+
+
+def _on_path(real: str, package: str, top: str, info: dict[str, Any]) -> tuple[str, str] | None:
+    """A .pth redirect, an installed copy, or another sys.path entry ahead of it."""
     entries = [e for e in info.get("sys_path") or [] if e]
     owner = max((e for e in entries if _inside(real, os.path.realpath(e))),
                 key=len, default=None)
-    pth_hit = None
+    site_dirs = [os.path.realpath(d) for d in info.get("site_dirs") or []]
+    hit = _pth_hit(info, top, owner)
+    owner_is_site = owner is not None and os.path.realpath(owner) in site_dirs
+    if hit and not owner_is_site:
+        return "pth-redirect", (f"a .pth file redirects the import: {hit[0]} adds {hit[1]!r}; "
+                                f"{package} loads from {real}")
+    if any(_inside(real, d) for d in site_dirs) or "site-packages" in real \
+            or "dist-packages" in real:
+        return "site-packages", ("an installed copy in site-packages wins over the candidate: "
+                                 f"{real} (uninstall it from the scoring environment)")
+    if owner:
+        pp = [e for e in str(info.get("pythonpath", "")).split(os.pathsep) if e]
+        return "pythonpath", (f"sys.path entry {owner} provides {package} ({real}) ahead of "
+                              "the candidate" + (" (from PYTHONPATH)" if owner in pp else ""))
+    return None
+
+
+def _unread(info: dict[str, Any]) -> str:
+    """What the .pth search did not see (a redirect may hide there)."""
+    unread = [f"{p['file']} ({p['unread']})" if p.get("unread") else
+              f"{p['file']} (lines after 5000, {p['cut']} more)"
+              for p in info.get("pth") or [] if p.get("unread") or p.get("cut")]
+    return "; .pth files not fully read: " + ", ".join(unread) if unread else ""
+
+
+def _pth_hit(info: dict[str, Any], top: str, owner: str | None) -> tuple[str, str] | None:
+    """A .pth line that imports the package (or an editable finder) or adds its folder."""
+    hit = None
     for pth in info.get("pth") or []:
         for ln in pth.get("lines") or []:
             s = ln.strip()
@@ -353,33 +409,7 @@ def _decide(package: str, top: str, cand: str, command: str, output: str, rc: in
                 continue
             if s.startswith(("import ", "import\t")):
                 if top in s or "__editable__" in s:
-                    pth_hit = (pth["file"], s)
+                    hit = (pth["file"], s)
             elif owner and os.path.realpath(s) == os.path.realpath(owner):
-                pth_hit = (pth["file"], s)
-    site_dirs = [os.path.realpath(d) for d in info.get("site_dirs") or []]
-    in_site = any(_inside(real, d) for d in site_dirs) or "site-packages" in real \
-        or "dist-packages" in real
-    if pth_hit and (owner is None or not any(os.path.realpath(owner) == d for d in site_dirs)):
-        res.kind = "pth-redirect"
-        res.reason = (f"a .pth file redirects the import: {pth_hit[0]} adds {pth_hit[1]!r}; "
-                      f"{package} loads from {real}")
-        return res
-    if in_site:
-        res.kind = "site-packages"
-        res.reason = (f"an installed copy in site-packages wins over the candidate: {real} "
-                      f"(uninstall it from the scoring environment)")
-        return res
-    pp = [e for e in str(info.get("pythonpath", "")).split(os.pathsep) if e]
-    if owner:
-        res.kind = "pythonpath"
-        res.reason = (f"sys.path entry {owner} provides {package} ({real}) ahead of the "
-                      "candidate" + (" (from PYTHONPATH)" if owner in pp else ""))
-        return res
-    res.reason = f"{package} resolves outside the candidate: {real}"
-    unread = [f"{p['file']} ({p['unread']})" if p.get("unread") else
-              f"{p['file']} (lines after 5000, {p['cut']} more)"
-              for p in info.get("pth") or [] if p.get("unread") or p.get("cut")]
-    if unread:
-        # say what the .pth search above did not see: a redirect may hide there
-        res.reason += "; .pth files not fully read: " + ", ".join(unread)
-    return res
+                hit = (pth["file"], s)
+    return hit

@@ -52,86 +52,101 @@ def _split(tok: str, options: dict[str, dict[str, str]]) -> tuple[str, str | Non
     return tok, None
 
 
+class _Cursor:
+    """The tokens still to read."""
+
+    def __init__(self, toks: list[str]) -> None:
+        self.toks, self.i = toks, 0
+
+    def more(self) -> bool:
+        return self.i < len(self.toks)
+
+    def next(self) -> str:
+        self.i += 1
+        return self.toks[self.i - 1]
+
+    def value(self) -> str | None:
+        """The next token as an option's value, when there is one."""
+        return self.next() if self.more() else None
+
+    def loose_value(self) -> str | None:
+        """The next token as an optional value: only when it is no option itself."""
+        return self.next() if self.more() and not self.toks[self.i].startswith("-") else None
+
+
 def parse_pytest_args(args: list[Any], plugin_names: set[str] | None = None,
                       task_dir: Any = None) -> PytestArgs:
     """Parse and vet; `plugin_names` are the pytest11 plugin names of the environment;
     a task's `gavel-judge.toml` [pytest_options] can add or change table entries."""
     options, ini = _tables(task_dir)
-    plugins = plugin_names or set()
     res = PytestArgs()
-    toks = [str(a) for a in args]
-    i = 0
-    while i < len(toks):
-        tok = toks[i]
-        i += 1
+    cur = _Cursor([str(a) for a in args])
+    while cur.more():
+        tok = cur.next()
         if not tok.startswith("-") or tok == "-":
             res.dropped.append({"args": [tok], "why": "a test path or stray value: the test "
                                 "files come from the expected node ids"})
-            continue
-        if tok == "--":
-            res.dropped.append({"args": toks[i - 1:], "why": "test paths after '--': the test "
-                                "files come from the expected node ids"})
+        elif tok == "--":
+            res.dropped.append({"args": cur.toks[cur.i - 1:], "why": "test paths after '--': "
+                                "the test files come from the expected node ids"})
             break
-        name, val = _split(tok, options)
-        if tok.startswith("-p") and not tok.startswith("--"):
-            group = [tok]
-            val = tok[2:] or None
-            if val is None:
-                if i < len(toks):
-                    val = toks[i]
-                    group.append(val)
-                    i += 1
-                else:
-                    res.dropped.append({"args": group, "why": "-p without a plugin name"})
-                    continue
-            if val.startswith("no:"):
-                res.kept += ["-p", val]
-                res.disabled_plugins.append(val[3:])
-            elif val in plugins:
-                res.kept += ["-p", val]
-            else:
-                res.refused.append({"args": group, "why": f"loads {val!r} as a plugin: only "
-                                    "pytest11 plugins of the scoring environment may be loaded "
-                                    "(a module name could be candidate code)"})
-            continue
-        spec = options.get(name)
-        if spec is None and not tok.startswith("--") and len(tok) > 2 \
-                and all(options.get("-" + c, {}).get("value") == "none" for c in tok[1:]):
-            # a cluster of short flags such as -vs: each judged on its own
-            for c in tok[1:]:
-                _apply(res, ["-" + c], options["-" + c], "-" + c)
-            continue
-        if spec is None:
-            group = [tok]
-            if val is None and i < len(toks) and not toks[i].startswith("-"):
-                group.append(toks[i])
-                i += 1
-            res.dropped.append({"args": group, "why": "option unknown to gavel (dropped with "
-                                "any value it may take; add it to the task's gavel-judge.toml "
-                                "[pytest_options.option] to keep it)"})
-            continue
-        group = [tok]
-        kind = spec.get("value", "none")
-        if val is None and kind == "required":
-            if i < len(toks):
-                val = toks[i]
-                group.append(val)
-                i += 1
-            else:
-                res.dropped.append({"args": group, "why": f"{name} is missing its value"})
-                continue
-        elif val is None and kind == "optional" and i < len(toks) \
-                and not toks[i].startswith("-"):
-            val = toks[i]
-            group.append(val)
-            i += 1
-        if spec.get("policy") == "ini":
-            key = (val or "").partition("=")[0].strip()
-            rule = ini.get(key, {"policy": "keep"})
-            _apply(res, group, rule, f"{name} {key}")
-            continue
-        _apply(res, group, spec, name)
+        elif tok.startswith("-p") and not tok.startswith("--"):
+            _plugin(res, tok, cur, plugin_names or set())
+        else:
+            _option(res, tok, cur, options, ini)
     return res
+
+
+def _plugin(res: PytestArgs, tok: str, cur: _Cursor, plugins: set[str]) -> None:
+    """`-p NAME`: a pytest11 plugin of the environment, or `no:NAME`; never a module."""
+    group = [tok]
+    val = tok[2:] or None
+    if val is None:
+        val = cur.value()
+        if val is None:
+            res.dropped.append({"args": group, "why": "-p without a plugin name"})
+            return
+        group.append(val)
+    if val.startswith("no:"):
+        res.kept += ["-p", val]
+        res.disabled_plugins.append(val[3:])
+    elif val in plugins:
+        res.kept += ["-p", val]
+    else:
+        res.refused.append({"args": group, "why": f"loads {val!r} as a plugin: only "
+                            "pytest11 plugins of the scoring environment may be loaded "
+                            "(a module name could be candidate code)"})
+
+
+def _option(res: PytestArgs, tok: str, cur: _Cursor, options: dict[str, dict[str, str]],
+            ini: dict[str, dict[str, str]]) -> None:
+    name, val = _split(tok, options)
+    spec = options.get(name)
+    if spec is None and not tok.startswith("--") and len(tok) > 2 \
+            and all(options.get("-" + c, {}).get("value") == "none" for c in tok[1:]):
+        for c in tok[1:]:  # a cluster of short flags such as -vs: each judged on its own
+            _apply(res, ["-" + c], options["-" + c], "-" + c)
+        return
+    group = [tok]
+    if spec is None:
+        extra = cur.loose_value() if val is None else None
+        res.dropped.append({"args": group + ([extra] if extra else []), "why": "option "
+                            "unknown to gavel (dropped with any value it may take; add it to "
+                            "the task's gavel-judge.toml [pytest_options.option] to keep it)"})
+        return
+    kind = spec.get("value", "none")
+    if val is None and kind in ("required", "optional"):
+        val = cur.value() if kind == "required" else cur.loose_value()
+        if val is None and kind == "required":
+            res.dropped.append({"args": group, "why": f"{name} is missing its value"})
+            return
+        if val is not None:
+            group.append(val)
+    if spec.get("policy") == "ini":
+        key = (val or "").partition("=")[0].strip()
+        _apply(res, group, ini.get(key, {"policy": "keep"}), f"{name} {key}")
+        return
+    _apply(res, group, spec, name)
 
 
 def _apply(res: PytestArgs, group: list[str], spec: dict[str, str], name: str) -> None:

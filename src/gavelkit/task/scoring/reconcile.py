@@ -117,10 +117,8 @@ def node_outcome(reports: list[dict[str, Any]]) -> tuple[str, dict[str, Any], bo
     if any(r.get("timeout") for r in reports):
         return "timeout", next(r for r in reports if r.get("timeout")), forged
     setup = by.get("setup")
-    if setup and setup["outcome"] == "failed":
-        return "error", setup, forged
-    if setup and setup["outcome"] == "skipped":
-        return ("xfail" if setup.get("wasxfail") else "skipped"), setup, forged
+    if setup and setup["outcome"] in ("failed", "skipped"):
+        return _setup_outcome(setup), setup, forged
     call = by.get("call")
     if call is None:
         return "error", setup or reports[-1], forged
@@ -131,6 +129,12 @@ def node_outcome(reports: list[dict[str, Any]]) -> tuple[str, dict[str, Any], bo
     if td and td["outcome"] == "failed" and out in PASSING:
         return "error", td, forged
     return out, call, forged
+
+
+def _setup_outcome(setup: dict[str, Any]) -> str:
+    if setup["outcome"] == "failed":
+        return "error"
+    return "xfail" if setup.get("wasxfail") else "skipped"
 
 
 def _call_outcome(call: dict[str, Any], forged: bool) -> str:

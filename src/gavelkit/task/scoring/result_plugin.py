@@ -107,6 +107,46 @@ def _markers(item):
     return sorted({m.name for m in item.iter_markers()} & {"xfail", "skip", "skipif"})
 
 
+def _select(items, expected, bases):
+    """(kept, deselected): the expected ids, and for a base id the oracle keeps for a
+    parametrised test its instances (as pytest expands `f.py::t` on its command line)."""
+    exact = expected.intersection(i.nodeid for i in items)
+    keep = [i for i in items if i.nodeid in expected or (
+        _base(i.nodeid) in bases and _base(i.nodeid) not in exact)]
+    kept = {id(i) for i in keep}
+    return keep, [i for i in items if id(i) not in kept]
+
+
+def _raw(item, call, guard, timed_out):
+    """The raw call result, before any report object exists (the second channel)."""
+    exc = call.excinfo
+    kind, name, origin = "ok", "", None
+    if exc is not None:
+        name = exc.type.__name__
+        kind = "skip" if name in ("Skipped", "XFailed") else "exception"
+        if exc.type is GavelTimeout:
+            timed_out.add(item.nodeid)
+            kind = "timeout"
+        origin = _origin(exc, guard)
+    marks = _markers(item)  # now, not at collection: a later hook may add some
+    return {"kind": kind, "exc": name, "xfail": "xfail" in marks, "marks": marks,
+            "origin": origin}
+
+
+def _report(report, raw, timed_out):
+    crash = None
+    lr = report.longrepr
+    rc = getattr(lr, "reprcrash", None)
+    if rc is not None:
+        crash = {"path": rc.path, "lineno": rc.lineno, "message": rc.message[:2000]}
+    elif isinstance(lr, tuple) and len(lr) == 3:
+        crash = {"path": str(lr[0]), "lineno": lr[1], "message": str(lr[2])[:2000]}
+    return {"t": "report", "nodeid": report.nodeid, "when": report.when,
+            "outcome": report.outcome, "wasxfail": hasattr(report, "wasxfail"),
+            "duration": round(getattr(report, "duration", 0.0), 6), "crash": crash,
+            "longrepr": (str(lr)[-4000:] if lr else ""), "raw": raw, "timeout": timed_out}
+
+
 def _make(cfg, send, guard):
     expected = set(cfg["expected"])
     bases = {e for e in expected if not e.endswith("]")}
@@ -139,15 +179,8 @@ def _make(cfg, send, guard):
                       "origin": _origin(call.excinfo, guard)})
 
         def pytest_collection_modifyitems(self, session, config, items):
-            ids = [i.nodeid for i in items]
-            send({"t": "collected", "ids": ids})
-            exact = expected.intersection(ids)
-            # a base id the oracle keeps for a parametrised test stands for its instances
-            # (as pytest expands `f.py::t` given on its command line)
-            keep = [i for i in items if i.nodeid in expected or (
-                _base(i.nodeid) in bases and _base(i.nodeid) not in exact)]
-            kept = {id(i) for i in keep}
-            drop = [i for i in items if id(i) not in kept]
+            send({"t": "collected", "ids": [i.nodeid for i in items]})
+            keep, drop = _select(items, expected, bases)
             if drop:
                 config.hook.pytest_deselected(items=drop)
             items[:] = keep
@@ -173,34 +206,11 @@ def _make(cfg, send, guard):
                 setitimer(signal.ITIMER_REAL, 0)
 
         def pytest_runtest_makereport(self, item, call):
-            exc = call.excinfo
-            kind, name, origin = "ok", "", None
-            if exc is not None:
-                name = exc.type.__name__
-                kind = "skip" if name in ("Skipped", "XFailed") else "exception"
-                if exc.type is GavelTimeout:
-                    timed_out.add(item.nodeid)
-                    kind = "timeout"
-                origin = _origin(exc, guard)
-            marks = _markers(item)  # now, not at collection: a later hook may add some
-            raw[(item.nodeid, call.when)] = {"kind": kind, "exc": name,
-                                             "xfail": "xfail" in marks, "marks": marks,
-                                             "origin": origin}
+            raw[(item.nodeid, call.when)] = _raw(item, call, guard, timed_out)
 
         def pytest_runtest_logreport(self, report):
-            r = raw.get((report.nodeid, report.when), {})
-            crash = None
-            lr = report.longrepr
-            rc = getattr(lr, "reprcrash", None)
-            if rc is not None:
-                crash = {"path": rc.path, "lineno": rc.lineno, "message": rc.message[:2000]}
-            elif isinstance(lr, tuple) and len(lr) == 3:
-                crash = {"path": str(lr[0]), "lineno": lr[1], "message": str(lr[2])[:2000]}
-            send({"t": "report", "nodeid": report.nodeid, "when": report.when,
-                  "outcome": report.outcome, "wasxfail": hasattr(report, "wasxfail"),
-                  "duration": round(getattr(report, "duration", 0.0), 6), "crash": crash,
-                  "longrepr": (str(lr)[-4000:] if lr else ""), "raw": r,
-                  "timeout": report.nodeid in timed_out})
+            send(_report(report, raw.get((report.nodeid, report.when), {}),
+                         report.nodeid in timed_out))
 
         @pytest.hookimpl(trylast=True)  # after every other session-finish hook
         def pytest_sessionfinish(self, session, exitstatus):

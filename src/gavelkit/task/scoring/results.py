@@ -137,21 +137,24 @@ def _watch(channel: Channel, fr: Any, fm: FileMessages, f: str, exp: list[str], 
         channel.tamper += [{"file": f, **m} for m in fm.tamper if m.get("where") != "test-code"]
         channel.markers.update(fm.markers)
     expanded = {o.nodeid for o in outs if o.expanded_from}
-    for nid in fm.order:
-        if nid in exp_set or nid in expanded:
-            continue
-        if file_of(nid) == f or (first and file_of(nid) not in expected_files):
-            channel.extra_ids.append(nid)
+    channel.extra_ids += [nid for nid in fm.order if nid not in exp_set and nid not in expanded
+                          and (file_of(nid) == f or (first and file_of(nid) not in
+                                                     expected_files))]
     channel.forged_reports += [o.nodeid for o in outs if o.forged]
-    # ids the file does not have are not failures pytest would count
-    any_fail = any(o.outcome not in (*PASSING, "skipped", "not_collected") for o in outs)
     if fm.ended is None and not fr.killed and first:
         channel.no_end_message.append(f)
+    if _status_disagrees(fr, fm, outs, first):
+        channel.exit_status_mismatch.append(f)
+
+
+def _status_disagrees(fr: Any, fm: FileMessages, outs: list[Outcome], first: bool) -> bool:
+    """pytest's exit status says all passed while a test failed, or differs from the
+    status the plugin saw (ids the file does not have are not failures pytest counts)."""
+    any_fail = any(o.outcome not in (*PASSING, "skipped", "not_collected") for o in outs)
     if fr.returncode == 0 and any_fail:
-        channel.exit_status_mismatch.append(f)
-    if fm.ended is not None and int(fm.ended.get("exitstatus", -1)) != fr.returncode \
-            and fr.returncode >= 0 and first:
-        channel.exit_status_mismatch.append(f)
+        return True
+    return fm.ended is not None and first and fr.returncode >= 0 and \
+        int(fm.ended.get("exitstatus", -1)) != fr.returncode
 
 
 def _reference_cases(reference: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
