@@ -396,3 +396,14 @@ raise RuntimeError(f"STARTED {len(kids)}")
 
     m = re.search(r"STARTED (\d+)", json.dumps(res.score))
     assert m and int(m.group(1)) < 300, m and m.group(0)
+
+
+def test_a_result_line_without_end_cannot_grow_the_parents_memory() -> None:
+    """A test process writing gigabytes without a newline to the result pipe: the reader
+    drops what is longer than any line of gavel's and counts it as garbage."""
+    from gavelkit.task.scoring.sandbox import MAX_LINE, _Messages
+
+    sink = _Messages(b"k" * 32)
+    for _ in range(3):
+        sink.feed(b"x" * (MAX_LINE // 2 + 1))
+    assert len(sink._rest) <= MAX_LINE and sink.bad >= 1

@@ -42,6 +42,7 @@ from gavelkit.task.scoring.warm import (
 
 _BWRAP: dict[str, Any] = {}
 WATCHDOG_GRACE = 30.0  # s a test may run past its own limit before the parent kills it
+MAX_LINE = 8 << 20  # bytes of one result line; more without a newline is garbage, dropped
 
 
 def bwrap_available() -> tuple[bool, str]:
@@ -144,6 +145,9 @@ class _Messages:
             lines, self._rest = data.split(b"\n"), b""
         else:
             *lines, self._rest = data.split(b"\n")
+            if len(self._rest) > MAX_LINE:  # no line of gavel's is this long: garbage
+                self.bad += 1
+                self._rest = b""
         for raw in lines:
             for line in raw.decode("utf-8", "replace").splitlines():
                 self._one(line)
