@@ -105,7 +105,8 @@ def _one(ev: Evidence, integ: dict[str, Any], run_dir: Path, sol_src: Path | Non
             ev.tamper.append(f"the candidate's code {what} ({where})")
         elif what.startswith("took a frame") and reads_frame_locals(
                 _local(str(a.get("file")), run_dir, sol_src), int(a.get("line") or 0)):
-            ev.tamper.append(f"the candidate's code {what} and reads its locals ({where})")
+            ev.tamper.append(f"the candidate's code {what} and returns values it read from "
+                             f"a frame's locals ({where})")
         else:
             ev.runtime.append(a)
 
@@ -126,10 +127,11 @@ def findings(ev: Evidence, where: str) -> list[Finding]:
                            "ended without gavel's integrity check (" + ", ".join(ev.missing)
                            + "): its results cannot be verified", where, 0, 0,
                            data={"processes": ev.missing}))
-    if ev.runtime:
-        first = ev.runtime[0]
+    shown = [a for a in ev.runtime if not str(a.get("what", "")).startswith("took a frame")]
+    if shown:  # a frame taken for a module name or a line (attrs, logging) is no evidence
+        first = shown[0]
         out.append(Finding("TSK-X004", "warning", f"candidate code at run time: "
                            f"{first.get('what')} ({first.get('file')}:{first.get('line')})"
-                           + (f" and {len(ev.runtime) - 1} more" if len(ev.runtime) > 1
-                              else ""), where, 0, 0, data={"runtime": ev.runtime[:20]}))
+                           + (f" and {len(shown) - 1} more" if len(shown) > 1 else ""),
+                           where, 0, 0, data={"runtime": shown[:20]}))
     return out

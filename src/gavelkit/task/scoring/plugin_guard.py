@@ -230,12 +230,21 @@ class Guard:
         key = (event, fn, line)
         first = key not in self.events
         self.events[key] = self.events.get(key, 0) + 1
-        strong = ""
+        strong = self._what(event, args)
+        if strong and first and len(self.strong) < 50:
+            self.strong.append({"event": event, "what": strong, "file": fn, "line": line})
+
+    def _what(self, event, args):
+        """What an audited event from the candidate's code did ('' for nothing notable)."""
         if event == "sys._getframe" and args and hasattr(args[0], "f_code"):
             target = args[0].f_code.co_filename
             if os.path.realpath(target).startswith(self.work):
-                strong = "took a frame of the oracle's test code"
-        elif event == "object.__setattr__":
+                return "took a frame of the oracle's test code"
+            return "took a frame"  # its own, or a caller's: confirmed with its source
+        if event == "object.__getattr__":
+            return f"took a frame ({args[1]})"
+        strong = ""
+        if event == "object.__setattr__":
             code = getattr(args[0], "__code__", None)  # the function's code until now
             owner = code.co_filename if code is not None else ""
             if owner and not self.is_candidate(owner):  # its own functions are its business
@@ -249,8 +258,7 @@ class Guard:
             strong = f"walked the heap ({event})"
         elif event.startswith("ctypes."):
             strong = f"used ctypes ({event})"
-        if strong and first and len(self.strong) < 50:
-            self.strong.append({"event": event, "what": strong, "file": fn, "line": line})
+        return strong
 
     # ---- the verified rewrite ------------------------------------------------------
     def install_rewrite(self):

@@ -42,6 +42,7 @@ from gavelkit.task.scoring.warm import (
 
 _BWRAP: dict[str, Any] = {}
 WATCHDOG_GRACE = 30.0  # s a test may run past its own limit before the parent kills it
+COLLECT_FLOOR = 60.0  # s a collection may go without reporting (6x the per-test limit if more)
 MAX_LINE = 8 << 20  # bytes of one result line; more without a newline is garbage, dropped
 
 
@@ -138,6 +139,7 @@ class _Messages:
         self._rest = b""
         self.last = time.monotonic()  # when the last line arrived (the watchdog reads it)
         self.running: str | None = None  # the test that has started and not reported
+        self.collecting = False  # between the conftest files and the end of collection
 
     def feed(self, chunk: bytes, final: bool = False) -> None:
         data = self._rest + chunk
@@ -169,6 +171,10 @@ class _Messages:
                 self.running = str(msg.get("nodeid"))
             elif t == "report" and msg.get("when") == "teardown":
                 self.running = None
+            elif t == "conftests":
+                self.collecting = True
+            elif t == "collected":
+                self.collecting = False
         else:
             self.bad += 1
 
@@ -354,18 +360,27 @@ class _Launch:
                 os.killpg(self.proc.pid, signal.SIGKILL)
 
     def _watch(self) -> None:
-        """Kill a test that has stopped reporting for its limit plus a grace period: the
-        test process's own SIGALRM can be blocked, this cannot."""
+        """Kill a test that has stopped reporting for its limit plus a grace period, and a
+        collection that has (the oracle's conftest and test modules import the candidate's
+        code): the test process's own SIGALRM can be blocked, this cannot."""
         limit = float(self.box.opts.test_timeout or 0)
         if limit <= 0:
             return
         grace = max(WATCHDOG_GRACE, limit / 2)
+        collecting = max(COLLECT_FLOOR, 6 * limit)
         while not self.ended.wait(1.0):
-            sink = self.sink
-            if sink.running and time.monotonic() - sink.last > limit + grace:
-                self._kill(f"{sink.running} reported nothing for {limit + grace:.0f} s "
-                           "(killed by gavel's watchdog)")
+            why = self._stalled(limit + grace, collecting)
+            if why:
+                self._kill(why + " (killed by gavel's watchdog)")
                 return
+
+    def _stalled(self, per_test: float, collecting: float) -> str:
+        sink, idle = self.sink, time.monotonic() - self.sink.last
+        if sink.running and idle > per_test:
+            return f"{sink.running} reported nothing for {per_test:.0f} s"
+        if sink.collecting and idle > collecting:
+            return f"collection reported nothing for {collecting:.0f} s"
+        return ''
 
     def finish(self) -> FileRun:
         try:
