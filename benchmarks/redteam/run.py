@@ -123,16 +123,15 @@ def _fsspec_source() -> Path | None:
 
 
 def _break_fsspec(pkg: Path) -> None:
-    """An honest but incomplete candidate: two features missing, one bug."""
-    (pkg / "mapping.py").write_text("", "utf-8")  # FSMap missing
-    core = pkg / "core.py"
-    text = core.read_text("utf-8")
-    core.write_text(text.replace("def expand_paths_if_needed(", "def _gone_expand_paths(", 1),
-                    "utf-8")
-    utils = pkg / "utils.py"
-    text = utils.read_text("utf-8")
-    utils.write_text(text.replace("def stringify_path(", "def _orig_stringify_path(", 1)
-                     + "\n\ndef stringify_path(filepath):\n    return filepath\n", "utf-8")
+    """An honest but incomplete candidate: two features missing, one bug (overridden at
+    the end of their modules, so the package still imports)."""
+    for rel, tail in (("mapping.py", "\n\ndef get_mapper(*args, **kwargs):\n"
+                       "    raise NotImplementedError('get_mapper')\n"),
+                      ("utils.py", "\n\ndef stringify_path(filepath):\n    return filepath\n"),
+                      ("core.py", "\n\ndef expand_paths_if_needed(*args, **kwargs):\n"
+                       "    raise NotImplementedError('expand_paths_if_needed')\n")):
+        f = pkg / rel
+        f.write_text(f.read_text("utf-8") + tail, "utf-8")
 
 
 STUBS = """

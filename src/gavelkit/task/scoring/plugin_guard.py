@@ -197,6 +197,10 @@ class Guard:
             return "stdlib"
         return "other"
 
+    def _guarded(self, fn):
+        """Code of the oracle or of the test runner (whose functions must stay as they are)."""
+        return self.where(fn) in ("oracle", "pytest", "gavel")
+
     def is_candidate(self, fn):
         return bool(fn) and (fn.startswith(self.candidate_raw) or fn.startswith(self.candidate))
 
@@ -247,7 +251,9 @@ class Guard:
         if event == "object.__setattr__":
             code = getattr(args[0], "__code__", None)  # the function's code until now
             owner = code.co_filename if code is not None else ""
-            if owner and not self.is_candidate(owner):  # its own functions are its business
+            # the oracle's or the runner's functions; defaults set on a generated function
+            # (the namedtuple idiom) or on its own functions are the candidate's business
+            if args[1] == "__code__" and owner and self._guarded(owner):
                 strong = f"replaced the {args[1]} of {getattr(args[0], '__qualname__', '?')}" \
                          f" from {owner}"
         elif event in ("sys.settrace", "sys.setprofile"):
