@@ -38,8 +38,24 @@ POPULAR = ["requests", "urllib3", "idna", "certifi", "charset_normalizer", "six"
            "jsonpickle", "sqlparse", "whoosh", "cerberus", "deal", "lark", "schematics"]
 
 
+def wanted_versions() -> dict[str, str]:
+    """The exact releases benchmarks/realtasks scores as references (import name: version)."""
+    sys.path.insert(0, str(ROOT / "benchmarks" / "realtasks"))
+    try:
+        from run import RELEASES
+    except ImportError:
+        return {}
+    out = {}
+    for spec, _ in RELEASES.values():
+        name, _, ver = spec.partition("==")
+        out[{"attrs": "attr"}.get(name, name).replace("-", "_")] = ver
+    return out
+
+
 def find_packages(envs: Path) -> dict[str, tuple[Path, str]]:
-    """{import name: (package folder, 'dist==version')} from every cached environment."""
+    """{import name: (package folder, 'dist==version')} from every cached environment
+    (for a task reference, its exact release when one is installed)."""
+    want = wanted_versions()
     out: dict[str, tuple[Path, str]] = {}
     for sp in sorted(envs.glob("*/lib/python3*/site-packages")):
         for info in sorted(sp.glob("*.dist-info")):
@@ -56,7 +72,9 @@ def find_packages(envs: Path) -> dict[str, tuple[Path, str]]:
                                    and not line.startswith(info.name)})
             for t in tops:
                 p = sp / t
-                if (p / "__init__.py").is_file() and t not in out:
+                exact = want.get(t) == ver
+                if (p / "__init__.py").is_file() and (t not in out or (exact and
+                                                      not out[t][1].endswith("==" + ver))):
                     out[t] = (p, f"{dist}=={ver}")
     return out
 
