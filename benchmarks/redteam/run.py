@@ -212,10 +212,12 @@ class Canaries:
     def __init__(self, work: Path) -> None:
         home = Path(pwd.getpwuid(os.getuid()).pw_dir)
         self.token = "GAVEL-CANARY-" + os.urandom(8).hex()
-        self.home = home / ".cache" / "gavel-redteam" / "secret.txt"
-        self.other_run = Path(tempfile.gettempdir()) / "gavel-run-redteamvictim" / "secret.txt"
+        tag = work.name  # one set per red-team run: two runs may share the machine
+        self.home = home / ".cache" / f"gavel-redteam-{tag}" / "secret.txt"
+        self.other_run = Path(tempfile.gettempdir()) / f"gavel-run-redteamvictim-{tag}" / \
+            "secret.txt"
         # another checkout of the task, outside /tmp (the test process's /tmp is private)
-        self.other_task = HERE / ".canary" / "other-checkout" / "kept_nodeids.txt"
+        self.other_task = HERE / f".canary-{tag}" / "other-checkout" / "kept_nodeids.txt"
         for p in (self.home, self.other_run, self.other_task):
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(self.token + "\n", "utf-8")
@@ -240,7 +242,7 @@ class Canaries:
     def remove(self) -> None:
         for p in (self.home, self.other_run):
             shutil.rmtree(p.parent, ignore_errors=True)
-        shutil.rmtree(HERE / ".canary", ignore_errors=True)
+        shutil.rmtree(self.other_task.parent.parent, ignore_errors=True)
 
 
 # ---- one attack -----------------------------------------------------------------------
