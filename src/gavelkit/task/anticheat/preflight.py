@@ -160,68 +160,100 @@ def run_preflight(package: str, candidate: str | os.PathLike[str], python: str |
                   env: dict[str, str] | None = None, pythonpath: bool = True,
                   timeout: float = TIMEOUT) -> PreflightResult:
     """Run the provenance probe and decide; raises InputError/UsageError for bad arguments."""
-    if not package or not package.replace("_", "a").replace(".", "a").isalnum():
-        raise UsageError(f"not an importable package name: {package!r}")
-    top = package.split(".")[0]
-    cand = Path(candidate)
-    if not cand.is_dir():
-        raise InputError(str(candidate), "candidate folder not found", code="PRE-008")
-    cand_real = os.path.realpath(cand)
-    exe = python or sys.executable
-    if shutil.which(exe) is None and not os.access(exe, os.X_OK):
-        raise InputError(exe, "scoring interpreter not found or not executable", code="PRE-008")
-    run_env = dict(os.environ if env is None else env)
-    for var in ("PYTHONSTARTUP", "PYTHONHOME", "PYTHONSAFEPATH"):
-        run_env.pop(var, None)
-    if pythonpath:
-        old = run_env.get("PYTHONPATH", "")
-        run_env["PYTHONPATH"] = str(cand) + (os.pathsep + old if old else "")
+    cand_real, exe = _check_args(package, candidate, python)
+    run_env = _probe_env(env, candidate if pythonpath else None)
     code = f"import {package}; print({package}.__file__)"
     with tempfile.TemporaryDirectory(prefix="gavel-preflight-") as tmp:
-        if cwd is not None:
-            where = Path(cwd)
-            if not where.is_dir():
-                raise InputError(str(cwd), "working directory not found", code="PRE-008")
-            run_dir = _view_without(where.resolve(), remove_paths, Path(tmp)) if remove_paths \
-                else where
-        else:
-            run_dir = Path(tmp) / "neutral"
-            run_dir.mkdir()
-        prefix = (f"cd {shlex.quote(str(cwd))} && " if cwd is not None
-                  else 'cd "$(mktemp -d)" && ')
-        if cwd is not None and remove_paths:
-            prefix = (f"# run from a symlink view of {cwd} without {', '.join(remove_paths)} "
-                      "(the scorer's --remove-path)\n$ " + prefix)
-        if pythonpath:
-            prefix += f"PYTHONPATH={shlex.quote(run_env['PYTHONPATH'])} "
-        command = prefix + f"{shlex.quote(exe)} -c {shlex.quote(code)}"
-        # the import runs the candidate's code: confined as the scoring run is (read-only
-        # files but a private HOME/TMPDIR, no network; sandbox.confine)
-        from gavelkit.task.scoring.sandbox import confine
-
-        scratch = Path(tmp) / "scratch"
-        box_env = {**run_env, "HOME": str(scratch), "TMPDIR": str(scratch)}
-
-        def boxed(cmd: list[str]) -> list[str]:
-            return confine(cmd, writable=[scratch], cwd=Path(run_dir).resolve())[0]
+        run_dir = _run_dir(cwd, remove_paths, Path(tmp))
+        command = _command_text(exe, code, cwd, remove_paths,
+                                run_env["PYTHONPATH"] if pythonpath else None)
         try:
-            proc = _run_capped(boxed([exe, "-c", code]), run_dir, box_env, timeout)
-            nonce = os.urandom(16).hex()
-            probe = subprocess.run(boxed([exe, "-c", _PROBE, package]), cwd=run_dir,
-                                   env=box_env, capture_output=True, text=True, timeout=timeout,
-                                   input=nonce + "\n")
+            proc, info = _probe(exe, code, package, run_dir, run_env, Path(tmp), timeout)
         except subprocess.TimeoutExpired:
             return PreflightResult(package, cand_real, False, "error",
                                    f"the import did not finish within {timeout:g} s", command,
                                    "", -1)
-        except OSError as exc:
-            raise InputError(exe, f"cannot run the scoring interpreter: {exc}",
-                             code="PRE-008") from None
-        output = proc.stdout + proc.stderr
-        info = _marked(probe.stdout, nonce)
         run_dir_real = os.path.realpath(run_dir)
-    return _decide(package, top, cand_real, command, output, proc.returncode, info,
-                   run_dir_real, str(cwd) if cwd is not None else None)
+    return _decide(package, package.split(".")[0], cand_real, command,
+                   proc.stdout + proc.stderr, proc.returncode, info, run_dir_real,
+                   str(cwd) if cwd is not None else None)
+
+
+def _check_args(package: str, candidate: str | os.PathLike[str],
+                python: str | None) -> tuple[str, str]:
+    """The candidate's real folder and the interpreter, or the usage/input error."""
+    if not package or not package.replace("_", "a").replace(".", "a").isalnum():
+        raise UsageError(f"not an importable package name: {package!r}")
+    if not Path(candidate).is_dir():
+        raise InputError(str(candidate), "candidate folder not found", code="PRE-008")
+    exe = python or sys.executable
+    if shutil.which(exe) is None and not os.access(exe, os.X_OK):
+        raise InputError(exe, "scoring interpreter not found or not executable", code="PRE-008")
+    return os.path.realpath(candidate), exe
+
+
+def _probe_env(env: dict[str, str] | None,
+               candidate: str | os.PathLike[str] | None) -> dict[str, str]:
+    """The import's environment: no startup file or home override; the candidate first on
+    PYTHONPATH unless told not to (candidate None)."""
+    run_env = dict(os.environ if env is None else env)
+    for var in ("PYTHONSTARTUP", "PYTHONHOME", "PYTHONSAFEPATH"):
+        run_env.pop(var, None)
+    if candidate is not None:
+        old = run_env.get("PYTHONPATH", "")
+        run_env["PYTHONPATH"] = str(candidate) + (os.pathsep + old if old else "")
+    return run_env
+
+
+def _run_dir(cwd: str | os.PathLike[str] | None, remove_paths: Sequence[str],
+             tmp: Path) -> Path:
+    """Where the import runs: the given folder (a view without --remove-path entries), or a
+    fresh empty one."""
+    if cwd is None:
+        run_dir = tmp / "neutral"
+        run_dir.mkdir()
+        return run_dir
+    where = Path(cwd)
+    if not where.is_dir():
+        raise InputError(str(cwd), "working directory not found", code="PRE-008")
+    return _view_without(where.resolve(), remove_paths, tmp) if remove_paths else where
+
+
+def _command_text(exe: str, code: str, cwd: str | os.PathLike[str] | None,
+                  remove_paths: Sequence[str], pythonpath: str | None) -> str:
+    """The command as the report shows it (what a reader can paste)."""
+    prefix = (f"cd {shlex.quote(str(cwd))} && " if cwd is not None
+              else 'cd "$(mktemp -d)" && ')
+    if cwd is not None and remove_paths:
+        prefix = (f"# run from a symlink view of {cwd} without {', '.join(remove_paths)} "
+                  "(the scorer's --remove-path)\n$ " + prefix)
+    if pythonpath is not None:
+        prefix += f"PYTHONPATH={shlex.quote(pythonpath)} "
+    return prefix + f"{shlex.quote(exe)} -c {shlex.quote(code)}"
+
+
+def _probe(exe: str, code: str, package: str, run_dir: Path, run_env: dict[str, str],
+           tmp: Path, timeout: float) -> tuple[_Capped, dict[str, Any]]:
+    """The literal import, then the probe's marked answer. The import runs the candidate's
+    code: confined as the scoring run is (read-only files but a private HOME/TMPDIR, no
+    network; sandbox.confine)."""
+    from gavelkit.task.scoring.sandbox import confine
+
+    scratch = tmp / "scratch"
+    box_env = {**run_env, "HOME": str(scratch), "TMPDIR": str(scratch)}
+
+    def boxed(cmd: list[str]) -> list[str]:
+        return confine(cmd, writable=[scratch], cwd=Path(run_dir).resolve())[0]
+    try:
+        proc = _run_capped(boxed([exe, "-c", code]), run_dir, box_env, timeout)
+        nonce = os.urandom(16).hex()
+        probe = subprocess.run(boxed([exe, "-c", _PROBE, package]), cwd=run_dir,
+                               env=box_env, capture_output=True, text=True, timeout=timeout,
+                               input=nonce + "\n")
+    except OSError as exc:
+        raise InputError(exe, f"cannot run the scoring interpreter: {exc}",
+                         code="PRE-008") from None
+    return proc, _marked(probe.stdout, nonce)
 
 
 OUTPUT_CAP = 32 * 1024  # bytes kept from each end of what the import prints
@@ -303,16 +335,10 @@ def _decide(package: str, top: str, cand: str, command: str, output: str, rc: in
     line of the output, which anything run by the import could have printed)."""
     res = PreflightResult(package, cand, False, "outside", "", command, output, rc, details=info)
     last = output.strip().splitlines()[-1].strip() if output.strip() else ""
-    if rc != 0:
-        return _set(res, "not-importable", f"`import {package}` fails in the scoring "
-                    f"interpreter: {last or 'no output'}")
-    if "marked" in info or (info.get("error") and not info.get("file")):
-        return _set(res, "error", f"{info.get('error')}: the import's provenance cannot be "
-                    "shown")
-    printed = "None" if info.get("file") is None and "file" in info else str(info.get("file") or "")
-    if last and printed and last != printed:
-        res.details["printed_last"] = last  # printed after the import's own line: shown
-    res.file = printed
+    failed = _no_answer(res, package, rc, last, info)
+    if failed is not None:
+        return failed
+    printed = res.file = _printed(info, last, res.details)
     portions = [str(p) for p in info.get("path") or []]
     if printed == "None" or (not printed and portions):
         return _namespace(res, package, portions, cand)
@@ -322,6 +348,27 @@ def _decide(package: str, top: str, cand: str, command: str, output: str, rc: in
         res.passed = True
         return _set(res, "ok", f"{package} resolves inside the candidate: {real}")
     return _elsewhere(res, package, top, cand, printed, real, info, run_dir, cwd)
+
+
+def _no_answer(res: PreflightResult, package: str, rc: int, last: str,
+               info: dict[str, Any]) -> PreflightResult | None:
+    """The import failed, or the probe gave no usable answer: no provenance to decide on."""
+    if rc != 0:
+        return _set(res, "not-importable", f"`import {package}` fails in the scoring "
+                    f"interpreter: {last or 'no output'}")
+    if "marked" in info or (info.get("error") and not info.get("file")):
+        return _set(res, "error", f"{info.get('error')}: the import's provenance cannot be "
+                    "shown")
+    return None
+
+
+def _printed(info: dict[str, Any], last: str, details: dict[str, Any]) -> str:
+    """The module's __file__ as the probe saw it ('None' for a namespace package); a last
+    line of output that differs (printed after the import's own line) is kept to show."""
+    printed = "None" if info.get("file") is None and "file" in info else str(info.get("file") or "")
+    if last and printed and last != printed:
+        details["printed_last"] = last
+    return printed
 
 
 def _set(res: PreflightResult, kind: str, reason: str) -> PreflightResult:
@@ -371,24 +418,35 @@ def _cwd(printed: str, real: str, package: str, top: str, run_dir: str,
 
 def _on_path(real: str, package: str, top: str, info: dict[str, Any]) -> tuple[str, str] | None:
     """A .pth redirect, an installed copy, or another sys.path entry ahead of it."""
-    entries = [e for e in info.get("sys_path") or [] if e]
-    owner = max((e for e in entries if _inside(real, os.path.realpath(e))),
-                key=len, default=None)
+    owner = _owner(real, info)
     site_dirs = [os.path.realpath(d) for d in info.get("site_dirs") or []]
     hit = _pth_hit(info, top, owner)
-    owner_is_site = owner is not None and os.path.realpath(owner) in site_dirs
-    if hit and not owner_is_site:
+    if hit and not (owner is not None and os.path.realpath(owner) in site_dirs):
         return "pth-redirect", (f"a .pth file redirects the import: {hit[0]} adds {hit[1]!r}; "
                                 f"{package} loads from {real}")
-    if any(_inside(real, d) for d in site_dirs) or "site-packages" in real \
-            or "dist-packages" in real:
+    if _installed(real, site_dirs):
         return "site-packages", ("an installed copy in site-packages wins over the candidate: "
                                  f"{real} (uninstall it from the scoring environment)")
     if owner:
-        pp = [e for e in str(info.get("pythonpath", "")).split(os.pathsep) if e]
         return "pythonpath", (f"sys.path entry {owner} provides {package} ({real}) ahead of "
-                              "the candidate" + (" (from PYTHONPATH)" if owner in pp else ""))
+                              "the candidate" + _from_pythonpath(owner, info))
     return None
+
+
+def _owner(real: str, info: dict[str, Any]) -> str | None:
+    """The longest sys.path entry the module's file lies in."""
+    entries = [e for e in info.get("sys_path") or [] if e]
+    return max((e for e in entries if _inside(real, os.path.realpath(e))), key=len, default=None)
+
+
+def _from_pythonpath(owner: str, info: dict[str, Any]) -> str:
+    pp = [e for e in str(info.get("pythonpath", "")).split(os.pathsep) if e]
+    return " (from PYTHONPATH)" if owner in pp else ""
+
+
+def _installed(real: str, site_dirs: list[str]) -> bool:
+    return (any(_inside(real, d) for d in site_dirs) or "site-packages" in real
+            or "dist-packages" in real)
 
 
 def _unread(info: dict[str, Any]) -> str:
@@ -404,12 +462,14 @@ def _pth_hit(info: dict[str, Any], top: str, owner: str | None) -> tuple[str, st
     hit = None
     for pth in info.get("pth") or []:
         for ln in pth.get("lines") or []:
-            s = ln.strip()
-            if not s or s.startswith("#"):
-                continue
-            if s.startswith(("import ", "import\t")):
-                if top in s or "__editable__" in s:
-                    hit = (pth["file"], s)
-            elif owner and os.path.realpath(s) == os.path.realpath(owner):
-                hit = (pth["file"], s)
+            if _pth_line_hits(ln.strip(), top, owner):
+                hit = (pth["file"], ln.strip())
     return hit
+
+
+def _pth_line_hits(s: str, top: str, owner: str | None) -> bool:
+    if not s or s.startswith("#"):
+        return False
+    if s.startswith(("import ", "import\t")):
+        return top in s or "__editable__" in s
+    return bool(owner) and os.path.realpath(s) == os.path.realpath(str(owner))

@@ -143,13 +143,31 @@ def _hand_over(config):
     os.environ["GAVEL_CONFIG_FD"] = str(fd)
 
 
+def _drop_cwd():
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]  # the working folder: the worktree, which tests may write
+
+
+def _answer(status, front):
+    """A prestarted process: `go` (and close the status pipe), or `cold NAMES` and exit
+    when one of the run's own folders would shadow a module the warm-up imported."""
+    clash = set()
+    for folder in front:
+        clash |= _names(folder)
+    clash &= _loaded()
+    if clash:
+        os.write(status, ("cold " + " ".join(sorted(clash)) + "\n").encode())
+        os._exit(0)
+    os.write(status, b"go\n")
+    os.close(status)
+
+
 def _main():
     _limit(os.environ.pop("GAVEL_LIMITS"))
     ctl = int(os.environ.pop("GAVEL_CONTROL_FD"))
     status = os.environ.pop("GAVEL_STATUS_FD", None)
     status = int(status) if status is not None else None
-    if sys.path and sys.path[0] in ("", os.getcwd()):
-        del sys.path[0]  # the working folder: the worktree, which tests may write
+    _drop_cwd()
     _site(os.environ.pop("GAVEL_SITE", "{}"))
     import json
     import runpy
@@ -163,15 +181,7 @@ def _main():
         os._exit(0)
     go = json.loads(raw.decode("utf-8"))
     if status is not None:
-        clash = set()
-        for folder in go["front"]:
-            clash |= _names(folder)
-        clash &= _loaded()
-        if clash:
-            os.write(status, ("cold " + " ".join(sorted(clash)) + "\n").encode())
-            os._exit(0)
-        os.write(status, b"go\n")
-        os.close(status)
+        _answer(status, go["front"])
     os.environ.clear()
     os.environ.update(go["env"])
     _hand_over(json.dumps(go["plugin"]).encode("utf-8"))

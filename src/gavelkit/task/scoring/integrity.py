@@ -73,9 +73,7 @@ def collect(processes: list[Any], run_dir: Path, sol_src: Path | None) -> Eviden
         ev.processes += 1
         msgs = fr.messages
         integ = next((m for m in msgs if m.get("t") == "integrity"), None)
-        for m in msgs:
-            if m.get("t") == "tamper" and m.get("where") == "test-code":
-                ev.tamper += [f"test function replaced: {c}" for c in m.get("changed", [])]
+        ev.tamper += _replaced_tests(msgs)
         if integ is None:
             if any(m.get("t") == "report" for m in msgs):
                 ev.missing.append(fr.file)
@@ -85,30 +83,43 @@ def collect(processes: list[Any], run_dir: Path, sol_src: Path | None) -> Eviden
     return ev
 
 
+def _replaced_tests(msgs: list[dict[str, Any]]) -> list[str]:
+    """The per-test code check's reports (the plugin's 'tamper' messages)."""
+    out = []
+    for m in msgs:
+        if m.get("t") == "tamper" and m.get("where") == "test-code":
+            out += [f"test function replaced: {c}" for c in m.get("changed", [])]
+    return out
+
+
 def _one(ev: Evidence, integ: dict[str, Any], run_dir: Path, sol_src: Path | None) -> None:
-    for c in integ.get("changed_callables") or []:
-        ev.tamper.append(f"runner callable replaced: {c.replace(':', '.')}")
-    for h in integ.get("foreign_hooks") or []:
-        ev.tamper.append(f"hook implementation registered from outside the oracle and "
-                         f"the environment: {h}")
-    for m in integ.get("modules") or []:
-        ev.tamper.append(m)
-    if integ.get("trace"):
-        ev.tamper.append(str(integ["trace"]))
-    ev.changed_sources += [s for s in integ.get("changed_sources") or []
-                           if s not in ev.changed_sources]
-    ev.unverified += integ.get("unverified_sources") or []
-    for a in integ.get("audit") or []:
-        what = str(a.get("what", ""))
-        where = f"{a.get('file')}:{a.get('line')}"
-        if what.startswith(STRONG):
-            ev.tamper.append(f"the candidate's code {what} ({where})")
-        elif what.startswith("took a frame") and reads_frame_locals(
-                _local(str(a.get("file")), run_dir, sol_src), int(a.get("line") or 0)):
-            ev.tamper.append(f"the candidate's code {what} and returns values it read from "
-                             f"a frame's locals ({where})")
-        else:
-            ev.runtime.append(a)
+    def got(key: str) -> list[Any]:
+        return list(integ.get(key) or [])
+    ev.tamper += [f"runner callable replaced: {c.replace(':', '.')}"
+                  for c in got("changed_callables")]
+    ev.tamper += [f"hook implementation registered from outside the oracle and the "
+                  f"environment: {h}" for h in got("foreign_hooks")]
+    ev.tamper += got("modules")
+    ev.tamper += [str(integ["trace"])] if integ.get("trace") else []
+    ev.changed_sources += [s for s in got("changed_sources") if s not in ev.changed_sources]
+    ev.unverified += got("unverified_sources")
+    for a in got("audit"):
+        _audit_event(ev, a, run_dir, sol_src)
+
+
+def _audit_event(ev: Evidence, a: dict[str, Any], run_dir: Path, sol_src: Path | None) -> None:
+    """An audit-hook event: tampering when strong (or a frame whose locals the candidate
+    returns), else runtime evidence for the warning."""
+    what = str(a.get("what", ""))
+    where = f"{a.get('file')}:{a.get('line')}"
+    if what.startswith(STRONG):
+        ev.tamper.append(f"the candidate's code {what} ({where})")
+    elif what.startswith("took a frame") and reads_frame_locals(
+            _local(str(a.get("file")), run_dir, sol_src), int(a.get("line") or 0)):
+        ev.tamper.append(f"the candidate's code {what} and returns values it read from "
+                         f"a frame's locals ({where})")
+    else:
+        ev.runtime.append(a)
 
 
 def findings(ev: Evidence, where: str) -> list[Finding]:

@@ -36,11 +36,8 @@ def _pkgview(plan: Any, box: Any) -> list[str]:
     pkg, root = (plan.package or "").split(".")[0], plan.import_root
     if not pkg or root is None or plan.installed:
         return []
-    if not any(os.path.exists(os.path.join(d, n)) for d in _site_dirs(plan.env)
-               for n in (pkg, pkg + ".py")):
-        return []
     src = root / pkg if (root / pkg).is_dir() else root / f"{pkg}.py"
-    if not src.exists():
+    if not src.exists() or not _env_has(plan.env, pkg):
         return []
     view = plan.run_dir / "pkgview"
     view.mkdir(exist_ok=True)
@@ -48,6 +45,12 @@ def _pkgview(plan: Any, box: Any) -> list[str]:
     if not link.exists():
         link.symlink_to(src)
     return [str(view)]
+
+
+def _env_has(env: Any, pkg: str) -> bool:
+    """The environment's site-packages has a module or package of that name."""
+    return any(os.path.exists(os.path.join(d, n)) for d in _site_dirs(env)
+               for n in (pkg, pkg + ".py"))
 
 
 def _candidate_roots(plan: Any, front: list[str]) -> list[str]:

@@ -99,13 +99,17 @@ def _guess_package(task: Task, opts: RunOptions, sol_src: Path | None) -> str | 
                            maxsplit=1)[0].replace("-", "_")
     if package is None and sol_src is not None and opts.install != "never" \
             and is_project(sol_src):
-        # the project's declared name, else the first word of the task id
-        # (`diskcache-cache-fullrepro-001`), when the source tree has it
-        name = project_name(sol_src)
-        for guess in ((name or "").replace("-", "_").lower(), task.id.split("-")[0].lower()):
-            if guess.isidentifier() and find_import_root(sol_src, guess)[0] is not None:
-                return guess
+        return _project_package(task, sol_src, project_name(sol_src))
     return package
+
+
+def _project_package(task: Task, sol_src: Path, name: str | None) -> str | None:
+    """The project's declared name, else the first word of the task id
+    (`diskcache-cache-fullrepro-001`), when the source tree has it."""
+    for guess in ((name or "").replace("-", "_").lower(), task.id.split("-")[0].lower()):
+        if guess.isidentifier() and find_import_root(sol_src, guess)[0] is not None:
+            return guess
+    return None
 
 
 def _missing_files(task: Task, expected: list[str], source: str) -> dict[str, str]:
@@ -214,6 +218,29 @@ def copy_solution(plan: Plan) -> None:
         plan.layout = "installed-package"
         return
     sol = plan.run_dir / "solution"
+    _copy_entries(plan, sol_src, sol)
+    plan.findings += neutralise(sol, package)
+    plan.import_root, plan.layout = find_import_root(sol, package) if package else \
+        (sol, "unknown")
+    if plan.opts.role == "candidate":
+        from gavelkit.task.scoring import tamperscan
+
+        plan.findings += tamperscan.findings(sol, package, plan.import_root)
+    if package:
+        plan.src_root = find_import_root(sol_src, package)[0]
+    if plan.installed:
+        return
+    if package and plan.import_root is None:
+        plan.findings.append(Finding("TSK-X007", "error", f"package {package!r} not found in "
+                                     "the solution (looked for PKG/, PKG.py, src/PKG, nested "
+                                     "PKG/)", str(sol_src), 0, 0))
+    if plan.import_root is not None:
+        _shadowing(plan, sol)
+
+
+def _copy_entries(plan: Plan, sol_src: Path, sol: Path) -> None:
+    """Copy the solution without its links out of it and its special files (a finding
+    each)."""
     outside, special = unsafe_entries(sol_src)
     for rel, target in outside:
         plan.findings.append(Finding("TSK-X015", "error", f"solution entry {rel} is a symlink "
@@ -230,21 +257,6 @@ def copy_solution(plan: Plan) -> None:
         return ignore_litter(d, names) | {
             n for n in names if os.path.join(os.path.realpath(d), n) in skip}
     shutil.copytree(sol_src, sol, ignore=ignore, symlinks=False, dirs_exist_ok=True)
-    plan.findings += neutralise(sol, package)
-    plan.import_root, plan.layout = find_import_root(sol, package) if package else \
-        (sol, "unknown")
-    if plan.opts.role == "candidate":
-        from gavelkit.task.scoring import tamperscan
-
-        plan.findings += tamperscan.findings(sol, package, plan.import_root)
-    if package:
-        plan.src_root = find_import_root(sol_src, package)[0]
-    if package and plan.import_root is None and not plan.installed:
-        plan.findings.append(Finding("TSK-X007", "error", f"package {package!r} not found in "
-                                     "the solution (looked for PKG/, PKG.py, src/PKG, nested "
-                                     "PKG/)", str(sol_src), 0, 0))
-    if plan.import_root is not None and not plan.installed:
-        _shadowing(plan, sol)
 
 
 def _shadowing(plan: Plan, sol: Path) -> None:

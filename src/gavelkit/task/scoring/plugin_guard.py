@@ -67,6 +67,56 @@ def walk_codes(co, out):
     return out
 
 
+def _stdlib_dirs():
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return tuple({os.path.realpath(paths[k]) + os.sep
+                  for k in ("stdlib", "platstdlib") if paths.get(k)})
+
+
+def _is_runner(name):
+    return name in ("pytest", "builtins") or name.startswith(("_pytest", "pluggy"))
+
+
+def _module_callables(name, mod, objects, out):
+    """The public callables of one watched module (all but dunders for the runner's own
+    modules), and the methods of the classes it defines."""
+    try:
+        items = list(vars(mod).items())
+    except TypeError:
+        return
+    skip = "__" if _is_runner(name) else "_"  # a library's private state is its own
+    for attr, val in items:
+        if attr.startswith(skip) and attr != "__import__":
+            continue
+        if callable(val):
+            out[f"{name}:{attr}"] = val if objects else id(val)
+        if isinstance(val, type) and getattr(val, "__module__", None) == name:
+            _class_callables(f"{name}:{attr}", val, objects, out)
+
+
+def _class_callables(prefix, cls, objects, out):
+    for cattr, cval in list(vars(cls).items()):
+        if isinstance(cval, (staticmethod, classmethod, property)) or \
+                type(cval).__name__ in ("function", "method_descriptor"):
+            out[f"{prefix}.{cattr}"] = cval if objects else id(cval)
+
+
+_EVENT_WHAT = {"gc": "walked the heap ({})", "ctypes": "used ctypes ({})"}
+
+
+def _trace_left():
+    """A trace or profile function still set at the end of the session (None: none)."""
+    import threading
+
+    if getattr(threading, "_trace_hook", None) or getattr(threading, "_profile_hook", None):
+        return "a thread trace or profile function is set"
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        return "a trace or profile function is set at the end of the session"
+    return None
+
+
 class Guard:
     """The snapshot, the audit record and the checks of one test process."""
 
@@ -79,11 +129,7 @@ class Guard:
         self.candidate_raw = tuple(p.rstrip(os.sep) + os.sep for p in cfg.get("candidate", []))
         self.env = tuple(os.path.realpath(p) + os.sep for p in cfg.get("env_dirs", []))
         self.plugdir = os.path.realpath(os.path.dirname(os.path.abspath(__file__))) + os.sep
-        import sysconfig
-
-        paths = sysconfig.get_paths()
-        self.stdlib = tuple({os.path.realpath(paths[k]) + os.sep
-                             for k in ("stdlib", "platstdlib") if paths.get(k)})
+        self.stdlib = _stdlib_dirs()
         self.verified = {}  # worktree-relative path -> {qualname: [digests]}
         self._where = {}  # file name -> where() (tracebacks repeat the same files)
         self.unverified = []
@@ -98,31 +144,14 @@ class Guard:
 
     # ---- snapshot ------------------------------------------------------------------
     def _watched(self, name):
-        return name in ("pytest", "builtins") or name.startswith(("_pytest", "pluggy")) \
-            or name in self.watch
+        return _is_runner(name) or name in self.watch
 
     def _callables(self, objects=False):
         """{"module:name" or "module:Class.attr": id (or the object itself)}."""
         out = {}
         for name, mod in list(sys.modules.items()):
-            if mod is None or not self._watched(name):
-                continue
-            try:
-                items = list(vars(mod).items())
-            except TypeError:
-                continue
-            runner = name in ("pytest", "builtins") or name.startswith(("_pytest", "pluggy"))
-            for attr, val in items:
-                if (attr.startswith("__") and attr != "__import__") or (
-                        not runner and attr.startswith("_")):  # a library's private state
-                    continue
-                if callable(val):
-                    out[f"{name}:{attr}"] = val if objects else id(val)
-                if isinstance(val, type) and getattr(val, "__module__", None) == name:
-                    for cattr, cval in list(vars(val).items()):
-                        if isinstance(cval, (staticmethod, classmethod, property)) or \
-                                type(cval).__name__ in ("function", "method_descriptor"):
-                            out[f"{name}:{attr}.{cattr}"] = cval if objects else id(cval)
+            if mod is not None and self._watched(name):
+                _module_callables(name, mod, objects, out)
         return out
 
     def _own_code(self, obj):
@@ -247,24 +276,23 @@ class Guard:
             return "took a frame"  # its own, or a caller's: confirmed with its source
         if event == "object.__getattr__":
             return f"took a frame ({args[1]})"
-        strong = ""
         if event == "object.__setattr__":
-            code = getattr(args[0], "__code__", None)  # the function's code until now
-            owner = code.co_filename if code is not None else ""
-            # the oracle's or the runner's functions; defaults set on a generated function
-            # (the namedtuple idiom) or on its own functions are the candidate's business
-            if args[1] == "__code__" and owner and self._guarded(owner):
-                strong = f"replaced the {args[1]} of {getattr(args[0], '__qualname__', '?')}" \
-                         f" from {owner}"
-        elif event in ("sys.settrace", "sys.setprofile"):
-            strong = f"installed a {'trace' if event.endswith('trace') else 'profile'} function"
-        elif event == "open":
-            strong = "opened process memory"
-        elif event.startswith("gc."):
-            strong = f"walked the heap ({event})"
-        elif event.startswith("ctypes."):
-            strong = f"used ctypes ({event})"
-        return strong
+            return self._code_replaced(args)
+        if event in ("sys.settrace", "sys.setprofile"):
+            return f"installed a {'trace' if event.endswith('trace') else 'profile'} function"
+        if event == "open":
+            return "opened process memory"
+        return _EVENT_WHAT.get(event.partition(".")[0], "").format(event)
+
+    def _code_replaced(self, args):
+        """The __code__ of the oracle's or the runner's functions replaced; defaults set on a
+        generated function (the namedtuple idiom) or on its own functions are the
+        candidate's business."""
+        code = getattr(args[0], "__code__", None)  # the function's code until now
+        owner = code.co_filename if code is not None else ""
+        if args[1] == "__code__" and owner and self._guarded(owner):
+            return f"replaced the {args[1]} of {getattr(args[0], '__qualname__', '?')} from {owner}"
+        return ""
 
     # ---- the verified rewrite ------------------------------------------------------
     def install_rewrite(self):
@@ -317,14 +345,7 @@ class Guard:
     # ---- per test --------------------------------------------------------------------
     def test_code(self, item):
         """'' when the test function's code is what its oracle file compiles to, else why."""
-        fn = getattr(item, "function", None) or getattr(item, "obj", None)
-        for _ in range(8):
-            co = getattr(fn, "__code__", None)
-            if co is not None and self.rel(co.co_filename) is not None:
-                break
-            fn = getattr(fn, "__wrapped__", None)
-        else:
-            co = None
+        co = self._oracle_code(getattr(item, "function", None) or getattr(item, "obj", None))
         if co is None:
             code = getattr(getattr(item, "function", None), "__code__", None)
             if code is not None and not self.is_oracle_or_env(code.co_filename):
@@ -337,6 +358,15 @@ class Guard:
         if code_digest(co) not in table.get(_qualname(co), ()):
             return f"its code differs from what {rel} compiles to"
         return ""
+
+    def _oracle_code(self, fn):
+        """The code of the function (or of what it wraps) that lives in an oracle file."""
+        for _ in range(8):
+            co = getattr(fn, "__code__", None)
+            if co is not None and self.rel(co.co_filename) is not None:
+                return co
+            fn = getattr(fn, "__wrapped__", None)
+        return None
 
     def is_oracle_or_env(self, fn):
         real = os.path.realpath(fn)
@@ -353,25 +383,20 @@ class Guard:
                "trace": None, "audit": self.strong,
                "audit_counts": len(self.events)}
         try:
-            now = self._callables(objects=True)
-            out["changed_callables"] = sorted(
-                k for k, v in self.callables.items()
-                if k in now and id(now[k]) != v and not self._own_code(now[k]))[:40]
-            out["changed_callables"] += sorted(f"module {n} replaced" for n, i in
-                                               self.module_ids.items()
-                                               if id(sys.modules.get(n)) != i)[:10]
+            out["changed_callables"] = self._changed_callables()
             out["foreign_hooks"] = self._foreign_hooks(pm)
             out["modules"] = self._modules() + self._always_equal()
-            if sys.gettrace() is not None or sys.getprofile() is not None:
-                out["trace"] = "a trace or profile function is set at the end of the session"
-            import threading
-
-            if getattr(threading, "_trace_hook", None) or getattr(threading, "_profile_hook",
-                                                                  None):
-                out["trace"] = "a thread trace or profile function is set"
+            out["trace"] = _trace_left()
         finally:
             self.busy = False
         return out
+
+    def _changed_callables(self):
+        now = self._callables(objects=True)
+        out = sorted(k for k, v in self.callables.items()
+                     if k in now and id(now[k]) != v and not self._own_code(now[k]))[:40]
+        return out + sorted(f"module {n} replaced" for n, i in self.module_ids.items()
+                            if id(sys.modules.get(n)) != i)[:10]
 
     def _foreign_hooks(self, pm):
         if self.hooks is None:
@@ -393,26 +418,24 @@ class Guard:
         without computing it looks like. Honest __eq__ methods compare something."""
         pkg = (self.cfg.get("package") or "").partition(".")[0]
         out = []
-        probe = object()
         for name, mod in list(sys.modules.items()):
-            if not pkg or name.partition(".")[0] != pkg:
-                continue
-            for attr, cls in list(vars(mod).items()):
-                if not isinstance(cls, type) or "__eq__" not in vars(cls):
-                    continue
-                eq = vars(cls)["__eq__"]
-                code = getattr(eq, "__code__", None)
-                if code is None or not self.is_candidate(code.co_filename):
-                    continue
-                try:
-                    inst = cls.__new__(cls)
-                    same = eq(inst, probe) is True
-                except Exception:
-                    same = False
-                if same:
-                    out.append(f"{name}.{attr} instances are equal to anything "
-                               "(its __eq__ is true for a bare object())")
+            if pkg and name.partition(".")[0] == pkg:
+                out += [f"{name}.{attr} instances are equal to anything (its __eq__ is true "
+                        "for a bare object())" for attr, cls in list(vars(mod).items())
+                        if self._equal_to_anything(cls)]
         return out[:10]
+
+    def _equal_to_anything(self, cls):
+        if not isinstance(cls, type) or "__eq__" not in vars(cls):
+            return False
+        eq = vars(cls)["__eq__"]
+        code = getattr(eq, "__code__", None)
+        if code is None or not self.is_candidate(code.co_filename):
+            return False
+        try:
+            return eq(cls.__new__(cls), object()) is True
+        except Exception:
+            return False
 
     def _modules(self):
         """Modules of the target package outside the candidate; standard-library names
@@ -422,15 +445,17 @@ class Guard:
         out = []
         for name, mod in list(sys.modules.items()):
             f = getattr(mod, "__file__", None)
-            if not f:
-                continue
-            real = os.path.realpath(f)
-            top = name.partition(".")[0]
-            if pkg and top == pkg and self.candidate and not real.startswith(self.candidate):
-                out.append(f"{name} loaded from {real}, outside the candidate")
-            elif top in stdnames and not real.startswith(self.stdlib):
-                out.append(f"standard-library module {name} loaded from {real}")
-            elif top in ("_pytest", "pytest", "pluggy") and self.env and \
-                    not real.startswith(self.env):
-                out.append(f"runner module {name} loaded from {real}")
+            why = self._misplaced(name, os.path.realpath(f), pkg, stdnames) if f else ""
+            if why:
+                out.append(why)
         return out[:20]
+
+    def _misplaced(self, name, real, pkg, stdnames):
+        top = name.partition(".")[0]
+        if pkg and top == pkg and self.candidate and not real.startswith(self.candidate):
+            return f"{name} loaded from {real}, outside the candidate"
+        if top in stdnames and not real.startswith(self.stdlib):
+            return f"standard-library module {name} loaded from {real}"
+        if top in ("_pytest", "pytest", "pluggy") and self.env and not real.startswith(self.env):
+            return f"runner module {name} loaded from {real}"
+        return ""

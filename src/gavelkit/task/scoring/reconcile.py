@@ -52,14 +52,7 @@ def parse_messages(messages: list[dict[str, Any]]) -> FileMessages:
     for m in messages:
         t = m.get("t")
         if t == "report":
-            nid = str(m.get("nodeid", ""))
-            if nid not in fm.reports:
-                fm.reports[nid] = []
-                fm.order.append(nid)
-            fm.reports[nid].append(m)
-            marks = (m.get("raw") or {}).get("marks")
-            if marks:
-                fm.markers[nid] = sorted(set(fm.markers.get(nid, [])) | set(marks))
+            _report(fm, m)
         elif t == "collect_error":
             fm.collect_errors.append(m)
         elif t == "end":
@@ -71,6 +64,17 @@ def parse_messages(messages: list[dict[str, Any]]) -> FileMessages:
         else:
             _other(fm, t, m)
     return fm
+
+
+def _report(fm: FileMessages, m: dict[str, Any]) -> None:
+    nid = str(m.get("nodeid", ""))
+    if nid not in fm.reports:
+        fm.reports[nid] = []
+        fm.order.append(nid)
+    fm.reports[nid].append(m)
+    marks = (m.get("raw") or {}).get("marks")
+    if marks:
+        fm.markers[nid] = sorted(set(fm.markers.get(nid, [])) | set(marks))
 
 
 def _other(fm: FileMessages, t: Any, m: dict[str, Any]) -> None:

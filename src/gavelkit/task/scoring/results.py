@@ -270,16 +270,12 @@ def foreign_markers(markers: dict[str, list[str]], reference: dict[str, Any] | N
     from gavelkit.task.formats.nodeids import func_key
 
     ref = ((reference or {}).get("gavel") or {}).get("markers")
-    out = {}
-    for nid, names in markers.items():
+
+    def extra(nid: str, names: list[str]) -> list[str]:
         if isinstance(ref, dict):
-            extra = sorted(set(names) - set(ref.get(nid) or []))
-        else:
-            extra = [n for n in names if declared is None or
-                     not declared.allows(func_key(nid), n)]
-        if extra:
-            out[nid] = extra
-    return out
+            return sorted(set(names) - set(ref.get(nid) or []))
+        return [n for n in names if declared is None or not declared.allows(func_key(nid), n)]
+    return {nid: got for nid, names in markers.items() if (got := extra(nid, names))}
 
 
 def _channel_findings(task: Task, channel: Channel, flaky: set[str], n_rounds: int,

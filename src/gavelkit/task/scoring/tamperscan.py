@@ -159,11 +159,8 @@ class _Scan(ast.NodeVisitor):
             self.hit("frame-jump", node)
         elif isinstance(t, ast.Attribute) and _call_name(t).split(".")[0] in self.runner_names:
             self.hit("runner-internals", node)
-        elif isinstance(t, ast.Subscript) and _call_name(t.value) == "sys.modules":
-            key = t.slice
-            if isinstance(key, ast.Constant) and isinstance(key.value, str) and \
-                    _protected(key.value):
-                self.hit("foreign-modules", node)
+        elif _protected_module_key(t):
+            self.hit("foreign-modules", node)
         elif _is_path(t) and not _own_path(node.value):
             self.hit("package-path", node)
 
@@ -171,16 +168,20 @@ class _Scan(ast.NodeVisitor):
         name = _call_name(node.func)
         if name == "os._exit" and self.depth == 0:
             self.hit("exit-at-import", node)
-        elif name in ("sys.meta_path.insert", "sys.meta_path.append",
-                      "sys.path_hooks.insert", "sys.path_hooks.append") and node.args:
+        elif name in _HOOK_LISTS and node.args:
             if _names_hook_words(node.args[-1], self):
                 self.hit("test-import-hook", node)
-        elif name == "atexit.register" and self.import_time and self.depth == 0 and \
-                node.args and _noisy_handler(node.args[0], self):
-            self.hit("exit-at-import", node)
-        elif self.import_time and self.depth == 0 and name in NETWORK:
-            self.hit("network", node)
+        elif self.import_time and self.depth == 0:
+            self._at_import(name, node)
         self.generic_visit(node)
+
+    def _at_import(self, name: str, node: ast.Call) -> None:
+        """Calls made at import time, at module level: an exit handler that prints or
+        exits, a network call."""
+        if name == "atexit.register" and node.args and _noisy_handler(node.args[0], self):
+            self.hit("exit-at-import", node)
+        elif name in NETWORK:
+            self.hit("network", node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
         v = node.value
@@ -246,6 +247,14 @@ def _names_hook_words(arg: ast.AST, scan: _Scan) -> bool:
     return any(w in t for t in texts for w in HOOK_WORDS)
 
 
+def _protected_module_key(t: ast.AST) -> bool:
+    """`sys.modules["pytest"] = ...` (a protected name as the key)."""
+    if not (isinstance(t, ast.Subscript) and _call_name(t.value) == "sys.modules"):
+        return False
+    key = t.slice
+    return isinstance(key, ast.Constant) and isinstance(key.value, str) and _protected(key.value)
+
+
 def _noisy_handler(arg: ast.AST, scan: _Scan) -> bool:
     """An exit handler that prints, writes to a file descriptor or exits."""
     name = arg.id if isinstance(arg, ast.Name) else ""
@@ -253,12 +262,13 @@ def _noisy_handler(arg: ast.AST, scan: _Scan) -> bool:
     if name:
         body += [n for n in ast.walk(ast.parse("\n".join(scan.lines)))
                  if isinstance(n, ast.FunctionDef) and n.name == name]
-    for fn in body:
-        for sub in ast.walk(fn):
-            if isinstance(sub, ast.Call) and _call_name(sub.func) in (
-                    "print", "os.write", "os._exit", "sys.stdout.write", "os.kill"):
-                return True
-    return False
+    return any(isinstance(sub, ast.Call) and _call_name(sub.func) in _NOISY
+               for fn in body for sub in ast.walk(fn))
+
+
+_HOOK_LISTS = ("sys.meta_path.insert", "sys.meta_path.append", "sys.path_hooks.insert",
+               "sys.path_hooks.append")
+_NOISY = ("print", "os.write", "os._exit", "sys.stdout.write", "os.kill")
 
 
 def _module_name(rel: Path) -> str:
@@ -280,18 +290,21 @@ def import_time_modules(root: Path, package: str) -> set[str]:
         if mod in seen:
             continue
         seen.add(mod)
-        path = root / Path(*mod.split("."))
-        f = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
-        try:
-            tree = ast.parse(f.read_text("utf-8", "replace"))
-        except (OSError, SyntaxError, ValueError):
-            continue
-        pkg = mod if f.name == "__init__.py" else mod.rpartition(".")[0]
-        for node in tree.body:
-            for target in _imports(node, pkg):
-                if target.split(".")[0] == package:
-                    todo += [t for t in _prefixes(target) if _exists(root, t)]
+        todo += [t for target in _module_imports(root, mod) if target.split(".")[0] == package
+                 for t in _prefixes(target) if _exists(root, t)]
     return seen
+
+
+def _module_imports(root: Path, mod: str) -> list[str]:
+    """What one module of the package imports at its top level (nothing if unreadable)."""
+    path = root / Path(*mod.split("."))
+    f = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    try:
+        tree = ast.parse(f.read_text("utf-8", "replace"))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    pkg = mod if f.name == "__init__.py" else mod.rpartition(".")[0]
+    return [target for node in tree.body for target in _imports(node, pkg)]
 
 
 def _imports(node: ast.AST, pkg: str) -> list[str]:

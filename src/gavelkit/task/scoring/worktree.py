@@ -135,19 +135,24 @@ def expand_by_reference(ids: list[str], reference: dict[str, Any] | None) -> lis
     cases = reference.get("cases") if isinstance(reference, dict) else None
     if not isinstance(cases, list):
         return ids
-    from gavelkit.task.formats.nodeids import base_nodeid
-
     ran = [c["nodeid"] for c in cases if isinstance(c, dict) and isinstance(c.get("nodeid"), str)]
     known = set(ran)
+    by_base = _instances_by_base(ran)
+    out: list[str] = []
+    for nid in ids:
+        out += by_base[nid] if nid not in known and nid in by_base else [nid]
+    return list(dict.fromkeys(out))
+
+
+def _instances_by_base(ran: list[str]) -> dict[str, list[str]]:
+    from gavelkit.task.formats.nodeids import base_nodeid
+
     by_base: dict[str, list[str]] = {}
     for n in ran:
         b = base_nodeid(n)
         if b != n:
             by_base.setdefault(b, []).append(n)
-    out: list[str] = []
-    for nid in ids:
-        out += by_base[nid] if nid not in known and nid in by_base else [nid]
-    return list(dict.fromkeys(out))
+    return by_base
 
 
 def expected_ids(task: Task, reference: dict[str, Any] | None) -> tuple[list[str], str]:
