@@ -25,14 +25,25 @@ def path_of(env: Path) -> Path:
 
 
 def _walk(env: Path) -> dict[str, os.stat_result]:
+    """{relative path: lstat} of every file, as os.walk lists them (links not followed; a
+    link to a folder is neither followed nor listed)."""
     out: dict[str, os.stat_result] = {}
-    for dirpath, _dirnames, filenames in os.walk(env):
-        for name in filenames:
-            if name == "gavel-env.json" and dirpath == str(env):
-                continue  # gavel's own record of the environment, written last
-            p = os.path.join(dirpath, name)
+    todo = [("", str(env))]
+    while todo:
+        rel, path = todo.pop()
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            continue
+        for e in entries:
+            name = rel + e.name
             try:
-                out[os.path.relpath(p, env)] = os.lstat(p)
+                if e.is_dir(follow_symlinks=False):
+                    todo.append((name + os.sep, e.path))
+                elif e.is_dir():  # a link to a folder
+                    continue
+                elif name != "gavel-env.json":  # gavel's own record, written last
+                    out[name] = e.stat(follow_symlinks=False)
             except OSError:
                 continue
     return out

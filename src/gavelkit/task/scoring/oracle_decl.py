@@ -60,7 +60,19 @@ def _calls_in(fn: ast.AST) -> set[str]:
     return out
 
 
-def _module(tree: ast.Module, stem: str, out: dict[str, set[str]], defined: set[str]) -> None:
+def _mentions(text: str) -> bool:
+    """Can the text hold a skip or xfail mark or call at all (every name in MARKS and
+    CALLS has one of these words in it)?"""
+    return "skip" in text or "xfail" in text
+
+
+def _module(tree: ast.Module, stem: str, out: dict[str, set[str]], defined: set[str],
+            marks_possible: bool = True) -> None:
+    """The marks of each test function of one file (every function key into `defined`);
+    with `marks_possible` False (the text names no mark: `_mentions`) only the keys."""
+    if not marks_possible:
+        _defined(tree.body, stem + ".", defined)
+        return
     module_marks: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark"
@@ -89,6 +101,14 @@ def _module(tree: ast.Module, stem: str, out: dict[str, set[str]], defined: set[
     visit(tree.body, "", module_marks)
 
 
+def _defined(body: list[ast.stmt], prefix: str, defined: set[str]) -> None:
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            _defined(node.body, f"{prefix}{node.name}.", defined)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            defined.add(prefix + node.name)
+
+
 def declared(work: Path, files: list[str]) -> Declared:
     """The declaration of the oracle's test files (paths relative to the worktree), and
     whether a conftest.py beside them adds marks or skips by itself."""
@@ -97,11 +117,12 @@ def declared(work: Path, files: list[str]) -> Declared:
     for rel in files:
         p = work / rel
         try:
-            tree = ast.parse(p.read_text("utf-8", "replace"))
+            text = p.read_text("utf-8", "replace")
+            tree = ast.parse(text)
         except (OSError, SyntaxError, ValueError):
             out.dynamic = True  # cannot be read: nothing can be held against the candidate
             continue
-        _module(tree, p.stem, out.marks, out.defined)
+        _module(tree, p.stem, out.marks, out.defined, _mentions(text))
         for d in [p.parent, *p.parent.parents]:
             if d in seen_dirs or not str(d).startswith(str(work)):
                 break
@@ -114,7 +135,10 @@ def declared(work: Path, files: list[str]) -> Declared:
 
 def _conftest_dynamic(conf: Path) -> bool:
     try:
-        tree = ast.parse(conf.read_text("utf-8", "replace"))
+        text = conf.read_text("utf-8", "replace")
+        if not _mentions(text) and "marker" not in text:  # add_marker, applymarker
+            return False
+        tree = ast.parse(text)
     except (OSError, SyntaxError, ValueError):
         return True
     for sub in ast.walk(tree):
