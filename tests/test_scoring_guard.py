@@ -287,6 +287,40 @@ def test_frame_peeking_into_the_tests_locals_is_caught(tmp_path: Path) -> None:
         [f.message for f in res.findings]
 
 
+PEEK_SRC = 'import sys\ndef peek():\n    f = sys._getframe(1)\n    return f.{}["expected"]\n'
+
+
+@pytest.mark.parametrize("body", [
+    "# coding: utf-8\n" + PEEK_SRC.format("\uff46_locals"),  # NFKC folds it to f_locals
+    "# coding: utf-7\n" + PEEK_SRC.format("+AGY-_locals"),  # PEP 263: what runs is f_locals
+])
+def test_frame_peeking_spelled_past_a_text_search_is_still_seen(tmp_path: Path,
+                                                                 body: str) -> None:
+    """The frame check and the static scan read the program Python runs, not the bytes as
+    UTF-8 (both spellings import and return the caller's local)."""
+    from gavelkit.task.scoring.integrity import reads_frame_locals
+    from gavelkit.task.scoring.tamperscan import scan
+
+    enc = "utf-7" if "utf-7" in body else "utf-8"
+    (tmp_path / "pkg").mkdir()
+    f = tmp_path / "pkg" / "__init__.py"
+    f.write_bytes(body.encode(enc) if enc == "utf-8" else body.encode("ascii"))
+    assert reads_frame_locals(f, 4)
+    assert "caller-locals-value" in {h.rule for h in scan(tmp_path, "pkg")}
+
+
+def test_a_file_that_reads_a_frame_but_no_locals_is_no_peeking(tmp_path: Path) -> None:
+    """Near miss: the same function returning the caller's line number."""
+    from gavelkit.task.scoring.integrity import reads_frame_locals
+    from gavelkit.task.scoring.tamperscan import scan
+
+    (tmp_path / "pkg").mkdir()
+    f = tmp_path / "pkg" / "__init__.py"
+    f.write_text("# coding: utf-7\n" + PEEK_SRC.replace('.{}["expected"]', ".f_lineno"))
+    assert not reads_frame_locals(f, 4)
+    assert "caller-locals-value" not in {h.rule for h in scan(tmp_path, "pkg")}
+
+
 def test_reading_the_callers_module_name_is_no_frame_peeking(tmp_path: Path) -> None:
     """What attrs and logging do: the caller's frame, for its module name (no finding at
     all: neither tampering nor a warning)."""

@@ -51,10 +51,14 @@ def reads_frame_locals(path: Path, line: int) -> bool:
     static rule `caller-locals-value` of `tamperscan`)? Honest libraries read their
     caller's frame for its module name, its line, or a namespace to resolve annotations
     in; they do not return one of its local values."""
+    from gavelkit.task.scoring.pysource import may_name, read_source
     from gavelkit.task.scoring.tamperscan import returns_frame_local
 
     try:
-        tree = ast.parse(path.read_text("utf-8", "replace"))
+        text = read_source(path)
+        if not may_name(text, "f_locals"):  # the rule reads `.f_locals`: nothing to parse
+            return False
+        tree = ast.parse(text)
     except (OSError, SyntaxError, ValueError):
         return True  # cannot tell: the audit event stands
     return bool(returns_frame_local(tree))

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gavelkit.core.findings import Finding
+from gavelkit.task.scoring.pysource import read_source
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", "node_modules",
              ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"}
@@ -300,7 +301,7 @@ def _module_imports(root: Path, mod: str) -> list[str]:
     path = root / Path(*mod.split("."))
     f = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
     try:
-        tree = ast.parse(f.read_text("utf-8", "replace"))
+        tree = ast.parse(read_source(f))
     except (OSError, SyntaxError, ValueError):
         return []
     pkg = mod if f.name == "__init__.py" else mod.rpartition(".")[0]
@@ -349,7 +350,7 @@ def scan(root: Path, package: str | None, import_root: Path | None = None) -> li
             p = Path(dirpath) / name
             rel = p.relative_to(root)
             try:
-                text = p.read_text("utf-8", "replace")
+                text = read_source(p)
                 tree = ast.parse(text)
             except (OSError, SyntaxError, ValueError):
                 continue
