@@ -31,13 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gavelkit.task.scoring.view import venv_home
 from gavelkit.task.scoring.warm import (
     TMP_MB,
     boot_command,
     boot_environ,
     bwrap_args,
     child_environ,
-    venv_home,
 )
 
 _BWRAP: dict[str, Any] = {}

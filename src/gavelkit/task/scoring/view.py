@@ -51,11 +51,23 @@ def system_args() -> list[str]:
     return out
 
 
+def venv_home(env_path: Path) -> Path | None:
+    """The base installation a venv's interpreter links to (mounted read-only too)."""
+    cfg = Path(env_path) / "pyvenv.cfg"
+    try:
+        text = cfg.read_text("utf-8", "replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        k, _, v = line.partition("=")
+        if k.strip() == "home" and v.strip():
+            return Path(v.strip()).parent
+    return None
+
+
 def interpreter_homes(python: str, env_path: Path | None) -> list[Path]:
     """The installation(s) the scoring interpreter runs from (a venv's `home`, the real
     interpreter behind its symlinks), outside the system folders."""
-    from gavelkit.task.scoring.warm import venv_home
-
     homes: list[Path] = []
     if env_path is not None:
         h = venv_home(Path(env_path))

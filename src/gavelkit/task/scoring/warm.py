@@ -35,20 +35,6 @@ PROCS = 256  # processes the test process and its children may have at once
 TMP_MB = 1024  # each private tmpfs of a test process: /tmp, /var/tmp, scratch (RunOptions.tmp_mb)
 
 
-def venv_home(env_path: Path) -> Path | None:
-    """The base installation a venv's interpreter links to (mounted read-only too)."""
-    cfg = Path(env_path) / "pyvenv.cfg"
-    try:
-        text = cfg.read_text("utf-8", "replace")
-    except OSError:
-        return None
-    for line in text.splitlines():
-        k, _, v = line.partition("=")
-        if k.strip() == "home" and v.strip():
-            return Path(v.strip()).parent
-    return None
-
-
 def bwrap_args(exe: str, *, hidden: list[Path] = (), ro: list[Path] = (),
                writable: list[Path] = (), private_tmp: bool = False, network: bool = False,
                new_session: bool = False, chdir: Path | None = None, tmp_mb: int = 0,
