@@ -101,12 +101,16 @@ def test_installed_copy_in_site_packages(tmp_path: Path, venv: tuple[Path, Path]
         shutil.rmtree(inst)
 
 
-def test_pth_redirect(tmp_path: Path, venv: tuple[Path, Path]) -> None:
+@pytest.mark.parametrize("relative", [False, True])
+def test_pth_redirect(tmp_path: Path, venv: tuple[Path, Path], relative: bool) -> None:
+    """A .pth line names a folder absolutely or relative to its site folder (as `site`
+    reads it, never relative to the working directory): both are PRE-004."""
     py, site = venv
     upstream = tmp_path / "repo-pool" / "widget" / "src"
     _pkg(upstream)
     pth = site / "zz_widget_dev.pth"
-    pth.write_text(str(upstream) + "\n", encoding="utf-8")
+    line = os.path.relpath(upstream, site) if relative else str(upstream)
+    pth.write_text(line + "\n", encoding="utf-8")
     try:
         cand = tmp_path / "solution"
         cand.mkdir()

@@ -461,15 +461,18 @@ def _pth_hit(info: dict[str, Any], top: str, owner: str | None) -> tuple[str, st
     """A .pth line that imports the package (or an editable finder) or adds its folder."""
     hit = None
     for pth in info.get("pth") or []:
+        site_dir = os.path.dirname(str(pth.get("file", "")))
         for ln in pth.get("lines") or []:
-            if _pth_line_hits(ln.strip(), top, owner):
+            if _pth_line_hits(ln.strip(), top, owner, site_dir):
                 hit = (pth["file"], ln.strip())
     return hit
 
 
-def _pth_line_hits(s: str, top: str, owner: str | None) -> bool:
+def _pth_line_hits(s: str, top: str, owner: str | None, site_dir: str) -> bool:
+    """`site` reads a path line relative to the .pth file's own folder."""
     if not s or s.startswith("#"):
         return False
     if s.startswith(("import ", "import\t")):
         return top in s or "__editable__" in s
-    return bool(owner) and os.path.realpath(s) == os.path.realpath(str(owner))
+    return bool(owner) and (os.path.realpath(os.path.join(site_dir, s))
+                            == os.path.realpath(str(owner)))
