@@ -78,3 +78,21 @@ def test_the_preflight_is_rechecked_after_the_session(task: Path) -> None:
     assert res.verdict != "QUALIFIED"
     pre = [c for c in res.checks if c.name == "preflight"]
     assert pre and pre[0].status == "FAIL" and "after the session" in pre[0].reason
+
+
+def test_without_the_sandbox_the_judge_never_runs_the_candidate(
+        task: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The preflight's literal import runs the candidate's code: unconfined, that code has
+    the judge's rights (it could rewrite the score file the judge reads next). With no
+    sandbox the import is not done and the preflight is UNVERIFIABLE (TSK-J002)."""
+    mark = tmp_path / "imported-unconfined"
+    init = task / RUN / "solution" / "semver" / "__init__.py"
+    init.write_text(init.read_text("utf-8") + f"\nopen({str(mark)!r}, 'w').close()\n",
+                    "utf-8")
+    monkeypatch.setenv("GAVEL_NO_BWRAP", "1")
+    res = judged(task)
+    assert not mark.exists()
+    assert res.verdict != "QUALIFIED"
+    pre = [c for c in res.checks if c.name == "preflight"]
+    assert pre and pre[0].status == "UNVERIFIABLE" and "sandbox" in pre[0].reason, pre
+    assert "TSK-J002" in {f.code for f in res.findings}

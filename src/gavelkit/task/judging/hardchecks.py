@@ -75,6 +75,9 @@ def _probe(package: str | None, sol: str, meta: RunMeta) -> PreflightResult:
     installed release; a probe that cannot start says why (never a pass)."""
     from gavelkit.task.anticheat import api
 
+    unconfined = _no_sandbox()
+    if package and unconfined and (sol or meta.python):
+        return api.not_run(package, unconfined)
     if package and sol and Path(sol).is_dir():
         return api.preflight(package, sol, python=meta.python, remove_paths=meta.remove_paths)
     installed = None if sol else _installed_solution(meta, package)
@@ -88,6 +91,17 @@ def _probe(package: str | None, sol: str, meta: RunMeta) -> PreflightResult:
                           f"{meta.solution_package}: {meta.provenance.why})")
         return pre
     return api.not_run(package, _why_not_run(package, sol, meta))
+
+
+def _no_sandbox() -> str:
+    """Why the judge will not import the candidate here ('' when it can): the import runs
+    the candidate's code, and without the sandbox that code runs with the judge's own
+    rights (it could rewrite the score file the judge reads next). Not done, then."""
+    from gavelkit.task.scoring.sandbox import bwrap_available
+
+    ok, why = bwrap_available()
+    return "" if ok else (f"the judge imports candidate code only inside the sandbox, and "
+                          f"{why}; judge where bubblewrap works")
 
 
 def _why_not_run(package: str | None, sol: str, meta: RunMeta) -> str:

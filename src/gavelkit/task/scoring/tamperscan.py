@@ -257,7 +257,10 @@ def _protected_module_key(t: ast.AST) -> bool:
 
 
 def _noisy_handler(arg: ast.AST, scan: _Scan) -> bool:
-    """An exit handler that prints, writes to a file descriptor or exits."""
+    """An exit handler that prints, writes to a file descriptor or exits (itself, as in
+    `atexit.register(print, "295 passed")`, or in its body)."""
+    if _call_name(arg) in _NOISY:
+        return True
     name = arg.id if isinstance(arg, ast.Name) else ""
     body: list[ast.AST] = [arg] if isinstance(arg, ast.Lambda) else []
     if name:
@@ -277,6 +280,19 @@ def _module_name(rel: Path) -> str:
     if parts and parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
+
+
+def _any_import(root: Path) -> set[str]:
+    """No target package known (a task without one): whatever importing any top-level
+    package or module of the folder runs."""
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return set()
+    tops = {n[:-3] if n.endswith(".py") else n for n in names
+            if (n.endswith(".py") and n[:-3].isidentifier() and n != "setup.py")
+            or (n.isidentifier() and (root / n / "__init__.py").is_file())}
+    return {m for top in tops for m in import_time_modules(root, top)}
 
 
 def import_time_modules(root: Path, package: str) -> set[str]:
@@ -339,7 +355,7 @@ def scan(root: Path, package: str | None, import_root: Path | None = None) -> li
     found in `import_root` (default: `root`), decides which modules run at import."""
     pkg = package or ""
     iroot = import_root or root
-    at_import = import_time_modules(iroot, pkg) if pkg else set()
+    at_import = import_time_modules(iroot, pkg) if pkg else _any_import(iroot)
     prefix = Path(os.path.relpath(iroot, root)) if iroot != root else None
     hits: list[Hit] = []
     for dirpath, dirnames, filenames in os.walk(root):
