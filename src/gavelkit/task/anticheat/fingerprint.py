@@ -49,7 +49,18 @@ _DIGITS = frozenset(b"0123456789")
 _SHORT_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{4,}")
 # identifiers too common in any Python output to select an output for the line check
 COMMON = frozenset(["assert", "isinstance", "pytest", "fixture", "parametrize", "raises", "monkeypatch", "tmp_path", "tmpdir", "expected", "result", "return", "import", "self", "setup", "teardown", "assertequal", "asserttrue", "assertfalse", "assertraises", "assertin", "assertisnone", "unittest", "testcase", "mock", "patch", "magicmock", "capsys", "caplog", "request", "__init__", "__name__", "__main__", "encoding", "filename", "pathlib", "subprocess", "print", "format", "string", "value", "values", "config", "settings", "options", "kwargs", "args", "data", "items", "keys", "append", "extend", "update", "length", "content", "response", "status", "message", "exception", "valueerror", "typeerror", "keyerror", "runtimeerror", "attributeerror", "notimplementederror", "indexerror", "oserror", "filenotfounderror", "importerror", "staticmethod", "classmethod", "property", "super", "object", "dict", "list", "tuple", "float", "bool", "none", "true", "false", "class", "def", "lambda", "yield", "async", "await", "while", "break", "continue", "finally", "except", "with", "open", "read", "write", "close", "exists", "makedirs", "mkdir", "write_text", "read_text", "dumps", "loads", "json", "strip", "split", "join", "replace", "startswith", "endswith", "lower", "upper", "range", "enumerate", "sorted", "reversed", "getattr", "setattr", "hasattr", "callable", "serialize", "deserialize", "output", "input", "name", "names", "path", "paths", "test", "tests", "testing", "check", "checks", "default", "defaults", "returncode", "stdout", "stderr", "exit_code", "traceback", "warning", "warnings", "error", "errors"])
-_B64 = re.compile(r"(?:[A-Za-z0-9+/]{40,}={0,2}\s*){2,}|[A-Za-z0-9+/]{64,}={0,2}")
+# a base64 block: runs of 40 or more (wrapped or not), or `base64 -w N` narrower than
+# that (four or more lines, each nothing but base64 and at least 16 wide)
+_B64 = re.compile(r"(?:[A-Za-z0-9+/]{40,}={0,2}\s*){2,}|[A-Za-z0-9+/]{64,}={0,2}|"
+                  r"(?m:^)(?:[A-Za-z0-9+/]{16,}={0,2}[ \t]*\r?\n){3,}[A-Za-z0-9+/]+={0,2}")
+# what every `_B64` block holds (ASCII: the same bytes in UTF-8): a run of 40, or two
+# lines of 16; a text without either has no block to decode, so this fast search gates
+# the slow exact one. B64_RUN_JSON is the same in a JSON string's escaped form (a JSONL
+# line before it is decoded: newline, return and tab are a backslash and a letter there,
+# more backslashes when the output is JSON inside JSON, as Codex writes it).
+B64_RUN = rb"[A-Za-z0-9+/]{40}|[A-Za-z0-9+/]{16}={0,2}[ \t]*\r?\n[A-Za-z0-9+/]{16}"
+B64_RUN_JSON = (rb"[A-Za-z0-9+/]{40}|"
+                rb"[A-Za-z0-9+/]{16}={0,2}(?: |\\+t)*(?:\\+r)?\\+n[A-Za-z0-9+/]{16}")
 SKIP_NAMES = ("spec.md", "README", "LICENSE", "task.json", "MANIFEST.json", "PIPELINE_STATE")
 TEXT_SUFFIXES = (".py", ".txt", ".md", ".json", ".jsonl", ".toml", ".cfg", ".ini", ".yaml",
                  ".yml", ".csv", ".rst", ".sh", ".pyi", ".c", ".h", ".js", ".ts", ".html", "")
@@ -148,7 +159,7 @@ class Fingerprints:
             self.compile()
         raw = text.encode("utf-8", "surrogatepass")
         if not self.matcher.found(raw):  # type: ignore[union-attr]
-            return self.b64.search(raw) is not None
+            return self.has_block(text, raw)
         seen: set[str | bytes] = set()
         for tok in self._whole_tokens(text, raw):
             if tok not in seen:
@@ -157,7 +168,14 @@ class Fingerprints:
                 seen.add(tok)
                 if len(seen) >= 2:
                     return True
-        return _B64.search(text) is not None
+        return self.has_block(text, raw)
+
+    def has_block(self, text: str, raw: bytes) -> bool:
+        """Does the text hold a base64 block `decoded_blocks` would decode? (exact: the
+        fast run search first, `_B64` only where it finds one)"""
+        if self.b64 is None:
+            self.b64 = _fast_b64()
+        return self.b64.search(raw) is not None and _B64.search(text) is not None
 
     def _whole_tokens(self, text: str, raw: bytes) -> Iterator[str | bytes]:
         """The identifiers of `text` (as `_TOKEN_ANY` cuts them) that are tokens. With re2
@@ -264,13 +282,13 @@ def _coined(tok: str) -> bool:
 
 
 def _fast_b64() -> Any:
-    """A 64-character base64 run, with re2 when importable (a counted repeat inside the
-    token alternation would make re2's automaton too big; on its own it is fast)."""
+    """B64_RUN, with re2 when importable (a counted repeat inside the token alternation
+    would make re2's automaton too big; on its own it is fast)."""
     try:
         import re2
     except ImportError:
-        return re.compile(rb"[A-Za-z0-9+/]{64}")
-    return re2.compile(rb"[A-Za-z0-9+/]{64}")
+        return re.compile(B64_RUN)
+    return re2.compile(B64_RUN)
 
 
 def _ranges(lines: list[int]) -> str:
@@ -289,14 +307,14 @@ def decoded_blocks(text: str) -> list[str]:
     out = []
     for m in _B64.finditer(text):
         block = re.sub(r"\s+", "", m.group(0))
+        if len(block) % 4 == 1:     # cut after a full line: the last character is a part
+            block = block[:-1]
         try:
             raw = base64.b64decode(block + "=" * (-len(block) % 4), validate=False)
         except (binascii.Error, ValueError):
             continue
-        try:
-            out.append(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            continue
+        # a block cut off (its last short line is not part of the match) ends mid-character
+        out.append(raw.decode("utf-8", "replace"))
     return out
 
 

@@ -365,12 +365,13 @@ def _line_matcher(ctx: Context, norm: Any, engine: str) -> Any:
     """Every action line is parsed (the gate then decides per action, see gate.py); other
     lines only when they hold an anchor, a fingerprint token or a base64 run."""
     from gavelkit.task.anticheat import prefilter
+    from gavelkit.task.anticheat.fingerprint import B64_RUN_JSON
 
     fp_tokens = [t.encode() for t in ctx.fingerprints.tokens] if ctx.fingerprints else []
     return prefilter.Matcher(list(ctx.anchors) + list(getattr(norm, "anchors", ())) +
                              list(getattr(norm, "markers", ())) + fp_tokens +
                              [b"Shell cwd was reset"], engine,
-                             extra=B64_RUN if ctx.fingerprints else None)
+                             extra=B64_RUN_JSON if ctx.fingerprints else None)
 
 
 def _bad_line(path: str, line_no: int, raw: bytes, unterminated: bool) -> Finding:
@@ -521,7 +522,6 @@ def _span_of(rx: Any) -> Any:
     return span
 
 
-B64_RUN = rb"[A-Za-z0-9+/]{64}"    # a base64 block an output check must decode
 
 
 def _has_content(path: str) -> bool:
