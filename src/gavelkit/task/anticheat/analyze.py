@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from gavelkit.task.anticheat import cmdrules, pyeval, sheval
 from gavelkit.task.anticheat.cmdrules import Hit, command_hit
@@ -53,6 +55,13 @@ def _path_like(s: str) -> bool:
     return bool(s) and len(s) < 4096 and "\n" not in s and ("/" in s or "." in s or "~" in s)
 
 
+@dataclass(slots=True)
+class _Environ:
+    """The part of a session the gate's environment check reads (a command's variables)."""
+
+    env: dict[str, str]
+
+
 class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
     """Turns one event into hits; keeps the session's shell state and written files.
 
@@ -71,7 +80,8 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
         self.check_outputs = True     # the caller may know a line holds no forbidden name
         self.gate: Gate | None = None
         self.fingerprints = fingerprints
-        self._py_cache: dict[tuple[int, int, str | None, str], list[Hit]] = {}
+        self._py_cache: dict[tuple[Any, ...], list[Hit]] = {}
+        self._env: dict[str, str] | None = None   # the variables of the command checked now
 
     @property
     def cwd(self) -> str | None:
@@ -195,6 +205,13 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
             self.gate.learn(state.files)
 
     def _simple(self, cmd: SimpleCommand, hits: list[Hit], depth: int) -> None:
+        outer, self._env = self._env, cmd.environ
+        try:
+            self._simple_command(cmd, hits, depth)
+        finally:
+            self._env = outer
+
+    def _simple_command(self, cmd: SimpleCommand, hits: list[Hit], depth: int) -> None:
         for r in cmd.reads:
             self._path(r, cmd.cwd, "read", False, hits, "input redirection")
         for w in cmd.writes:
@@ -211,21 +228,28 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
         if depth > MAX_DEPTH:
             self._unverifiable(hits, f"python code nested deeper than {MAX_DEPTH} levels")
             return
-        if self.gate is not None and not self.gate.python_matters(code, self.state):
+        env = self.state.env if self._env is None else self._env
+        if self.gate is not None and not self.gate.python_matters(
+                code, self.state if env is self.state.env else _Environ(env)):
             return                  # nothing in it can build a name or reach the system
-        key = (hash(code), len(code), cwd, how)
+        # what the evaluation reads of the session: the code, folder and environment; code
+        # that runs commands or built code also reads the rest (written files, functions),
+        # so its hits are never reused
+        key = (hash(code), len(code), cwd, how, tuple(sorted(env.items())) if env else ())
         if key in self._py_cache:
             hits.extend(self._py_cache[key])
             return
         mark = len(hits)
-        self._python_effects(code, cwd, hits, depth, how)
+        if self._python_effects(code, cwd, hits, depth, how, env):
+            return
         if len(self._py_cache) >= PY_CACHE:
             self._py_cache.clear()          # bounded: a long session re-evaluates
         self._py_cache[key] = hits[mark:]
 
     def _python_effects(self, code: str, cwd: str | None, hits: list[Hit], depth: int,
-                        how: str) -> None:
-        fx = pyeval.effects(code, cwd, self.ctx.home, self.state.env)
+                        how: str, env: dict[str, str]) -> bool:
+        """Check what the code does; True when it runs commands or built code."""
+        fx = pyeval.effects(code, cwd, self.ctx.home, env)
         if not fx.parsed:
             fx.strings = [m[1] for m in re.findall(r"(['\"])(.*?)\1", code)]
             fx.imports = set(re.findall(r"(?:^|[;\s])(?:import|from)\s+([A-Za-z_]\w*)", code))
@@ -239,6 +263,7 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
                 _PROBE_PY.search(code) or "__getsource__" in fx.strings):
             command_hit(self.ctx, "probe-installed", ["python", "-c", code], hits,
                         "python code imports the target and asks where it is installed")
+        return bool(fx.shells or fx.argvs or fx.codes)
 
     def _python_paths(self, fx: pyeval.Effects, cwd: str | None, hits: list[Hit],
                       how: str) -> None:

@@ -150,7 +150,7 @@ class Shell:
         argv, globs = self.argv(cmd.words)
         env = self.assignments(cmd.assigns, persist=not argv)
         sc = SimpleCommand(argv, self.st.cwd, glob_args=globs, piped_from=prev, env=env,
-                           via=self.via)
+                           via=self.via, environ={**self.st.env, **env} if argv else None)
         sc.heredoc, sc.stdin_unknown = (data, data is None) if piped else (None, False)
         to_stdout = self.redirections(cmd.redirs, sc)
         if not argv:

@@ -25,6 +25,9 @@ class SimpleCommand:
     stdin_unknown: bool = False          # stdin comes from something the evaluator cannot know
     env: dict[str, str] = field(default_factory=dict)    # `VAR=value cmd` assignments
     via: str = ""                        # how it was reached: eval, bash -c, $(…), a function
+    # the variables it runs with (its shell's, at that point, and its own assignments):
+    # the commands are checked after the whole text ran, in a subshell or `bash -c`
+    environ: dict[str, str] | None = None
 
 
 @dataclass
