@@ -386,9 +386,9 @@ class Gate:
         """`cat > f <<'EOF' … EOF`: the body is data, kept for a later run; the command
         around it is what the gate looks at. A shape it does not know stays a trigger."""
         out, pos = [], 0
-        for m in _HEREDOC_WRITE.finditer(text):
-            end = re.compile(rf"^\t*{re.escape(m.group('d1') or m.group('d2'))}[ \t]*$",
-                             re.M).search(text, m.end())
+        # the search goes on after each body: a body is data, not commands to strip
+        while (m := _HEREDOC_WRITE.search(text, pos)) is not None:
+            end = _delimiter_line(m.group("d1") or m.group("d2")).search(text, m.end())
             if end is None:
                 return text
             body = text[m.end():end.start()]
@@ -467,6 +467,12 @@ class Gate:
         evaluating?"""
         return len(body) > MAX_LEN or self.python_matters(body) or (
             not as_python and self._sh.search(unquoted(body)) is not None)
+
+
+@lru_cache(maxsize=64)
+def _delimiter_line(word: str) -> re.Pattern[str]:
+    """The line that ends a here-document opened with `word` (`<<-` allows tabs)."""
+    return re.compile(rf"^\t*{re.escape(word)}[ \t]*$", re.M)
 
 
 def _run_flags(shell: str) -> int:
