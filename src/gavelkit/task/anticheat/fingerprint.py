@@ -30,6 +30,7 @@ import stat
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +51,12 @@ _SHORT_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{4,}")
 # identifiers too common in any Python output to select an output for the line check
 COMMON = frozenset(["assert", "isinstance", "pytest", "fixture", "parametrize", "raises", "monkeypatch", "tmp_path", "tmpdir", "expected", "result", "return", "import", "self", "setup", "teardown", "assertequal", "asserttrue", "assertfalse", "assertraises", "assertin", "assertisnone", "unittest", "testcase", "mock", "patch", "magicmock", "capsys", "caplog", "request", "__init__", "__name__", "__main__", "encoding", "filename", "pathlib", "subprocess", "print", "format", "string", "value", "values", "config", "settings", "options", "kwargs", "args", "data", "items", "keys", "append", "extend", "update", "length", "content", "response", "status", "message", "exception", "valueerror", "typeerror", "keyerror", "runtimeerror", "attributeerror", "notimplementederror", "indexerror", "oserror", "filenotfounderror", "importerror", "staticmethod", "classmethod", "property", "super", "object", "dict", "list", "tuple", "float", "bool", "none", "true", "false", "class", "def", "lambda", "yield", "async", "await", "while", "break", "continue", "finally", "except", "with", "open", "read", "write", "close", "exists", "makedirs", "mkdir", "write_text", "read_text", "dumps", "loads", "json", "strip", "split", "join", "replace", "startswith", "endswith", "lower", "upper", "range", "enumerate", "sorted", "reversed", "getattr", "setattr", "hasattr", "callable", "serialize", "deserialize", "output", "input", "name", "names", "path", "paths", "test", "tests", "testing", "check", "checks", "default", "defaults", "returncode", "stdout", "stderr", "exit_code", "traceback", "warning", "warnings", "error", "errors"])
 # a base64 block: runs of 40 or more (wrapped or not), or `base64 -w N` narrower than
-# that (four or more lines, each nothing but base64 and at least 16 wide)
-_B64 = re.compile(r"(?:[A-Za-z0-9+/]{40,}={0,2}\s*){2,}|[A-Za-z0-9+/]{64,}={0,2}|"
-                  r"(?m:^)(?:[A-Za-z0-9+/]{16,}={0,2}[ \t]*\r?\n){3,}[A-Za-z0-9+/]+={0,2}")
+# that (four or more lines, each nothing but base64 and at least 16 wide). A block starts
+# where a run starts (a match inside a run extends to its start): the look-behind keeps
+# the search linear (without it every position of a short run was tried again)
+_B64 = re.compile(r"(?<![A-Za-z0-9+/])(?:(?:[A-Za-z0-9+/]{40,}={0,2}\s*){2,}|"
+                  r"[A-Za-z0-9+/]{64,}={0,2}|"
+                  r"(?m:^)(?:[A-Za-z0-9+/]{16,}={0,2}[ \t]*\r?\n){3,}[A-Za-z0-9+/]+={0,2})")
 # what every `_B64` block holds (ASCII: the same bytes in UTF-8): a run of 40, or two
 # lines of 16; a text without either has no block to decode, so this fast search gates
 # the slow exact one. B64_RUN_JSON is the same in a JSON string's escaped form (a JSONL
@@ -172,10 +176,13 @@ class Fingerprints:
 
     def has_block(self, text: str, raw: bytes) -> bool:
         """Does the text hold a base64 block `decoded_blocks` would decode? (exact: the
-        fast run search first, `_B64` only where it finds one)"""
+        fast run search first, the block pattern only where it finds one)"""
         if self.b64 is None:
             self.b64 = _fast_b64()
-        return self.b64.search(raw) is not None and _B64.search(text) is not None
+        if self.b64.search(raw) is None:
+            return False
+        rx, on_bytes = block_pattern()
+        return rx.search(raw if on_bytes else text) is not None
 
     def _whole_tokens(self, text: str, raw: bytes) -> Iterator[str | bytes]:
         """The identifiers of `text` (as `_TOKEN_ANY` cuts them) that are tokens. With re2
@@ -304,18 +311,45 @@ def _ranges(lines: list[int]) -> str:
 
 
 def decoded_blocks(text: str) -> list[str]:
+    rx, on_bytes = block_pattern()
+    if on_bytes:
+        blocks = [m.group(0).translate(None, _NOT_B64)
+                  for m in rx.finditer(text.encode("utf-8", "surrogatepass"))]
+    else:
+        blocks = [re.sub(r"\s+", "", m.group(0)).encode("ascii") for m in rx.finditer(text)]
     out = []
-    for m in _B64.finditer(text):
-        block = re.sub(r"\s+", "", m.group(0))
+    for block in blocks:
         if len(block) % 4 == 1:     # cut after a full line: the last character is a part
             block = block[:-1]
         try:
-            raw = base64.b64decode(block + "=" * (-len(block) % 4), validate=False)
+            raw = base64.b64decode(block + b"=" * (-len(block) % 4), validate=False)
         except (binascii.Error, ValueError):
             continue
         # a block cut off (its last short line is not part of the match) ends mid-character
         out.append(raw.decode("utf-8", "replace"))
     return out
+
+
+# Python's `\s` in a str pattern (tests check the list), for re2 on UTF-8 bytes
+_PY_SPACE = (r"[\t\n\x0b\x0c\r\x1c-\x1f \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
+             r"\x{202f}\x{205f}\x{3000}]")
+_NOT_B64 = bytes(c for c in range(256)
+                 if chr(c) not in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+
+
+@lru_cache(maxsize=1)
+def block_pattern() -> tuple[Any, bool]:
+    """`_B64` run by re2 on UTF-8 bytes when importable (linear; True), else `_B64` on
+    text. The same blocks: re2 has no look-behind, which changes no match (a match inside
+    a run extends to its start, the leftmost), and Python's whitespace is spelled out."""
+    try:
+        import re2
+    except ImportError:
+        return _B64, False
+    src = _B64.pattern.removeprefix("(?<![A-Za-z0-9+/])").replace("\\s", _PY_SPACE)
+    opts = re2.Options()
+    opts.max_mem = 64 << 20
+    return re2.compile(src.encode(), opts), True
 
 
 def _text_files(root: Path, skip_top: Iterable[str]) -> Iterable[Path]:
