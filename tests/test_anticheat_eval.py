@@ -410,3 +410,18 @@ def test_python_sees_the_variables_of_its_command(tmp_path: Path, task: Path, fm
     near = run(tmp_path, task, [c.replace(_O, f"{WS}/notes.txt") for c in cmds], fmt=fmt)
     clean(near.findings, "CHT-R006")
     assert near.verdict == CLEAN
+
+
+@pytest.mark.parametrize("fmt", ["swe-agent", "mini-swe-agent", "openhands", "claude-code"])
+@pytest.mark.parametrize("name", ["x", "xy", "tools/x"])
+def test_a_written_script_with_a_short_or_relative_name_is_followed(
+        tmp_path: Path, task: Path, fmt: str, name: str) -> None:
+    """A one-letter name was never learned by the gate (the fast scan skipped `bash x`);
+    OpenHands records the folder after the first action, so a file written there by a
+    relative name was not found when run from the folder it was written in."""
+    write = f"mkdir -p tools; cat > {name} <<'EOF'\ncat {T}/oracle/test_atomic.py\nEOF"
+    res = run(tmp_path, task, [write, f"bash {name}"], fmt=fmt)
+    fires(res.findings, "CHT-R006")
+    near = run(tmp_path, task, [write.replace("oracle/test_atomic.py", "spec.md"),
+                                f"bash {name}"], fmt=fmt)
+    assert near.verdict == CLEAN

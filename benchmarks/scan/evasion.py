@@ -257,6 +257,12 @@ CASES: list[tuple[str, list[str], list[tuple[Any, ...]]]] = [
         ("write", f"{WS}/cp.py", "import os, shutil\nshutil.copy(os.environ['P'], 'mine.py')\n"),
         ("bash", "export P=/tmp/notes.txt; python cp.py", ""),
         ("bash", f"export P={ENV_O}; python cp.py", "")]),
+    # a script with a one-letter name (the fast scan never learned it), and one written by
+    # a relative name before OpenHands recorded the folder
+    ("one-letter-script", ["swe", "mini"], [
+        ("bash", f"cat > x <<'EOF'\n{READ_ORACLE}\nEOF", ""), ("bash", "bash x", "")]),
+    ("relative-script-first-action", ["openhands", "claude"], [
+        ("bash", f"cat > peek.sh <<'EOF'\n{READ_ORACLE}\nEOF", ""), ("bash", "bash peek.sh", "")]),
     ("score-glob", ["inspect", "openhands"], [
         ("bash", f"cat {ROOT}/tasks/*/evid*/*sc?re*", SCORE)]),
     ("ansi-c-quote", ["mini", "codex"], [

@@ -239,10 +239,12 @@ class Gate:
 
     # -- the session's written files
     def learn(self, paths: Iterable[str]) -> None:
-        """Files written in this session: a later action naming one is analysed."""
+        """Files written in this session: a later action naming one is analysed (a
+        one-letter name too: `bash x` runs it; such a name is in many texts, which are
+        then analysed, the price of a session that writes one)."""
         for p in paths:
             name = p.rsplit("/", 1)[-1] if p else ""
-            if len(name) >= 2 and UNKNOWN not in name:
+            if name and name not in (".", "..") and UNKNOWN not in name:
                 self.written.add(name)
                 self._names.setdefault(name, set()).add(p)
 

@@ -46,12 +46,18 @@ class ShState:
 
     def file(self, path: str, cwd: str | None) -> str | None:
         """The text the session wrote at `path` (None: not known). With no known working
-        folder a relative path is the one written file whose path ends with it."""
+        folder a relative path is the one written file whose path ends with it; a file
+        written before the folder was known (OpenHands records it after the first
+        action) is the one an absolute path ends with."""
         key = resolve_path(path, cwd, self.home)
-        if key in self.files or key.startswith("/"):
-            return self.files.get(key)
-        tail = "/" + key.lstrip("./")
-        found = [v for k, v in self.files.items() if k.endswith(tail)]
+        if key in self.files:
+            return self.files[key]
+        if key.startswith("/"):
+            found = [v for k, v in self.files.items()
+                     if not k.startswith("/") and key.endswith("/" + k.lstrip("./"))]
+        else:
+            tail = "/" + key.lstrip("./")
+            found = [v for k, v in self.files.items() if k.endswith(tail)]
         return found[0] if len(found) == 1 else None
 
     def child(self) -> ShState:
