@@ -263,6 +263,16 @@ CASES: list[tuple[str, list[str], list[tuple[Any, ...]]]] = [
         ("bash", f"cat > x <<'EOF'\n{READ_ORACLE}\nEOF", ""), ("bash", "bash x", "")]),
     ("relative-script-first-action", ["openhands", "claude"], [
         ("bash", f"cat > peek.sh <<'EOF'\n{READ_ORACLE}\nEOF", ""), ("bash", "bash peek.sh", "")]),
+    # interpreters that are not evaluated, the output sent to a file: the path is in the
+    # program text, inline or in a file the session wrote
+    ("awk-getline-to-file", ["claude", "mini"], [
+        ("bash", f"awk 'BEGIN {{ while ((getline l < \"{T}/oracle/test_render.py\") > 0) "
+         "print l }' > notes.txt", "")]),
+    ("sed-e-command", ["codex", "swe"], [
+        ("bash", f"sed '1e cat {T}/oracle/test_render.py' README.md > notes.txt", "")]),
+    ("perl-script-written", ["openhands", "inspect"], [
+        ("bash", f"cat > p.pl <<'EOF'\nopen F, '<', '{T}/oracle/test_render.py'; print <F>;\n"
+         "EOF", ""), ("bash", "perl p.pl > notes.txt", "")]),
     ("score-glob", ["inspect", "openhands"], [
         ("bash", f"cat {ROOT}/tasks/*/evid*/*sc?re*", SCORE)]),
     ("ansi-c-quote", ["mini", "codex"], [

@@ -98,7 +98,8 @@ _DQ = re.compile(r'"((?:\\.|[^"\\])*)"')
 _PY_RUNNERS = r"python\d*(?:\.\d+)?|pypy\d*|ipython|pytest|py\.test"
 SH_RUNS_SRC = (
     r"\b(?:bash|sh|zsh|dash|ksh|ash|busybox|rbash|source|exec|pip\d*|uv|uvx|make|tox|nox|"
-    r"perl|ruby|node|xargs|find|env|nohup|timeout|sudo|command|builtin|time)\b|"
+    r"perl|ruby|node|xargs|find|env|nohup|timeout|sudo|command|builtin|time|"
+    r"g?awk|mawk|nawk|g?sed|nodejs|php|lua|luajit|tclsh|Rscript|julia|deno|bun|jq)\b|"
     r"(?:^|[;&|(){}!`]|\b(?:then|do|else|elif)\b)[ \t]*[^\s;&|()<>]*/|(?:^|[;&|]\s*)\.\s")
 SH_RUNS = re.compile(SH_RUNS_SRC, re.M)
 RUNS = re.compile(rf"\b(?:{_PY_RUNNERS})\b|{SH_RUNS_SRC}", re.M)

@@ -44,6 +44,11 @@ PATTERN_FIRST = {"grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "sed", "a
                  "jq", "yq", "perl"}
 PATH_VARS = ("PYTHONPATH", "GIT_DIR", "GIT_WORK_TREE", "PYTHONHOME", "PYTHONSTARTUP",
              "VIRTUAL_ENV", "PYTHONUSERBASE", "GIT_OBJECT_DIRECTORY")
+# interpreters the evaluator does not model: the paths their program text names (inline
+# or a file the session wrote) are what they can read, whatever the program does
+SCRIPT_LANGS = {"awk", "gawk", "mawk", "nawk", "sed", "gsed", "perl", "ruby", "node", "nodejs",
+                "php", "lua", "luajit", "tclsh", "Rscript", "julia", "deno", "bun", "jq"}
+_PROGRAM_WORD = re.compile(r"[^\s'\"`<>;|&(){}\[\],#!@]+")
 _TIMEOUT = re.compile(r"[\d.]+[smhd]?")
 _GLOBCH = re.compile(r"[*?\[]")
 
@@ -127,6 +132,23 @@ class ProgramChecks:
             self._shell_script(argv, cwd, hits)
         elif prog not in NOOP:
             self._generic(prog, argv, cwd, globs, hits)
+        if prog in SCRIPT_LANGS:
+            self._program_text(prog, argv, cwd, hits)
+
+    def _program_text(self, prog: str, argv: list[str], cwd: str | None,
+                      hits: list[Hit]) -> None:
+        """The path-like words of the program: its arguments, and the text of each file
+        the session wrote that an argument names (`awk -f x.awk`, `perl p.pl`)."""
+        texts = list(argv[1:])
+        for a in argv[1:]:
+            body = self.state.file(a, cwd) if a and not a.startswith("-") else None
+            if body:
+                texts.append(body)
+        for text in texts:
+            for word in _PROGRAM_WORD.findall(text):
+                if "/" in word and UNKNOWN not in word:
+                    self._path(word, cwd, "read", False, hits, f"{prog} program text",
+                               strict=False)
 
     def _env_paths(self, env: dict[str, str], cwd: str | None, hits: list[Hit]) -> None:
         for name in PATH_VARS:
