@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -178,6 +179,26 @@ def test_saturation_heuristic(tmp_path: Path) -> None:
     m2 = compute(load_task(task_dir), {"cases": cases, "pass_rate_excluding_skips": 0.5},
                  solution_dir=tmp_path / "sol")
     assert not m2.saturation["applies"] and "below 100" in m2.saturation["reason"]
+
+
+@pytest.mark.parametrize(("copy", "rate", "applies", "said"), [
+    ({"share": 0.8, "lines": 80, "total": 100}, 1.0, True, "80% of the candidate's code"),
+    ({"share": 0.3, "lines": 3, "total": 10}, 1.0, True, "CHT-C001"),
+    ({"share": 0.29, "lines": 29, "total": 100}, 1.0, False, "neither route applies"),
+    ({"share": 0.8, "lines": 80, "total": 100}, 0.9, False, "below 100"),
+    ({"share": 0.0, "lines": 0, "total": 0}, 1.0, False, "file counts unknown"),
+    ({}, 1.0, False, "file counts unknown"),
+])
+def test_saturation_copy_share_route(tmp_path: Path, copy: dict[str, Any], rate: float,
+                                     applies: bool, said: str) -> None:
+    """The anti-cheat scan's copy share (CHT-C001) is saturation's second route: it
+    applies at 100 % from min_copy_share on, even where the file counts are unknown."""
+    task = load_task(make_task(tmp_path))
+    cases = [_case(A + "a", "atomic", "passed")]
+    m = compute(task, {"cases": cases, "pass_rate_excluding_skips": rate}, copy=copy)
+    assert m.saturation["applies"] is applies
+    assert said in m.saturation["reason"]
+    assert ("trivially-solved" in [lab["label"] for lab in m.labels]) is applies
 
 
 def test_environment_failures_are_kept_apart(tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ def provenance(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
         ok = state["preflight"]
         return stand_in_preflight(package, candidate, ok, "inside" if ok else "outside")
 
-    def scan(paths, task_dir, package, forbid=()):  # type: ignore[no-untyped-def]
+    def scan(paths, task_dir, package, forbid=(), **kw):  # type: ignore[no-untyped-def]
         from gavelkit.core.findings import Finding
 
         if not paths:

@@ -89,7 +89,7 @@ def provenance(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
                                   else "resolves outside the candidate")
     monkeypatch.setattr(anticheat_api, "preflight", fake)
 
-    def clean_scan(paths, task_dir, package, forbid=()):  # type: ignore[no-untyped-def]
+    def clean_scan(paths, task_dir, package, forbid=(), **kw):  # type: ignore[no-untyped-def]
         return anticheat_api.Scan("CLEAN", [], "stand-in scan: clean")
     monkeypatch.setattr(anticheat_api, "scan", clean_scan)
     return state
@@ -206,10 +206,33 @@ def test_high_score_without_provenance_is_refused(task: Path, provenance) -> Non
     assert "saturated-candidate-score" in [lab["label"] for lab in ok.metrics.labels]
 
 
+def test_copy_share_of_the_scan_feeds_saturation(task: Path, provenance,  # type: ignore[no-untyped-def]
+                                                 monkeypatch) -> None:
+    """The judge scans with the solution folder; the scan's copy share (CHT-C001) at 100 %
+    makes the task trivially-solved even where file counts are unknown."""
+    seen: dict[str, object] = {}
+
+    def copying_scan(paths, task_dir, package, forbid=(), **kw):  # type: ignore[no-untyped-def]
+        seen.update(kw)
+        return anticheat_api.Scan("CLEAN", (), "stand-in scan: clean",
+                                  {"share": seen["copy_share"], "lines": 9, "total": 10})
+    monkeypatch.setattr(anticheat_api, "scan", copying_scan)
+    seen["copy_share"] = 0.9
+    res = judge_run(task, task / "candidate-runs" / "perfect", move_state=False)
+    assert seen["solution"] and Path(str(seen["solution"])).is_dir()
+    assert res.metrics.saturation["applies"] and res.metrics.saturation["copy_share"] == 0.9
+    assert "CHT-C001" in res.metrics.saturation["reason"]
+    assert "trivially-solved" in [lab["label"] for lab in res.metrics.labels]
+    seen["copy_share"] = 0.1                      # near miss: little of it copied
+    low = judge_run(task, task / "candidate-runs" / "perfect", move_state=False)
+    assert not low.metrics.saturation["applies"]
+    assert "trivially-solved" not in [lab["label"] for lab in low.metrics.labels]
+
+
 def test_cheat_from_trajectory(task: Path, provenance, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from gavelkit.core.findings import Finding
 
-    def fake_scan(paths, task_dir, package, forbid=()):  # type: ignore[no-untyped-def]
+    def fake_scan(paths, task_dir, package, forbid=(), **kw):  # type: ignore[no-untyped-def]
         return anticheat_api.Scan("CHEAT_DETECTED", [Finding(
             "CHT-R001", "error", "read oracle/test_atomic.py", "t.jsonl", 3, 1)], "1 finding")
     monkeypatch.setattr(anticheat_api, "scan", fake_scan)

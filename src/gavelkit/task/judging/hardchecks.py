@@ -158,11 +158,15 @@ def _installed_solution(meta: RunMeta, package: str | None) -> str | None:
 
 
 def anticheat(loaded: Loaded, package: str | None, forbid: list[str],
-              score: ScoreResult) -> AntiCheat:
+              score: ScoreResult, solution: str = "") -> AntiCheat:
+    """The trajectory scan (with the solution folder: its copy share of the reference
+    source, CHT-C001, feeds the saturation heuristic) and the scoring run's tamper
+    findings."""
     from gavelkit.task.anticheat import api
 
     notes = Notes(str(loaded.task.dir))
-    scan = api.scan(list(loaded.trajectories), str(loaded.task.dir), package, forbid)
+    scan = api.scan(list(loaded.trajectories), str(loaded.task.dir), package, forbid,
+                    solution=solution)
     run_findings = tuple(f for f in (score.gavel.get("findings") or [])
                          if isinstance(f, dict))
     tamper = [f for f in run_findings if _is_tamper(f)]

@@ -68,12 +68,13 @@ def judge_run(task_dir: str | Path, run_dir: str | Path, *, trajectories: list[s
     inp = I.inputs(loaded)
     pre = preflight(loaded, inp.meta, solution)
     score = read_candidate_score(loaded)
-    cheat = anticheat(loaded, pre.package, forbid or [], score)
+    cheat = anticheat(loaded, pre.package, forbid or [], score, pre.solution)
     measured = run(loaded, score, cheat.run_findings, digest)
     solv = solvability(task, reference_run)
     fair = fairness(task, spotcheck)
     before = [c for s in (inp, pre, cheat, measured, solv, fair) for c in s.checks]
-    sc = scores(task, score, solv.reference, pre.solution, before, pre.passed, solv.threshold)
+    sc = scores(task, score, solv.reference, pre.solution, before, pre.passed, solv.threshold,
+                copy=cheat.scan.copy)
     same = oracle_unchanged(loaded, digest)
     steps = (inp, pre, cheat, measured, solv, fair, sc, same)
     res = JudgeResult(loaded, entered, digest, inp, pre, score, cheat, measured, solv, fair, sc,

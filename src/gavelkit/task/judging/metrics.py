@@ -17,6 +17,7 @@ folded into them silently.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -250,7 +251,8 @@ def _add_case(cl: Cluster, c: dict[str, Any], sections: list[str]) -> None:
 
 
 def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None = None,
-            solution_dir: str | Path | None = None) -> Metrics:
+            solution_dir: str | Path | None = None,
+            copy: Mapping[str, Any] | None = None) -> Metrics:
     cases = normalise(score.get("cases", []))
     package = (score.get("gavel") or {}).get("package") or _task_package(task)
     layers = layer_rates(cases)
@@ -265,7 +267,7 @@ def compute(task: Any, score: dict[str, Any], reference: dict[str, Any] | None =
     events = true_gap_events(task, cases, passed, ctx.secs, ordered, ctx.public)
     neg = negative_gap(task, cases, gap)
     rate = score.get("pass_rate_excluding_skips")
-    sat = saturation(task, rate, solution_dir, package)
+    sat = saturation(task, rate, solution_dir, package, copy)
     m = Metrics(layers, gap, neg, events, ordered, classes, sat, [], rate)
     m.labels = labels(task, m)
     return m
@@ -448,25 +450,60 @@ def _asserts_nothing(mod: Any, name: str) -> bool:
 
 
 def saturation(task: Any, rate: float | None, solution_dir: str | Path | None,
-               package: str | None) -> dict[str, Any]:
+               package: str | None, copy: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """100 % looks like recall rather than reconstruction from the spec: far fewer files
+    than upstream, or (`copy`, the anti-cheat scan's CHT-C001) much of the candidate's code
+    reproducing the reference source. Either route makes it apply."""
     cfg = for_task("labels", task)["saturation"]
     data = task.task_json.data if task.task_json else {}
     up = _upstream_files(data)
     files = _candidate_files(Path(solution_dir)) if solution_dir else None
-    out = {"checked": rate == 1.0, "candidate_files": files, "upstream_files": up,
-           "applies": False}
+    share = _copy_share(copy)
+    out: dict[str, Any] = {"checked": rate == 1.0, "candidate_files": files,
+                           "upstream_files": up, "applies": False}
+    if share is not None:
+        out["copy_share"] = share
     if rate != 1.0:
         out["reason"] = "candidate pass rate is below 100 %"
         return out
-    if files is None or up is None:
+    few, copied = _routes(cfg, files, up, share)
+    if few is None and copied is None:
         out["reason"] = ("file counts unknown (need the solution folder and task.json "
                          "source_meta.files or upstream_files)")
         return out
-    out["applies"] = up >= cfg["min_upstream_files"] and files <= up * cfg["max_file_ratio"]
-    out["reason"] = (f"{files} candidate file(s) vs {up} upstream at 100 %: "
-                     + ("consistent with recall from training data rather than reconstruction "
-                        "from the spec" if out["applies"] else "not significantly fewer"))
+    out["applies"] = bool(few or copied)
+    out["reason"] = _saturation_reason(files, up, share, copied, out["applies"])
     return out
+
+
+def _routes(cfg: dict[str, Any], files: int | None, up: int | None,
+            share: float | None) -> tuple[bool | None, bool | None]:
+    """(far fewer files than upstream, much of the code copied); None: not measured."""
+    few = None if files is None or up is None else (
+        up >= cfg["min_upstream_files"] and files <= up * cfg["max_file_ratio"])
+    return few, None if share is None else share >= cfg["min_copy_share"]
+
+
+def _saturation_reason(files: int | None, up: int | None, share: float | None,
+                       copied: bool | None, applies: bool) -> str:
+    parts = [] if files is None or up is None else [
+        f"{files} candidate file(s) vs {up} upstream at 100 %"]
+    if share is not None:
+        parts.append(f"{share:.0%} of the candidate's code lines reproduce the reference "
+                     "source (CHT-C001)")
+    verdict = ("consistent with recall from training data rather than reconstruction from "
+               "the spec" if applies else
+               "not significantly fewer" if copied is None else "neither route applies")
+    return "; ".join(parts) + ": " + verdict
+
+
+def _copy_share(copy: Mapping[str, Any] | None) -> float | None:
+    """The scan's share of candidate code lines reproducing the reference (None: not
+    measured, or no code lines to measure)."""
+    if not copy or not copy.get("total"):
+        return None
+    share = copy.get("share")
+    return float(share) if isinstance(share, (int, float)) else None
 
 
 def _upstream_files(data: dict[str, Any]) -> int | None:

@@ -9,6 +9,7 @@ the small-oracle rule.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -84,8 +85,10 @@ class Scores(StepResult):
 
 
 def scores(task: Task, score: ScoreResult, reference: ScoreResult | None, solution: str,
-           checks: list[Check], preflight_passed: bool, threshold: float) -> Scores:
-    """`checks`: every check the steps before decided (the score gates among them)."""
+           checks: list[Check], preflight_passed: bool, threshold: float,
+           copy: Mapping[str, Any] | None = None) -> Scores:
+    """`checks`: every check the steps before decided (the score gates among them);
+    `copy`: the scan's copy share of the reference source (saturation's second route)."""
     notes = Notes(str(task.dir))
     usable, why = scores_usable(checks)
     rate = score.pass_rate
@@ -98,7 +101,7 @@ def scores(task: Task, score: ScoreResult, reference: ScoreResult | None, soluti
         checks = [*checks, Check("preflight", FAIL, msg)]  # refused: not even as evidence
     if not usable:
         return _withheld(task, score, reference, solution, checks, why, notes)
-    m = _metrics(task, score, reference, solution)
+    m = _metrics(task, score, reference, solution, copy)
     gb = gate_b(m, task)
     _gate_b_check(gb, notes)
     neg = m.negative_gap
@@ -110,10 +113,11 @@ def scores(task: Task, score: ScoreResult, reference: ScoreResult | None, soluti
 
 
 def _metrics(task: Task, score: ScoreResult, reference: ScoreResult | None,
-             solution: str) -> Metrics:
+             solution: str, copy: Mapping[str, Any] | None = None) -> Metrics:
     from gavelkit.task.judging.metrics import compute
 
-    return compute(task, dict(score.raw), dict(reference.raw) if reference else None, solution)
+    return compute(task, dict(score.raw), dict(reference.raw) if reference else None, solution,
+                   copy=copy)
 
 
 def _withheld(task: Task, score: ScoreResult, reference: ScoreResult | None, solution: str,
