@@ -174,3 +174,43 @@ def test_every_named_file_present_is_no_missing_file(tmp_path: Path) -> None:
     res = score(tmp_path, task)
     clean(res.findings, "TSK-X025")
     assert res.score["gavel"]["missing_oracle_files"] == []
+
+
+CLASSES = """
+from tally import parse
+
+class TestFind:
+    def test_one(self):
+        assert parse("|").total == 1
+
+    class TestNested:
+        def test_two(self):
+            assert parse("||").total == 2
+"""
+
+
+def test_a_dotted_class_method_id_is_scored_as_the_pytest_id(tmp_path: Path) -> None:
+    """cookiecutter (upload branch): the map names `tests/test_hooks.py::TestFindHooks.
+    test_find_hook` (the taxonomy's dotted form after the file); pytest's id is
+    `TestFindHooks::test_find_hook`. Left dotted, 33 honest tests were 'not collected' and
+    blamed on the task."""
+    task = upstream_task(tmp_path, CLASSES, ["tests/test_up.py::TestFind.test_one",
+                                             "tests/test_up.py::TestFind.TestNested.test_two"])
+    res = score(tmp_path, task)
+    assert [c["nodeid"] for c in res.score["cases"]] == [
+        "tests/test_up.py::TestFind::test_one", "tests/test_up.py::TestFind::TestNested::test_two"]
+    assert res.summary["passed"] == 2 and res.summary["not_collected"] == 0, res.summary
+
+
+def test_a_dotted_name_that_is_no_class_of_the_file_is_left_as_written(tmp_path: Path) -> None:
+    """Near miss: `f.py::module.func` is how pytest names a doctest item, and a dotted name
+    whose first part the file does not define as a class is not rewritten."""
+    from gavelkit.task.formats.load import load_task
+    from gavelkit.task.formats.scoring_ids import resolve_ids
+
+    task = upstream_task(tmp_path, CLASSES, ["tests/test_up.py::TestFind::test_one"])
+    got = resolve_ids(load_task(task), ["tests/test_up.py::test_up.helper",
+                                        "tests/test_up.py::TestGone.test_one",
+                                        "tests/test_up.py::TestFind.test_one[a.b]"])
+    assert got == ["tests/test_up.py::test_up.helper", "tests/test_up.py::TestGone.test_one",
+                   "tests/test_up.py::TestFind::test_one[a.b]"]

@@ -9,7 +9,10 @@ task.json's taxonomy keys; a key without a real file part (`test_atomic::t`,
 taxonomy still name the original module (`filter/generated_tests.py::t`): an id whose
 file is absent is then matched by its test function (or class), when exactly one
 oracle test file defines it at the top level; a missing file under `oracle/` itself is
-never rematched (it is the oracle's own file, and missing).
+never rematched (it is the oracle's own file, and missing). A map row written
+`file.py::TestClass.test_m` (the taxonomy's dotted key form after the file) names the pytest
+id `file.py::TestClass::test_m` when that file defines `class TestClass` at the top level;
+any other dotted name (a doctest item `file.py::module.func`) is left as written.
 """
 
 from __future__ import annotations
@@ -79,6 +82,17 @@ def _by_name(task: Any, files: list[str]) -> dict[str, list[str]]:
     return out
 
 
+_CLASS = re.compile(r"^class[ \t]+(\w+)", re.M)
+
+
+def _top_classes(path: Path) -> set[str]:
+    """Names of the classes a test file defines at the top level (none when unreadable)."""
+    try:
+        return set(_CLASS.findall(path.read_text("utf-8", "replace"))) if path.is_file() else set()
+    except OSError:
+        return set()
+
+
 def _split(nid: str) -> tuple[str, str]:
     """(file part, rest) of `file.py::a::b`, `module::a` or `module.a`."""
     if "::" in nid:
@@ -92,6 +106,7 @@ def resolve_ids(task: Any, ids: list[str]) -> list[str]:
     """Node ids with a real file part: `test_atomic::t` -> `oracle/test_atomic.py::t`."""
     by_stem = _by_stem(task)
     names: dict[str, list[str]] | None = None
+    classes: dict[str, set[str]] = {}
     out = []
     for nid in ids:
         f = file_of(nid)
@@ -108,8 +123,22 @@ def resolve_ids(task: Any, ids: list[str]) -> list[str]:
                 hits = names.get(re.split(r"[:.\[]", rest, maxsplit=1)[0], [])
                 if rest and len(hits) == 1:
                     nid = f"{hits[0]}::{rest}"
-        out.append(nid)
+        out.append(_class_separators(task, nid, classes))
     return list(dict.fromkeys(out))
+
+
+def _class_separators(task: Any, nid: str, classes: dict[str, set[str]]) -> str:
+    """`f.py::TestC.test_m[p]` -> `f.py::TestC::test_m[p]` when f.py defines class TestC at
+    the top level (pytest names a method `Class::method`; a dot there is never collected)."""
+    f, _, rest = nid.partition("::")
+    head, bracket, params = rest.partition("[")
+    if not f or "." not in head or "::" in head:
+        return nid
+    if f not in classes:
+        classes[f] = _top_classes(task.resolve(f))
+    if head.split(".", 1)[0] not in classes[f]:
+        return nid
+    return f"{f}::{head.replace('.', '::')}{bracket}{params}"
 
 
 def missing_files(task: Any, ids: list[str] | None = None) -> dict[str, list[str]]:
