@@ -1636,6 +1636,7 @@ class _Gate:
     area_px: float
     axes_list: list[Any]
     bars: dict[int, tuple[int, str, float, bool, Any]] = field(default_factory=dict)
+    renderer: Any = None
 
 
 def _canvas_box(fig: Any, renderer: Any, tight: bool | None) -> tuple[float, float, float, float]:
@@ -1711,7 +1712,7 @@ def find_collisions(fig: Any, *, tol: float = TOL_PT, min_area: float = MIN_AREA
     data = [d for d in _collect_data(fig, renderer, axes_list) if id(d.artist) not in ignored]
     g = _Gate(_Report(set(KINDS if kinds is None else kinds),
                       (float(fig.bbox.width), float(fig.bbox.height))),
-              tol * px, min_area * px * px, axes_list, _bar_values(axes_list))
+              tol * px, min_area * px * px, axes_list, _bar_values(axes_list), renderer)
     for sh in texts:  # text (and legends, boxes) against drawn data
         _text_over_data(g, sh, data)
     _into_other_axes(texts, axes_list, g.tol_px, g.area_px, g.hit)
@@ -1770,8 +1771,72 @@ def _region_hit(g: _Gate, sh: _Shape, d: _Data) -> None:
             detail = _foreign_bar(sh, d, g.bars)
             if not detail:
                 return
+    if _ink_clear_of(g, sh, d, pts):
+        return
     kind = "text-over-image" if d.kind == "image" else "text-over-patch"
     g.hit(kind, sh.ref, d.ref, area, pts, detail, box=sh.aabb, ids=(id(sh.artist), id(d.artist)))
+
+
+def _ink_clear_of(g: _Gate, sh: _Shape, d: _Data, pts: np.ndarray) -> bool:
+    """The text's box overlaps the region but its glyphs do not: a box corner cut by a
+    slanted edge (a donut's inner label beside the next wedge) is not ink. Only for plain
+    text whose glyph outlines are known; anything else keeps the box's verdict."""
+    glyphs = _glyph_path(sh.artist, g.renderer, sh.theta) if not sh.is3d else None
+    if glyphs is None:
+        return False
+    x0, y0, x1, y1 = _where(pts)
+    step = max(0.5, math.sqrt(max((x1 - x0) * (y1 - y0), 1.0) / 20_000))
+    gx, gy = np.meshgrid(np.arange(x0 + step / 2, x1, step), np.arange(y0 + step / 2, y1, step))
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    if not len(grid):
+        return False
+    grid = grid[glyphs.contains_points(grid)]
+    inside = np.zeros(len(grid), dtype=bool)
+    for pl in d.polys:
+        if len(grid):
+            inside |= _MplPath(pl).contains_points(grid)
+    return float(inside.sum()) * step * step <= g.area_px
+
+
+def _glyph_path(t: Any, renderer: Any, theta: float) -> Any:
+    """The glyph outlines of a plain, unboxed Text in display pixels, or None."""
+    from matplotlib.textpath import TextPath
+    from matplotlib.transforms import Affine2D
+
+    if renderer is None or not _plain_text(t):
+        return None
+    layout, ext = _layout_lines(t, renderer), _drawn_extent(t, renderer)
+    if layout is None or ext is None:
+        return None
+    bbox, info = layout
+    prop = t.get_fontproperties()
+    k = renderer.points_to_pixels(1.0)
+    c0 = ((ext.x0 + ext.x1) / 2.0, (ext.y0 + ext.y1) / 2.0)
+    paths = []
+    try:
+        for item in info:
+            line = item[0]
+            x, y = (item[2], item[3]) if len(item) == 4 else item[-1]
+            if not line.strip():
+                continue
+            tr = Affine2D().scale(k).translate(x - (bbox.x0 + bbox.width / 2.0),
+                                                y - (bbox.y0 + bbox.height / 2.0))
+            tr = tr.rotate(theta).translate(*c0)
+            tp = TextPath((0, 0), line, size=prop.get_size_in_points(), prop=prop)
+            paths.append(tr.transform_path(tp))
+    except Exception:
+        return None
+    return _MplPath.make_compound_path(*paths) if paths else None
+
+
+def _plain_text(t: Any) -> bool:
+    """A Text drawn as its glyphs only: no box behind it, no stroke or shadow effects."""
+    from matplotlib.text import Text
+
+    if not isinstance(t, Text) or t.get_path_effects():
+        return False
+    patch = t.get_bbox_patch()
+    return patch is None or not patch.get_visible()
 
 
 def _exempt(g: _Gate, sh: _Shape, d: _Data, own: tuple[_Data, int] | None) -> bool:
