@@ -6,7 +6,8 @@ then the fast scan and `--thorough` disagree. So the question is not "is a forbi
 name here" but "could evaluation make one". The shell evaluator makes text that is
 not literally in the action only through these constructs, and each is a trigger:
 
-* expansions: `$…` (variables, `$(…)`, `$'…'`, arithmetic) and backquotes;
+* expansions: `$…` (variables, `$(…)`, `$'…'`, arithmetic), backquotes and a word's
+  leading `~` (the session may have set HOME; `~-` is the previous folder);
 * globs (`*`, `?`, `[…]` in a word) and brace expansion (`{a,b}`, `{1..3}`);
 * a process substitution `<(…)`, an append `>>` or `tee` (files built in pieces);
 * state for later actions: assignments at a command's start, `cd`/`pushd`/`popd`,
@@ -54,7 +55,7 @@ from gavelkit.task.anticheat.trajectory.events import Event
 
 SHELL_DYNAMIC = re.compile(
     r"[$`]|[^\s'\"=]*[*?][^\s'\"]*|\[[^\]\s]+\][^\s]*|\{[^\s{}]*(?:,|\.\.)[^\s{}]*\}|"
-    r"<\(|>>|\btee\b|"
+    r"<\(|>>|\btee\b|(?:^|[\s=:])~|"
     r"(?:^|[;&|]\s*|\n\s*|\bdo\s+|\bthen\s+)(?:export\s+|local\s+|declare\s+|readonly\s+)?"
     r"[A-Za-z_]\w*\+?=|"
     r"(?:^|[;&|{\n]\s*)(?:function\s+)?[A-Za-z_][\w-]*\s*\(\s*\)\s*\{|"
@@ -74,7 +75,7 @@ PY_DYNAMIC_SRC = (
     r"marshal|pickle|zlib|distribution\(|metadata|__file__|__path__|getfile|spec_from|"
     r"getsitepackages|sysconfig")
 PY_DYNAMIC = re.compile(PY_DYNAMIC_SRC)
-_ENV_USE = re.compile(r"environ|getenv")
+_ENV_USE = re.compile(r"environ|getenv|\bhome\s*\(")   # Path.home() reads $HOME
 URL_ANCHORS = frozenset({b"http", b"git@", b"ssh://"})
 _MODULE = re.compile(r"-m\s+([A-Za-z_][\w.]*)")
 _LITERAL = re.compile(r"""(['"])((?:\\.|(?!\1)[^\\\n])*)\1""")

@@ -53,7 +53,7 @@ def _fname(fn: ast.expr) -> tuple[str, str]:
 class _Walker:
     def __init__(self, cwd: str | None, home: str, env: dict[str, str]) -> None:
         self.cwd = cwd
-        self.home = home
+        self.home = env.get("HOME") or home      # expanduser and Path.home() read $HOME
         self.osenv = env
         self.env: dict[str, Any] = {}
         self.fx = Effects()

@@ -338,8 +338,9 @@ class Shell:
         return out
 
     def part_value(self, p: Part) -> str:
-        if p.kind == "tilde":
-            return self.st.home if not p.text else f"/home/{p.text}"
+        if p.kind == "tilde":     # ~ is $HOME as the session set it; ~+ $PWD, ~- $OLDPWD
+            named = {"": "HOME", "+": "PWD", "-": "OLDPWD"}.get(p.text)
+            return self.lookup(named) if named else f"/home/{p.text}"
         if p.kind == "cmd":
             return self.substitute(p.text)
         if p.kind == "arith":

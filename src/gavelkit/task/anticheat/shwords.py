@@ -193,7 +193,7 @@ class _PartReader:
     def run(self) -> list[Part]:
         s, n = self.s, len(self.s)
         if s.startswith("~"):
-            m = re.match(r"~([A-Za-z0-9_.-]*)(?=/|$)", s)
+            m = re.match(r"~([+-]|[A-Za-z0-9_.-]*)(?=/|$)", s)
             if m:
                 self.add(Part("tilde", m.group(1)))
                 self.i = m.end()
