@@ -20,6 +20,7 @@ libraries take their caller's frame for its module name or line (attrs, logging)
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,7 @@ class Evidence:
                 "verified": not self.tamper and not self.changed_sources and not self.missing}
 
 
-def reads_frame_locals(path: Path, line: int) -> bool:
+def reads_frame_locals(path: Path, line: int, unknown: bool = True) -> bool:
     """Does the candidate's file hand out values it read from a frame's locals (the
     static rule `caller-locals-value` of `tamperscan`)? Honest libraries read their
     caller's frame for its module name, its line, or a namespace to resolve annotations
@@ -60,8 +61,34 @@ def reads_frame_locals(path: Path, line: int) -> bool:
             return False
         tree = ast.parse(text)
     except (OSError, SyntaxError, ValueError):
-        return True  # cannot tell: the audit event stands
+        return unknown  # the file that took the frame: cannot tell, the audit event stands
     return bool(returns_frame_local(tree))
+
+
+_TREES: dict[str, str] = {}
+
+
+def _frame_reader(path: Path, line: int, run_dir: Path) -> str:
+    """Where the candidate hands out a frame-local value ('' nowhere): the file that took
+    the frame, else any file of the solution copy that ran (taking a frame in one module
+    and reading it in another must not hide it)."""
+    if reads_frame_locals(path, line):
+        return str(path)
+    root = run_dir / "solution"
+    if str(root) not in _TREES:
+        _TREES[str(root)] = next((str(f) for f in _python_files(root)
+                                  if f != path and reads_frame_locals(f, 0, unknown=False)), "")
+    return _TREES[str(root)]
+
+
+def _python_files(root: Path) -> list[Path]:
+    from gavelkit.task.scoring.tamperscan import SKIP_DIRS
+
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        out += [Path(dirpath) / n for n in sorted(filenames) if n.endswith(".py")]
+    return out
 
 
 def _local(path: str, run_dir: Path, sol_src: Path | None) -> Path:
@@ -118,10 +145,10 @@ def _audit_event(ev: Evidence, a: dict[str, Any], run_dir: Path, sol_src: Path |
     where = f"{a.get('file')}:{a.get('line')}"
     if what.startswith(STRONG):
         ev.tamper.append(f"the candidate's code {what} ({where})")
-    elif what.startswith("took a frame") and reads_frame_locals(
-            _local(str(a.get("file")), run_dir, sol_src), int(a.get("line") or 0)):
-        ev.tamper.append(f"the candidate's code {what} and returns values it read from "
-                         f"a frame's locals ({where})")
+    elif what.startswith("took a frame") and (peek := _frame_reader(
+            _local(str(a.get("file")), run_dir, sol_src), int(a.get("line") or 0), run_dir)):
+        ev.tamper.append(f"the candidate's code {what} ({where}) and returns values it read "
+                         f"from a frame's locals ({peek})")
     else:
         ev.runtime.append(a)
 

@@ -89,33 +89,106 @@ def _call_name(node: ast.AST) -> str:
     return ".".join(reversed(parts))
 
 
-def _is_locals(e: ast.AST, bound: set[str]) -> bool:
-    return (isinstance(e, ast.Attribute) and e.attr == "f_locals") or (
-        isinstance(e, ast.Name) and e.id in bound)
+_READERS = ("get", "pop", "setdefault", "__getitem__")
+_LOOPS = (ast.For, ast.AsyncFor, ast.comprehension)
 
 
-def _reads_local(sub: ast.AST, bound: set[str]) -> bool:
-    """`frame.f_locals[k]` or `frame.f_locals.get(k)` (or through a name bound to it)."""
-    if isinstance(sub, ast.Subscript):
-        return _is_locals(sub.value, bound)
-    return (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-            and sub.func.attr == "get" and _is_locals(sub.func.value, bound))
+def _is_locals(e: ast.AST, ns: set[str]) -> bool:
+    """The locals mapping itself: `x.f_locals`, `getattr(x, "f_locals")`, a name bound to
+    it, or `dict(...)` / `.copy()` of one."""
+    if isinstance(e, ast.Attribute):
+        return e.attr == "f_locals"
+    if isinstance(e, ast.Name):
+        return e.id in ns
+    if not isinstance(e, ast.Call):
+        return False
+    f, args = e.func, e.args
+    if isinstance(f, ast.Name) and f.id == "dict" and len(args) == 1:
+        return _is_locals(args[0], ns)
+    if isinstance(f, ast.Name) and f.id == "getattr" and len(args) >= 2:
+        return isinstance(args[1], ast.Constant) and args[1].value == "f_locals"
+    return isinstance(f, ast.Attribute) and f.attr == "copy" and not args and \
+        _is_locals(f.value, ns)
+
+
+def _local_value(e: ast.AST, ns: set[str], vals: set[str]) -> bool:
+    """Is `e` itself a value out of a frame's locals: an item (`loc[k]`, `loc.get(k)`), a
+    name bound to one, or such a value picked by `next(...)`, a tuple, `or`, `x if c else y`?"""
+    if isinstance(e, ast.Subscript | ast.Call):
+        return _item_read(e, ns, vals)
+    if isinstance(e, ast.GeneratorExp | ast.ListComp):
+        return _local_value(e.elt, ns, vals | {n for g in e.generators
+                                               for n in _item_targets(g.target, g.iter, ns)})
+    parts = (e.elts if isinstance(e, ast.Tuple | ast.List) else
+             [e.body, e.orelse] if isinstance(e, ast.IfExp) else
+             e.values if isinstance(e, ast.BoolOp) else None)
+    if parts is not None:
+        return any(_local_value(x, ns, vals) for x in parts)
+    return isinstance(e, ast.Name) and e.id in vals
+
+
+def _item_read(e: ast.Subscript | ast.Call, ns: set[str], vals: set[str]) -> bool:
+    """`loc[k]`, `loc.get(k)` (pop, setdefault, __getitem__), `next(<a local value>)`."""
+    if isinstance(e, ast.Subscript):
+        return _is_locals(e.value, ns)
+    f = e.func
+    if isinstance(f, ast.Attribute) and f.attr in _READERS:
+        return _is_locals(f.value, ns)
+    return isinstance(f, ast.Name) and f.id == "next" and bool(e.args) and \
+        _local_value(e.args[0], ns, vals)
+
+
+def _item_targets(target: ast.AST, it: ast.AST, ns: set[str]) -> set[str]:
+    """`for k, v in loc.items()` -> {v}; `for v in loc.values()` -> {v}."""
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+            and _is_locals(it.func.value, ns)):
+        return set()
+    if it.func.attr == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        target = target.elts[1]
+    elif it.func.attr != "values":
+        return set()
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _bind(fn: ast.AST, ns: set[str], vals: set[str]) -> None:
+    """Names the function binds to a frame's locals (`ns`) or to values out of them."""
+    for n in ast.walk(fn):
+        if isinstance(n, _LOOPS):
+            vals |= _item_targets(n.target, n.iter, ns)
+            continue
+        if isinstance(n, ast.Assign):
+            targets, value = n.targets, n.value
+        elif isinstance(n, ast.AnnAssign | ast.NamedExpr) and n.value is not None:
+            targets, value = [n.target], n.value
+        else:
+            continue
+        names = {t.id for t in targets if isinstance(t, ast.Name)}
+        if _is_locals(value, ns):
+            ns |= names
+        elif _local_value(value, ns, vals):
+            vals |= names
 
 
 def returns_frame_local(tree: ast.AST) -> list[ast.AST]:
-    """Return statements that hand out an item of a frame's `f_locals` (directly, or
-    through a name the function bound to it)."""
+    """Return values that hand out (or are computed from) an item of a frame's `f_locals`:
+    directly, through names
+    the function bound to the locals or to an item, a copy, a loop over `.items()`. Honest
+    libraries return the whole namespace (to resolve annotations) or something derived
+    from an item (`f_locals["self"].__class__`), never the item itself."""
     hits: list[ast.AST] = []
     for fn in ast.walk(tree):
-        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
             continue
-        bound = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign)
-                 and isinstance(n.value, ast.Attribute) and n.value.attr == "f_locals"
-                 for t in n.targets if isinstance(t, ast.Name)}
-        for n in ast.walk(fn):
-            if isinstance(n, ast.Return) and n.value is not None and any(
-                    _reads_local(sub, bound) for sub in ast.walk(n.value)):
-                hits.append(n)
+        ns: set[str] = set()
+        vals: set[str] = set()
+        for _ in range(4):  # chains of names, to a fixed point
+            size = len(ns) + len(vals)
+            _bind(fn, ns, vals)
+            if len(ns) + len(vals) == size:
+                break
+        outs = [fn.body] if isinstance(fn, ast.Lambda) else [
+            n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+        hits += [v for v in outs if any(_local_value(s, ns, vals) for s in ast.walk(v))]
     return hits
 
 
