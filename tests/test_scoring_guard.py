@@ -467,6 +467,8 @@ while True:
     "ns = dict(f.f_locals)\n    got = ns.get('expected')\n    return got\n",
     "return next(v for k, v in f.f_locals.items() if k == 'expected')\n",
     "d = getattr(f, 'f_locals')\n    return d['expected'] or None\n",
+    "self.total = f.f_locals['expected']\n",  # stored on the object it builds
+    "yield f.f_locals['expected']\n",
 ])
 def test_frame_locals_handed_out_through_names_loops_and_copies_are_seen(
         tmp_path: Path, reader: str) -> None:
@@ -481,7 +483,8 @@ def test_frame_locals_handed_out_through_names_loops_and_copies_are_seen(
 
 
 def test_a_value_derived_from_a_frame_local_is_no_peeking(tmp_path: Path) -> None:
-    """Near miss, what coverage and hydra do: the caller's `self`, for its class name."""
+    """Near miss, what coverage and hydra do: the caller's `self`, for its class name; the
+    caller's namespace whole; billiard's copy of one marker into a container."""
     from gavelkit.task.scoring.tamperscan import scan
 
     (tmp_path / "pkg").mkdir()
@@ -489,7 +492,8 @@ def test_a_value_derived_from_a_frame_local_is_no_peeking(tmp_path: Path) -> Non
         "import sys\ndef caller_class():\n    f = sys._getframe(1)\n"
         "    self = f.f_locals.get('self')\n    cls = self.__class__\n"
         "    return f'{cls.__module__}.{cls.__name__}'\n"
-        "def namespace():\n    return dict(sys._getframe(1).f_locals)\n")
+        "def namespace():\n    return dict(sys._getframe(1).f_locals)\n"
+        "def picklable(f, out):\n    out['__traceback_hide__'] = f.f_locals['__traceback_hide__']\n")
     assert "caller-locals-value" not in {h.rule for h in scan(tmp_path, "pkg")}
 
 

@@ -169,6 +169,17 @@ def _bind(fn: ast.AST, ns: set[str], vals: set[str]) -> None:
             vals |= names
 
 
+def _handed_out(fn: ast.AST) -> list[ast.AST]:
+    """What a function hands out: its return and yield values, and values it stores on an
+    object (`self.total = ...`; not into a container: billiard copies a frame's
+    `__traceback_hide__` into its picklable frame's dict)."""
+    def stores(n: ast.AST) -> bool:
+        return isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute)
+                                                 for t in n.targets)
+    return [n.value for n in ast.walk(fn)  # type: ignore[attr-defined]
+            if (isinstance(n, ast.Return | ast.Yield) and n.value is not None) or stores(n)]
+
+
 def returns_frame_local(tree: ast.AST) -> list[ast.AST]:
     """Return values that hand out (or are computed from) an item of a frame's `f_locals`:
     directly, through names
@@ -186,8 +197,7 @@ def returns_frame_local(tree: ast.AST) -> list[ast.AST]:
             _bind(fn, ns, vals)
             if len(ns) + len(vals) == size:
                 break
-        outs = [fn.body] if isinstance(fn, ast.Lambda) else [
-            n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+        outs = [fn.body] if isinstance(fn, ast.Lambda) else _handed_out(fn)
         hits += [v for v in outs if any(_local_value(s, ns, vals) for s in ast.walk(v))]
     return hits
 
