@@ -77,6 +77,7 @@ PY_DYNAMIC_SRC = (
 PY_DYNAMIC = re.compile(PY_DYNAMIC_SRC)
 _ENV_USE = re.compile(r"environ|getenv|\bhome\s*\(")   # Path.home() reads $HOME
 URL_ANCHORS = frozenset({b"http", b"git@", b"ssh://"})
+_STARTUP = frozenset({"BASH_ENV", "ENV"})
 _MODULE = re.compile(r"-m\s+([A-Za-z_][\w.]*)")
 _LITERAL = re.compile(r"""(['"])((?:\\.|(?!\1)[^\\\n])*)\1""")
 SQUEEZE = str.maketrans("", "", "'\"\\ \t\n,+()[]")
@@ -367,6 +368,8 @@ class Gate:
         source, a command word with a folder, standard input)."""
         if not flags & (RUNNER | REDIR):
             return False
+        if flags & SHRUN and state is not None and _STARTUP.intersection(state.env):
+            return True             # a shell first runs the session's BASH_ENV / ENV
         as_python = bool(flags & PYWORD)
         only_python = as_python and not flags & (SHRUN | REDIR)
         return any(self._written_matters(n, state, only_python)

@@ -27,7 +27,7 @@ LISTERS = {"ls", "find", "tree", "du", "stat", "file", "dir", "exa", "eza", "fd"
            "locate", "realpath", "readlink", "test", "[", "[[", "basename", "dirname", "lsattr",
            "ll"}
 NOOP = {"cd", "pushd", "popd", "echo", "printf", "true", "false", "export", "set", "unset",
-        "which", "type", "alias", "exit", "return", "sleep", "wait", "read", "pwd", "clear",
+        "which", "type", "exit", "return", "sleep", "wait", "read", "pwd", "clear",
         "source", ".", "local", "declare", "shift", "trap", "kill", "jobs", "hash", "history",
         "eval", "((", "mapfile", "readarray", "typeset", "readonly", "unalias", "ulimit",
         "umask", "disown", "bg", "fg", "getopts", "let", "break", "continue", ":"}
@@ -67,12 +67,43 @@ def strip_wrappers(argv: list[str], globs: set[int]) -> tuple[list[str], set[int
         head = posixpath.basename(argv[0])
         if head in KEYWORDS:
             k = 1
+        elif head == "env" and (split := _env_split(argv)) is not None:
+            argv = split            # `env -S 'cmd args'`: the string is the command's words
+            continue
         elif head in WRAPPERS:
             k = _wrapper_words(head, argv, env)
         else:
             break
         argv, globs = argv[k:], {i - k for i in globs if i >= k}
     return argv, globs, env
+
+
+def _env_split(argv: list[str]) -> list[str] | None:
+    """`env [OPTIONS] -S STRING [ARGS]` as the argv it runs (None: no -S)."""
+    for i, a in enumerate(argv[1:], 1):
+        found = _split_string(argv, i)
+        if found is not None:
+            val, rest = found
+            try:
+                words = shlex.split(val)
+            except ValueError:
+                words = val.split()
+            return [argv[0], *argv[1:i], *words, *rest]
+        if not (a.startswith("-") or "=" in a):
+            return None             # the command starts: no -S before it
+    return None
+
+
+def _split_string(argv: list[str], i: int) -> tuple[str, list[str]] | None:
+    """The -S string at argv[i] (`-S S`, `-SS`, `--split-string[=]S`) and the words after."""
+    a = argv[i]
+    if a in ("-S", "--split-string"):
+        return (argv[i + 1], argv[i + 2:]) if i + 1 < len(argv) else None
+    if a.startswith("--split-string="):
+        return a.split("=", 1)[1], argv[i + 1:]
+    if a.startswith("-S") and len(a) > 2:
+        return a[2:], argv[i + 1:]
+    return None
 
 
 def _wrapper_words(head: str, argv: list[str], env: dict[str, str]) -> int:
@@ -130,6 +161,7 @@ class ProgramChecks:
             handler(self, argv, cwd, globs, hits, heredoc, depth, stdin_paths, sc)
         elif prog in SHELLS:
             self._shell_script(argv, cwd, hits)
+            self._startup_file(env, cwd, hits, depth)
         elif prog not in NOOP:
             self._generic(prog, argv, cwd, globs, hits)
         if prog in SCRIPT_LANGS:
@@ -155,6 +187,21 @@ class ProgramChecks:
             for part in (env.get(name) or "").split(":"):
                 if part:
                     self._path(part, cwd, "read", False, hits, f"{name}=", strict=False)
+
+    def _startup_file(self, env: dict[str, str], cwd: str | None, hits: list[Hit],
+                      depth: int) -> None:
+        """BASH_ENV (ENV for sh): the file a non-interactive shell runs before its own
+        text; a file the session wrote is followed, any other is read."""
+        seen = {**(getattr(self, "_env", None) or self.state.env), **env}
+        for var in ("BASH_ENV", "ENV"):
+            path = seen.get(var)
+            if not path or UNKNOWN in path:
+                continue
+            body = self.state.file(path, cwd)
+            if body:
+                self._shell(body, cwd, hits, depth + 1)
+            else:
+                self._path(path, cwd, "read", False, hits, f"{var}=", strict=False)
 
     def _shell_script(self, argv: list[str], cwd: str | None, hits: list[Hit]) -> None:
         args = argv[1:]
@@ -203,6 +250,16 @@ class ProgramChecks:
             self._path(".", cwd, "read", False, hits, prog)
 
     # -- handlers
+    def _h_alias(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+                 heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+                 sc: SimpleCommand | None) -> None:
+        """`alias name='text'`: the text runs wherever the name is used; it is checked
+        as it is defined (what it reads does not depend on where it runs)."""
+        for a in argv[1:]:
+            name, eq, text = a.partition("=")
+            if eq and name and text:
+                self._shell(text, cwd, hits, depth + 1)
+
     def _h_xargs(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
                  heredoc: str | None, depth: int, stdin_paths: Sequence[str],
                  sc: SimpleCommand | None) -> None:
@@ -460,4 +517,5 @@ _HANDLERS: dict[str, Callable[..., None]] = {
     "pypy": ProgramChecks._h_python, "pypy3": ProgramChecks._h_python,
     "ipython": ProgramChecks._h_python,
     "apply_patch": ProgramChecks._h_patch, "applypatch": ProgramChecks._h_patch,
+    "alias": ProgramChecks._h_alias,
 }
