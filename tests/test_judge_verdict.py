@@ -731,3 +731,20 @@ def test_a_saturated_recorded_run_without_its_code_is_refused_not_shown(task: Pa
     res = judge_run(task, _without_code(task, "perfect"), move_state=False)
     fires(res.findings, "TSK-J006")
     assert res.unverified is None and not res.scores_usable
+
+
+def test_a_gavel_score_that_records_no_sandbox_never_certifies(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
+    """Fail closed: a gavel run record without its isolation block (an older gavel, or a
+    hand-trimmed file) was judged QUALIFIED; now anti-cheat is UNVERIFIABLE. Near miss: the
+    same file with `isolation.active: true` certifies."""
+    run = task / "candidate-runs" / "bad"
+    p = run / "score_result.json"
+    data = json.loads(p.read_text())
+    assert data["gavel"]["isolation"]["active"] is True
+    assert judge_run(task, run, move_state=False).verdict == "QUALIFIED"
+    data["gavel"].pop("isolation")
+    p.write_text(json.dumps(data))
+    res = judge_run(task, run, move_state=False)
+    ac = next(c for c in res.checks if c.name == "anti-cheat")
+    assert ac.status == "UNVERIFIABLE" and "records no sandbox" in ac.reason
+    assert res.verdict == "PENDING"

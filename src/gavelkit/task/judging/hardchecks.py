@@ -257,10 +257,15 @@ def _isolation(notes: Notes, score: ScoreResult) -> None:
     could rewrite the results after gavel wrote them, so its tamper evidence proves
     nothing (anti-cheat UNVERIFIABLE). Never QUALIFIED; re-run where bubblewrap works."""
     iso = score.gavel.get("isolation")
+    if isinstance(iso, dict) and iso.get("active") is True:
+        return
     if isinstance(iso, dict) and iso.get("active") is False:
-        why = str(iso.get("why_inactive") or "no sandbox")
-        notes.check("anti-cheat", UNVERIFIABLE, f"scored without the sandbox ({why}); re-run "
-                    "the candidate where bubblewrap works")
+        why = f"scored without the sandbox ({iso.get('why_inactive') or 'no sandbox'})"
+    else:  # fail closed: a record that does not say the sandbox ran is not one that did
+        why = ("the score file records no sandbox (no gavel isolation record"
+               + (f", read as {score.format}" if score.format != "gavel" else "") + ")")
+    notes.check("anti-cheat", UNVERIFIABLE, f"{why}; re-run the candidate where bubblewrap "
+                "works")
 
 
 def _preflight_after(notes: Notes, score: ScoreResult) -> None:
