@@ -8,8 +8,9 @@ out of the F and length rules.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
+
+from shape_helpers import function_lengths
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "gavelkit"
@@ -60,15 +61,9 @@ def test_complexity_density() -> None:
                 dense, key=lambda pb: -pb[1].complexity)[:10]))  # type: ignore[attr-defined]
 
 
-def _functions(path: Path) -> list[tuple[str, int]]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [(n.name, (n.end_lineno or n.lineno) - n.lineno + 1) for n in ast.walk(tree)
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-
-
 def test_few_long_functions() -> None:
     long = sorted(((n, f"{p.relative_to(ROOT)}:{name}") for p in SRC.rglob("*.py")
-                   for name, n in _functions(p) if n > LONG_LINES), reverse=True)
+                   for name, _line, n in function_lengths(p) if n > LONG_LINES), reverse=True)
     assert len(long) <= MAX_LONG, (
         f"{len(long)} functions over {LONG_LINES} lines (at most {MAX_LONG}): "
         + ", ".join(f"{where} ({n})" for n, where in long))

@@ -4,10 +4,9 @@ numbers are the lead's test."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
-import pytest
+from shape_helpers import area_shape, long_functions
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "gavelkit"
 JUDGING = ("judge", "inputs", "hardchecks", "solvable", "fairness", "scores", "conclude",
@@ -21,23 +20,11 @@ OWNED = [SRC / "task" / "judging" / f"{m}.py" for m in JUDGING] + [
 
 
 def test_no_complex_blocks() -> None:
-    radon = pytest.importorskip("radon.complexity")
-    lines = 0
-    c_or_worse: list[str] = []
-    for p in OWNED:
-        text = p.read_text("utf-8")
-        lines += text.count("\n")
-        for b in radon.cc_visit(text):
-            rank = radon.cc_rank(b.complexity)
-            assert rank in "ABC", f"{p.name}:{b.lineno} {b.name} rated {rank} ({b.complexity})"
-            if rank == "C":
-                c_or_worse.append(f"{p.name}:{b.name}")
-    assert len(c_or_worse) * 1000 / lines <= 2.0, c_or_worse
+    shape = area_shape(OWNED)
+    assert not shape.worse, shape.worse
+    assert shape.c_density <= 2.0, shape.rated_c
 
 
 def test_no_long_functions() -> None:
-    for p in OWNED:
-        for node in ast.walk(ast.parse(p.read_text("utf-8"))):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                n = node.end_lineno - node.lineno + 1
-                assert n <= 80, f"{p.name}:{node.lineno} {node.name} is {n} lines"
+    long = long_functions(OWNED, 80)
+    assert not long, long
