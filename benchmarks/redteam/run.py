@@ -8,7 +8,9 @@ An attack is a folder in `attacks/`: `attack.toml` (family, goal, the check that
 it, environment, timeout), `inject.py` (code appended to the target package's
 `__init__.py`; `$PKG` is replaced by the package name, `$CANARY_*` by the paths of the
 canaries) and optionally `files/` (added to the solution; a `__PKG__` folder is the
-package) and `setup.py` (the solution becomes a project that gavel builds).
+package) and `setup.py` (the solution becomes a project that gavel builds). An attack
+that differs from another only in its options or build names it as `code_from` and takes
+the parts it has none of (inject.py, files/, setup.py) from there.
 
 Targets: `semver` is the example task (examples/task-semver) with its broken candidate
 (honest 215/295); `fsspec` is the real corpus task fsspec-filesystem-fullrepro-001 with a
@@ -65,6 +67,13 @@ class Attack:
     timeout: float = 300.0
     targets: list[str] = field(default_factory=lambda: ["semver", "fsspec"])
     args: list[str] = field(default_factory=list)  # extra `gavel task run` options
+    code_from: Path | None = None  # another attack's folder: its code where this has none
+
+    def part(self, name: str) -> Path:
+        """inject.py, files/ or setup.py: this attack's own, else `code_from`'s (two
+        attacks that differ only in their options or build keep the code once)."""
+        own = self.folder / name
+        return own if own.exists() or self.code_from is None else self.code_from / name
 
 
 @dataclass
@@ -106,7 +115,8 @@ def load_attacks(only: list[str] | None) -> list[Attack]:
         out.append(Attack(d.name, meta["family"], meta["goal"], meta.get("check", "inflate"),
                           d, dict(meta.get("env", {})), float(meta.get("timeout", 300)),
                           list(meta.get("targets", ["semver", "fsspec"])),
-                          list(meta.get("args", []))))
+                          list(meta.get("args", [])),
+                          d.parent / meta["code_from"] if "code_from" in meta else None))
     return out
 
 
@@ -256,12 +266,12 @@ def build_candidate(att: Attack, tgt: Target, dest: Path, subst: dict[str, str])
         for k, v in subst.items():
             text = text.replace(k, v)
         return text
-    inject = att.folder / "inject.py"
+    inject = att.part("inject.py")
     if inject.is_file():
         init = sol / tgt.package / "__init__.py"
         init.write_text(init.read_text("utf-8") + "\n\n# --- red-team attack " + att.id
                         + " ---\n" + fill(inject.read_text("utf-8")), "utf-8")
-    files = att.folder / "files"
+    files = att.part("files")
     if files.is_dir():
         for p in sorted(files.rglob("*")):
             if p.is_file():
@@ -270,9 +280,8 @@ def build_candidate(att: Attack, tgt: Target, dest: Path, subst: dict[str, str])
                 q.parent.mkdir(parents=True, exist_ok=True)
                 q.write_bytes(fill(p.read_text("utf-8")).encode() if p.suffix != ".pyc"
                               else p.read_bytes())
-    if (att.folder / "setup.py").is_file():
-        (sol / "setup.py").write_text(fill((att.folder / "setup.py").read_text("utf-8")),
-                                      "utf-8")
+    if att.part("setup.py").is_file():
+        (sol / "setup.py").write_text(fill(att.part("setup.py").read_text("utf-8")), "utf-8")
     return sol
 
 

@@ -1,1 +1,0 @@
-from . import _gk_use_generated
