@@ -16,6 +16,7 @@ from typing import Any
 
 from gavelkit.task.judging.fairness import SPOTCHECK
 from gavelkit.task.judging.result import JudgeResult, Records, Transition
+from gavelkit.task.judging.scores import score_record
 from gavelkit.task.judging.step import Notes
 from gavelkit.task.judging.verdict import TASK_STATUSES, Verdict
 
@@ -256,8 +257,7 @@ def _scores_record(res: JudgeResult) -> dict[str, Any]:
     usable = res.scores_usable and s is not None
     return {"scores_usable": res.scores_usable,
             "scores_withheld_because": res.scores_why or None,
-            "candidate_score": {"summary": s.summary, "pass_rate": s.pass_rate,
-                                "by_layer": s.raw.get("by_layer")} if usable and s else None,
+            "candidate_score": score_record(s) if usable and s else None,
             "metrics": m.to_dict() if usable and m else None,
             "unverified_evidence": res.unverified.to_dict()
             if res.unverified and not res.scores_usable else None}

@@ -54,6 +54,12 @@ class GateB:
                 "why": self.why, "judged_clusters": self.judged, "pending": list(self.pending)}
 
 
+def score_record(score: ScoreResult) -> dict[str, Any]:
+    """A score as judge_result.json records it (`candidate_score`, used or unverified)."""
+    return {"summary": score.summary, "pass_rate": score.pass_rate,
+            "by_layer": score.raw.get("by_layer")}
+
+
 @dataclass(frozen=True, slots=True)
 class Unverified:
     """A withheld score shown as recorded evidence: what it says (layers, gap, clusters,
@@ -67,9 +73,7 @@ class Unverified:
     not_checked: tuple[tuple[str, str], ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"candidate_score": {"summary": self.score.summary,
-                                    "pass_rate": self.score.pass_rate,
-                                    "by_layer": self.score.raw.get("by_layer")},
+        return {"candidate_score": score_record(self.score),
                 "metrics": self.metrics.to_dict(), "gate_b": self.gate_b.to_dict(),
                 "not_checked": [{"check": n, "reason": r} for n, r in self.not_checked]}
 
