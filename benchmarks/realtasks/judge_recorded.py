@@ -65,6 +65,37 @@ def judge_one(name: str, score: str, scratch: Path) -> dict:
             "report_marks_unverified": "**Unverified: recorded evidence" in report}
 
 
+def _row(r: dict) -> str:
+    ev = r.get("evidence")
+    if not ev:
+        why = (r.get("withheld") or r.get("error") or "")[:160]
+        return f"| {r['task']} | {r.get('verdict', 'error')} | not shown: {why} | | | | |"
+    layers = ", ".join(f"{k} {v}" for k, v in ev["layers"].items())
+    return (f"| {r['task']} | {r.get('verdict', 'error')} | unverified {ev['score']} | {layers}"
+            f" | {ev['clusters']} | {ev['gate_b_failures']} | {', '.join(ev['not_checked'])} |")
+
+
+def _markdown(rows: list[dict], bad: list[str]) -> list[str]:
+    lines = ["# `gavel task judge` on Bmk-dev beta's recorded runs, without their code", "",
+             "`python3 benchmarks/realtasks/judge_recorded.py`. Each recorded score file judged"
+             " with no candidate code and no transcript (`task init --adopt`, `task judge"
+             " --run FILE --no-state`).", "",
+             "| task | verdict | recorded score shown as | layers | clusters | Gate B failures"
+             " | checks that could not be made |", "|---|---|---|---|---|---|---|"]
+    lines += [_row(r) for r in rows]
+    lines += ["", f"Never QUALIFIED, score never used: {'yes' if not bad else 'NO: ' + str(bad)}."
+              f" Evidence shown on {sum(1 for r in rows if r.get('evidence'))} of {len(rows)};"
+              f" report marked unverified on "
+              f"{sum(1 for r in rows if r.get('report_marks_unverified'))}.", "",
+              "Why some show nothing: a recorded pass rate at the solvability threshold with no"
+              " passing preflight is refused outright (TSK-J006: jrnl's 473/473), not shown as"
+              " evidence; alembic and vcrpy are adopted at S3_ORACLE_MERGE, not S5_JUDGE, because"
+              " beta holds none of their oracle files (the S3 guards need them), so the judge's"
+              " entry refuses them. Every BROKEN is Gates E/F on the current standard"
+              " (recorded-comparison.md).", ""]
+    return lines
+
+
 def main() -> int:
     if not BETA.is_dir():
         print(f"{BETA} absent: run benchmarks/gates/extract_bmk_dev.py first")
@@ -76,30 +107,7 @@ def main() -> int:
                 rows.append(judge_one(name, rec["score"], Path(tmp)))
     bad = [r["task"] for r in rows if r.get("verdict") == "QUALIFIED" or r.get("scores_usable")]
     (HERE / "judge-recorded.json").write_text(json.dumps(rows, indent=1) + "\n")
-    lines = ["# `gavel task judge` on Bmk-dev beta's recorded runs, without their code", "",
-             "`python3 benchmarks/realtasks/judge_recorded.py`. Each recorded score file judged"
-             " with no candidate code and no transcript (`task init --adopt`, `task judge"
-             " --run FILE --no-state`).", "",
-             "| task | verdict | recorded score shown as | layers | clusters | Gate B failures"
-             " | checks that could not be made |", "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        ev = r.get("evidence")
-        lines.append(f"| {r['task']} | {r.get('verdict', 'error')} | "
-                     + (f"unverified {ev['score']} | "
-                        + ", ".join(f"{k} {v}" for k, v in ev["layers"].items())
-                        + f" | {ev['clusters']} | {ev['gate_b_failures']} | "
-                        + ", ".join(ev["not_checked"]) + " |" if ev else
-                        f"not shown: {(r.get('withheld') or r.get('error') or '')[:160]} | | | | |"))
-    lines += ["", f"Never QUALIFIED, score never used: {'yes' if not bad else 'NO: ' + str(bad)}."
-              f" Evidence shown on {sum(1 for r in rows if r.get('evidence'))} of {len(rows)};"
-              f" report marked unverified on "
-              f"{sum(1 for r in rows if r.get('report_marks_unverified'))}.", "",
-              "Why some show nothing: a recorded pass rate at the solvability threshold with no"
-              " passing preflight is refused outright (TSK-J006: jrnl's 473/473), not shown as"
-              " evidence; alembic and vcrpy are adopted at S3_ORACLE_MERGE, not S5_JUDGE, because"
-              " beta holds none of their oracle files (the S3 guards need them), so the judge's"
-              " entry refuses them. Every BROKEN is Gates E/F on the current standard"
-              " (recorded-comparison.md).", ""]
+    lines = _markdown(rows, bad)
     (HERE / "judge-recorded.md").write_text("\n".join(lines))
     print("\n".join(lines))
     return 1 if bad else 0
