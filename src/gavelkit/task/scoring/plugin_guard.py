@@ -79,9 +79,11 @@ def _is_runner(name):
     return name in ("pytest", "builtins") or name.startswith(("_pytest", "pluggy"))
 
 
-def _module_callables(name, mod, objects, out):
+def _module_callables(name, mod, out):
     """The public callables of one watched module (all but dunders for the runner's own
-    modules), and the methods of the classes it defines."""
+    modules), and the methods of the classes it defines. The objects themselves are kept,
+    never their id(): an id can be reused once its object is gone, and every id() call is
+    an audit event."""
     try:
         items = list(vars(mod).items())
     except TypeError:
@@ -91,16 +93,16 @@ def _module_callables(name, mod, objects, out):
         if attr.startswith(skip) and attr != "__import__":
             continue
         if callable(val):
-            out[f"{name}:{attr}"] = val if objects else id(val)
+            out[f"{name}:{attr}"] = val
         if isinstance(val, type) and getattr(val, "__module__", None) == name:
-            _class_callables(f"{name}:{attr}", val, objects, out)
+            _class_callables(f"{name}:{attr}", val, out)
 
 
-def _class_callables(prefix, cls, objects, out):
+def _class_callables(prefix, cls, out):
     for cattr, cval in list(vars(cls).items()):
         if isinstance(cval, (staticmethod, classmethod, property)) or \
                 type(cval).__name__ in ("function", "method_descriptor"):
-            out[f"{prefix}.{cattr}"] = cval if objects else id(cval)
+            out[f"{prefix}.{cattr}"] = cval
 
 
 _EVENT_WHAT = {"gc": "walked the heap ({})", "ctypes": "used ctypes ({})"}
@@ -139,20 +141,41 @@ class Guard:
         self.busy = False
         self.hooks = None
         self.watch = tuple(cfg.get("watch_modules") or ())
+        self._real = {}  # path -> realpath (one lstat per file once its folder is known)
+        self.walked = set()
         self.callables = self._callables()
-        self.module_ids = {n: id(m) for n, m in sys.modules.items() if self._watched(n)}
+        self.module_objs = {n: m for n, m in sys.modules.items() if self._watched(n)}
 
     # ---- snapshot ------------------------------------------------------------------
     def _watched(self, name):
         return _is_runner(name) or name in self.watch
 
-    def _callables(self, objects=False):
-        """{"module:name" or "module:Class.attr": id (or the object itself)}."""
+    def _callables(self, only_new=False):
+        """{"module:name" or "module:Class.attr": the object}; `only_new`: of the watched
+        modules not walked before."""
         out = {}
         for name, mod in list(sys.modules.items()):
-            if mod is not None and self._watched(name):
-                _module_callables(name, mod, objects, out)
+            if mod is not None and self._watched(name) and not (only_new and name in self.walked):
+                _module_callables(name, mod, out)
+                if not only_new:
+                    self.walked.add(name)
         return out
+
+    def real(self, path):
+        """os.path.realpath, remembered per folder: a file that is not itself a link
+        resolves to its folder's real path plus its name."""
+        got = self._real.get(path)
+        if got is None:
+            if not os.path.isabs(path):  # relative to a working folder that may change
+                return os.path.realpath(path)
+            head, tail = os.path.split(path)
+            folder = self._real.get(head)
+            if folder is None:
+                folder = self._real[head] = os.path.realpath(head or ".")
+            plain = tail not in ("", ".", "..") and not os.path.islink(path)
+            got = os.path.join(folder, tail) if plain else os.path.realpath(path)
+            self._real[path] = got
+        return got
 
     def _own_code(self, obj):
         """Is a replacement the runner's or the standard library's own code (pytest swaps
@@ -166,7 +189,7 @@ class Guard:
         code = getattr(obj, "__code__", None)
         if code is None:
             return False
-        real = os.path.realpath(code.co_filename)
+        real = self.real(code.co_filename)
         return not self.is_candidate(code.co_filename) and (
             real.startswith(self.env) or real.startswith(self.stdlib)
             or real.startswith(self.plugdir))
@@ -214,7 +237,7 @@ class Guard:
             return "frozen"
         if self.is_candidate(fn):
             return "candidate"
-        real = os.path.realpath(fn)
+        real = self.real(fn)
         if real.startswith(self.work):
             return "oracle"
         if real.startswith(self.plugdir):
@@ -320,10 +343,14 @@ class Guard:
         rw._rewrite_test = _rewrite_test
         rw._read_pyc = lambda *a, **k: None
         rw._write_pyc = lambda *a, **k: False
-        self.callables = self._callables()  # with gavel's own replacements
+        for attr in ("_rewrite_test", "_read_pyc", "_write_pyc"):  # gavel's own replacements
+            self.callables[f"{rw.__name__}:{attr}"] = getattr(rw, attr)
+        new = self._callables(only_new=True)  # what got imported since the snapshot
+        self.walked.update(k.partition(":")[0] for k in new)
+        self.callables.update(new)
 
     def rel(self, path):
-        real = os.path.realpath(path)
+        real = self.real(path)
         return real[len(self.work):] if real.startswith(self.work) else None
 
     def note_source(self, path, source):
@@ -369,7 +396,7 @@ class Guard:
         return None
 
     def is_oracle_or_env(self, fn):
-        real = os.path.realpath(fn)
+        real = self.real(fn)
         return real.startswith(self.work) or real.startswith(self.env) or \
             real.startswith(self.stdlib) or real.startswith(self.plugdir)
 
@@ -392,11 +419,11 @@ class Guard:
         return out
 
     def _changed_callables(self):
-        now = self._callables(objects=True)
+        now = self._callables()
         out = sorted(k for k, v in self.callables.items()
-                     if k in now and id(now[k]) != v and not self._own_code(now[k]))[:40]
-        return out + sorted(f"module {n} replaced" for n, i in self.module_ids.items()
-                            if id(sys.modules.get(n)) != i)[:10]
+                     if k in now and now[k] is not v and not self._own_code(now[k]))[:40]
+        return out + sorted(f"module {n} replaced" for n, m in self.module_objs.items()
+                            if sys.modules.get(n) is not m)[:10]
 
     def _foreign_hooks(self, pm):
         if self.hooks is None:
@@ -445,7 +472,8 @@ class Guard:
         out = []
         for name, mod in list(sys.modules.items()):
             f = getattr(mod, "__file__", None)
-            why = self._misplaced(name, os.path.realpath(f), pkg, stdnames) if f else ""
+            why = self._misplaced(name, self.real(f), pkg, stdnames) if isinstance(f, str) \
+                else ""
             if why:
                 out.append(why)
         return out[:20]

@@ -54,14 +54,15 @@ def _load_config():
     return json.loads(b"".join(chunks).decode("utf-8"))
 
 
-def _sender(key, fd, write=os.write, dumps=json.dumps, digest=hmac.digest):
+def _sender(key, fd, write=os.write, digest=hmac.digest):
     """The one function that signs and sends a line (its references bound at import)."""
     seq = [0]
+    dumps = json.JSONEncoder(sort_keys=True, default=str).encode  # built once, not per line
 
     def send(obj):
         seq[0] += 1
         obj["seq"] = seq[0]
-        payload = dumps(obj, sort_keys=True, default=str).encode()  # ASCII, one line
+        payload = dumps(obj).encode()  # ASCII, one line
         # one line: 64 hex digits of HMAC-SHA256, a space, the JSON payload it signs
         data = digest(key, payload, "sha256").hex().encode() + b" " + payload + b"\n"
         while data:
@@ -113,8 +114,8 @@ def _select(items, expected, bases):
     exact = expected.intersection(i.nodeid for i in items)
     keep = [i for i in items if i.nodeid in expected or (
         _base(i.nodeid) in bases and _base(i.nodeid) not in exact)]
-    kept = {id(i) for i in keep}
-    return keep, [i for i in items if id(i) not in kept]
+    kept = set(keep)  # nodes hash by node id and compare by identity: no id() audit events
+    return keep, [i for i in items if i not in kept]
 
 
 def _raw(item, call, guard, timed_out):
@@ -153,7 +154,7 @@ def _make(cfg, send, guard):
     limit = float(cfg.get("test_timeout") or 0)
     raw = {}
     timed_out = set()
-    checked = {}  # id(item) -> id of the code object verified for it
+    checked = {}  # item -> the code object verified for it
     alarm_signal, setitimer = signal.signal, signal.setitimer
 
     def _alarm(signum, frame):
@@ -165,7 +166,7 @@ def _make(cfg, send, guard):
             send({"t": "tamper", "where": "test-code", "nodeid": item.nodeid,
                   "changed": [f"{item.nodeid}: {why}"]})
         fn = getattr(item, "obj", None)
-        checked[id(item)] = id(getattr(fn, "__code__", None))
+        checked[item] = getattr(fn, "__code__", None)
 
     class Plugin:
         def pytest_collectreport(self, report):
@@ -198,7 +199,7 @@ def _make(cfg, send, guard):
         @pytest.hookimpl(tryfirst=True)
         def pytest_pyfunc_call(self, pyfuncitem):
             fn = getattr(pyfuncitem, "obj", None)
-            if checked.get(id(pyfuncitem)) != id(getattr(fn, "__code__", None)):
+            if checked.get(pyfuncitem, False) is not getattr(fn, "__code__", None):
                 verify(pyfuncitem)  # replaced since it was collected: check again
 
         def pytest_runtest_teardown(self, item):
