@@ -209,11 +209,11 @@ def _exit_now(code):
     elif not isinstance(code, int):
         print(code, file=sys.stderr)  # what Python prints for `sys.exit("message")`
         code = 1
+    import contextlib
+
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(Exception):  # a closed or replaced stream: nothing to write
             stream.flush()
-        except Exception:  # a closed or replaced stream: nothing more to write
-            pass
     os._exit(code & 0xFF)
 
 
