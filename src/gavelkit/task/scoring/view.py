@@ -3,7 +3,7 @@
 Not the machine's root with a few folders hidden (the home folder, other tasks, other
 runs, the repository's own examples and every shared cache were readable that way), but
 an empty root with, read-only: the system folders and a short list of /etc entries
-(`data/judge/sandbox_view.toml`), the scoring interpreter's installation and the task
+(`data/judge/sandbox_view.json`), the scoring interpreter's installation and the task
 environment, the run's result plugin and solution copy; writable: the worktree (tests
 write their outputs there; the oracle's code in it is checked after the run) and private
 size-capped tmpfs for /tmp, /var/tmp and the scratch folder (HOME, TMPDIR). No network, no
@@ -27,10 +27,10 @@ _TABLE: dict[str, Any] = {}
 
 def _table() -> dict[str, Any]:
     if not _TABLE:
-        import tomllib
+        import json
 
         here = Path(__file__).resolve().parent.parent.parent / "data" / "judge"
-        _TABLE.update(tomllib.loads((here / "sandbox_view.toml").read_text("utf-8")))
+        _TABLE.update(json.loads((here / "sandbox_view.json").read_text("utf-8")))
     return _TABLE
 
 

@@ -184,10 +184,16 @@ def nproc_limit(cgroup: bool, bwrap: bool) -> int:
 
 
 def run_folder() -> Path:
-    """A private run folder with the sub-folders every launch needs."""
-    import tempfile
+    """A private run folder with the sub-folders every launch needs. Made as
+    tempfile.mkdtemp makes one (mode 0700, a random name, never an existing folder), but
+    without importing tempfile: this is on the critical path before the prestart."""
+    run_dir = Path(os.environ.get("TMPDIR") or "/tmp") / ("gavel-run-" + os.urandom(8).hex())
+    try:
+        run_dir.mkdir(mode=0o700)  # 64 random bits: an existing name is not a real case
+    except OSError:  # TMPDIR unusable (or taken): tempfile chooses, as it always did
+        import tempfile
 
-    run_dir = Path(tempfile.mkdtemp(prefix="gavel-run-"))
+        run_dir = Path(tempfile.mkdtemp(prefix="gavel-run-"))
     for sub in ("work", "scratch", "logs", "plugin", "solution", "pkgview"):
         (run_dir / sub).mkdir()
     return run_dir
@@ -207,7 +213,6 @@ class Warm:
     def __init__(self, run_dir: Path, python: str, env_path: Path, hidden: list[Path],
                  limits: tuple[int, int, int], bwrap: str | None) -> None:
         import subprocess
-        import tempfile
 
         from gavelkit.task.scoring.limits import ProcLimit
 
@@ -225,7 +230,7 @@ class Warm:
                            site_config(env_path), crfd, swfd)
         self.log_path = run_dir / "logs" / ".warm.log"
         self.log = open(self.log_path, "wb")  # noqa: SIM115 - handed to the launch or closed
-        self.errf = tempfile.TemporaryFile()  # noqa: SIM115
+        self.errf = open(run_dir / ".warm.err", "w+b")  # noqa: SIM115 - not in logs/: kept
         cmd = boot_command(python, bwrap, env_path, run_dir, TMP_MB)
         self.proc: Any = None
         self.state = "started"
