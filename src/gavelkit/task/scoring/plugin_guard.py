@@ -256,20 +256,34 @@ class Guard:
     def is_candidate(self, fn):
         return bool(fn) and (fn.startswith(self.candidate_raw) or fn.startswith(self.candidate))
 
-    @staticmethod
-    def _interesting(event, args):
-        """Cheap first filter: most opens and attribute reads are nothing to record."""
-        if event == "open":
-            p = args[0] if args else None
-            return isinstance(p, str) and p.startswith("/proc/") and p.endswith("/mem")
-        if event == "object.__getattr__":
-            return len(args) >= 2 and args[1] in _FRAME_ATTRS
-        if event == "object.__setattr__":
-            return len(args) >= 2 and args[1] in _CODE_ATTRS
-        return True
+    def hook(self):
+        """The audit hook. Python calls it for every audited event of the process (~17k in
+        a 300-test session, most of them reads of `__code__` or `__defaults__`), so the
+        first filter is a closure over local names and does no attribute lookup or call:
+        most opens and attribute reads are nothing to record."""
+        watch, frame_attrs, code_attrs = WATCH_EVENTS, _FRAME_ATTRS, _CODE_ATTRS
+        guard = self
+
+        def audit(event, args):
+            if event not in watch:
+                return
+            if event == "object.__getattr__":
+                if len(args) < 2 or args[1] not in frame_attrs:
+                    return
+            elif event == "object.__setattr__":
+                if len(args) < 2 or args[1] not in code_attrs:
+                    return
+            elif event == "open":
+                p = args[0] if args else None
+                if not (isinstance(p, str) and p.startswith("/proc/") and p.endswith("/mem")):
+                    return
+            guard.audit(event, args)
+        return audit
 
     def audit(self, event, args):
-        if event not in WATCH_EVENTS or self.busy or not self._interesting(event, args):
+        """Record one event that passed the hook's filter (never while gavel's own code
+        looks at frames or files: `busy`)."""
+        if self.busy:
             return
         self.busy = True
         try:
@@ -280,7 +294,7 @@ class Guard:
             self.busy = False
 
     def _record(self, event, args):
-        fn, line = self.caller_file(3)
+        fn, line = self.caller_file(4)  # caller_file, _record, audit, the hook, the event
         if not self.is_candidate(fn):
             return
         key = (event, fn, line)

@@ -77,7 +77,7 @@ _GUARD = None
 if _CFG is not None:
     _GUARD = importlib.import_module(__name__ + "_guard").Guard(_CFG, _SEND)
     _GUARD.install_rewrite()
-    sys.addaudithook(_GUARD.audit)  # PEP 578: cannot be removed once added
+    sys.addaudithook(_GUARD.hook())  # PEP 578: cannot be removed once added
     _SEND({"t": "loaded", "pid": os.getpid()})
 
 
