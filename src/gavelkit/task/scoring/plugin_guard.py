@@ -308,7 +308,7 @@ class Guard:
         """What an audited event from the candidate's code did ('' for nothing notable)."""
         if event == "sys._getframe" and args and hasattr(args[0], "f_code"):
             target = args[0].f_code.co_filename
-            if os.path.realpath(target).startswith(self.work):
+            if self.real(target).startswith(self.work):
                 return "took a frame of the oracle's test code"
             return "took a frame"  # its own, or a caller's: confirmed with its source
         if event == "object.__getattr__":

@@ -17,6 +17,7 @@ evidence. A per-test time limit uses SIGALRM (the parent also kills a test that 
 reporting). Standard library and pytest only: it runs in the task's environment.
 """
 
+import gc
 import hmac
 import importlib
 import json
@@ -79,6 +80,12 @@ if _CFG is not None:
     _GUARD.install_rewrite()
     sys.addaudithook(_GUARD.hook())  # PEP 578: cannot be removed once added
     _SEND({"t": "loaded", "pid": os.getpid()})
+    # Everything alive now is pytest's, the standard library's or gavel's: no candidate
+    # or oracle code has run. Moved out of the collector's generations, it is never
+    # traversed again: each full collection of the session (pytest itself runs two at its
+    # end) then walks only what the tests made. A fifth of a 300-test run's CPU time.
+    # What a test can notice: gc.get_objects() and gc.get_referrers() leave these out.
+    gc.freeze()
 
 
 def _origin(excinfo, guard):
