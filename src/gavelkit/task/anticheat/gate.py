@@ -107,6 +107,11 @@ SH_RUNS = re.compile(SH_RUNS_SRC, re.M)
 RUNS = re.compile(rf"\b(?:{_PY_RUNNERS})\b|{SH_RUNS_SRC}", re.M)
 # what the document-level passes found in one action's text (bits of an int)
 ANCHORED, DYNAMIC, PYWORD, PYDYN, REDIR, STATE, RUNNER, SHRUN = 1, 2, 4, 8, 16, 32, 64, 128
+# RUNNER and SHRUN not computed yet: `_runs_written` reads them only for a text that names
+# a written file (or in a session with a startup file), so they are found per text then,
+# with re2 on the UTF-8 bytes (LAZY_RE2, as the document passes did) or `re` (LAZY_RE)
+LAZY_RE2, LAZY_RE = 256, 512
+LAZY = LAZY_RE2 | LAZY_RE
 
 
 class Need(IntEnum):
@@ -334,9 +339,7 @@ class Gate:
                 | (DYNAMIC if self._sh.search(shell) is not None else 0)
                 | (PYWORD if PY_WORD.search(text) else 0)
                 | (PYDYN if self._py.search(text) is not None else 0)
-                | (RUNNER if RUNS.search(text) else 0)
-                | (SHRUN if SH_RUNS.search(text) else 0)
-                | stateful(shell))
+                | LAZY_RE | stateful(shell))
 
     def text_matters(self, text: str, state: Any = None) -> bool:
         return self.decide(text, state) != Need.SKIP
@@ -365,15 +368,23 @@ class Gate:
     def _runs_written(self, text: str, flags: int, state: Any) -> bool:
         """Could the action run a file the session wrote, whose text could matter? It is
         only run as Python when nothing in the text could run it as shell (a shell,
-        source, a command word with a folder, standard input)."""
+        source, a command word with a folder, standard input). Both answers that can be
+        True need a written name in the text or a startup file in the session, so
+        without either the RUNNER and SHRUN marks are never looked at (LAZY)."""
+        startup = state is not None and bool(_STARTUP.intersection(state.env))
+        names = self.names_written(text, bool(flags & PYWORD)) \
+            if flags & (RUNNER | REDIR | LAZY) else []
+        if not names and not startup:
+            return False
+        if flags & LAZY:
+            flags = (flags & ~LAZY) | _run_bits(text, bool(flags & LAZY_RE2))
         if not flags & (RUNNER | REDIR):
             return False
-        if flags & SHRUN and state is not None and _STARTUP.intersection(state.env):
+        if flags & SHRUN and startup:
             return True             # a shell first runs the session's BASH_ENV / ENV
         as_python = bool(flags & PYWORD)
         only_python = as_python and not flags & (SHRUN | REDIR)
-        return any(self._written_matters(n, state, only_python)
-                   for n in self.names_written(text, as_python))
+        return any(self._written_matters(n, state, only_python) for n in names)
 
     def _heredoc_matters(self, text: str, state: Any) -> bool:
         shell = self._strip_heredoc_writes(text, state)
@@ -395,15 +406,15 @@ class Gate:
         out, pos = [], 0
         # the search goes on after each body: a body is data, not commands to strip
         while (m := _HEREDOC_WRITE.search(text, pos)) is not None:
-            end = _delimiter_line(m.group("d1") or m.group("d2")).search(text, m.end())
+            end = delimiter_line(text, m.group("d1") or m.group("d2"), m.end())
             if end is None:
                 return text
-            body = text[m.end():end.start()]
+            body = text[m.end():end[0]]
             if not (m.group("q1") or m.group("q2")) and ("$" in body or "`" in body):
                 return text
             self._keep_heredoc(m.group("p1") or m.group("p2"), body, state)
             out.append(text[pos:m.start()] + "\ncat > WRITTEN\n")
-            pos = end.end()
+            pos = end[1]
         out.append(text[pos:])
         return "".join(out)
 
@@ -437,7 +448,6 @@ class Gate:
         _mark_bytes(self._squeezed.span, [r.translate(None, SQUEEZE_BYTES) for r in raws],
                     flags, ANCHORED)
         for rx, bit in ((self._short, ANCHORED), (_fast(PY_WORD.pattern), PYWORD),
-                        (_fast(RUNS.pattern, True), RUNNER), (_fast(SH_RUNS_SRC, True), SHRUN),
                         (self._py, PYDYN)):
             if rx is not None:
                 _mark_texts(rx, texts, raws, flags, bit)
@@ -445,6 +455,7 @@ class Gate:
         for k, t in enumerate(texts):
             if not flags[k] & ANCHORED and self._url_matters(t):
                 flags[k] |= ANCHORED
+            flags[k] |= LAZY_RE2
         return flags
 
     def _mark_shells(self, texts: list[str], raws: list[bytes], flags: list[int]) -> None:
@@ -476,16 +487,37 @@ class Gate:
             not as_python and self._sh.search(unquoted(body)) is not None)
 
 
-@lru_cache(maxsize=64)
-def _delimiter_line(word: str) -> re.Pattern[str]:
-    """The line that ends a here-document opened with `word` (`<<-` allows tabs)."""
-    return re.compile(rf"^\t*{re.escape(word)}[ \t]*$", re.M)
+def delimiter_line(text: str, word: str, start: int) -> tuple[int, int] | None:
+    """(start, end) of the first line at or after `start` that ends a here-document
+    opened with `word`: tabs, the word, then only blanks (`<<-` allows the tabs). The
+    same span as `re.search(rf"^\\t*{word}[ \\t]*$", text[start:], re.M)` found: a line
+    holds at most one occurrence that follows only tabs, and the occurrences come in
+    the lines' order, so the first occurrence that passes is on the first such line."""
+    i = text.find(word, start)
+    while i != -1:
+        line = text.rfind("\n", 0, i) + 1
+        eol = text.find("\n", i)
+        eol = len(text) if eol == -1 else eol
+        if line >= start and text[line:i].strip("\t") == "" and \
+                text[i + len(word):eol].strip(" \t") == "":
+            return line, eol
+        i = text.find(word, i + 1)
+    return None
 
 
 def _run_flags(shell: str) -> int:
-    """The marks `_runs_written` reads, for one text."""
-    return ((PYWORD if PY_WORD.search(shell) else 0) | (REDIR if "<" in shell else 0)
-            | (RUNNER if RUNS.search(shell) else 0) | (SHRUN if SH_RUNS.search(shell) else 0))
+    """The marks `_runs_written` reads, for one text (RUNNER and SHRUN when it asks)."""
+    return (PYWORD if PY_WORD.search(shell) else 0) | (REDIR if "<" in shell else 0) | LAZY_RE
+
+
+def _run_bits(text: str, fast: bool) -> int:
+    """RUNNER and SHRUN of one text: with re2 on its UTF-8 bytes where the document
+    passes ran them (`fast`), else with `re`."""
+    if fast:
+        raw = text.encode("utf-8", "surrogatepass")
+        return (RUNNER if _fast(RUNS.pattern, True).search(raw) is not None else 0) | (
+            SHRUN if _fast(SH_RUNS_SRC, True).search(raw) is not None else 0)
+    return (RUNNER if RUNS.search(text) else 0) | (SHRUN if SH_RUNS.search(text) else 0)
 
 
 def _pure_event(ev: Event, state: Any) -> bool:
