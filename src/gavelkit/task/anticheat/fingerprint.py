@@ -155,13 +155,15 @@ class Fingerprints:
         self.b64 = _fast_b64()
 
     # -- checking
-    def might(self, text: str) -> bool:
-        """Could this output reproduce protected lines? (one prefilter pass)"""
+    def might(self, text: str, raw: bytes | None = None) -> bool:
+        """Could this output reproduce protected lines? (one prefilter pass; `raw`: the
+        text's UTF-8 bytes when the caller has them)"""
         if not self.prints:
             return False
         if self.matcher is None:
             self.compile()
-        raw = text.encode("utf-8", "surrogatepass")
+        if raw is None:
+            raw = text.encode("utf-8", "surrogatepass")
         if not self.matcher.found(raw):  # type: ignore[union-attr]
             return self.has_block(text, raw)
         seen: set[str | bytes] = set()

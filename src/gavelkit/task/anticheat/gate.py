@@ -47,6 +47,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from enum import IntEnum
 from functools import lru_cache
+from itertools import accumulate
+from operator import add
 from typing import Any
 
 from gavelkit.task.anticheat.sheval import MAX_LEN
@@ -139,6 +141,8 @@ def literals_joined(code: str) -> str:
 
 def action_text(ev: Event) -> str:
     """The text of an action the gate looks at (shell text, argv, URL and tool paths)."""
+    if not (ev.argv or ev.url or ev.read or ev.write or ev.listed):
+        return ev.command or ""       # the join below of the one part there is
     parts = [ev.command or "", " ".join(ev.argv or ()), ev.url or "",
              *ev.read, *ev.write, *ev.listed]
     return "\n".join(p for p in parts if p)
@@ -186,26 +190,39 @@ def mark(search: Search, joined: Any, starts: Sequence[int], flags: list[int],
         pos = starts[j + 1]
 
 
-def _mark_bytes(search: Search, raws: list[bytes], flags: list[int], bit: int) -> None:
-    mark(search, b"\n".join(raws), starts_of(len(r) for r in raws), flags, bit)
+class Joined:
+    """Texts run together with one newline between them (as str and as UTF-8 bytes,
+    each built once, when a pass first asks for it) and where each text starts."""
+
+    def __init__(self, texts: list[str], raws: list[bytes]) -> None:
+        self.texts, self.raws = texts, raws
+        self._text: tuple[str, list[int]] | None = None
+        self._raw: tuple[bytes, list[int]] | None = None
+
+    def text(self) -> tuple[str, list[int]]:
+        if self._text is None:
+            self._text = "\n".join(self.texts), starts_of(map(len, self.texts))
+        return self._text
+
+    def raw(self) -> tuple[bytes, list[int]]:
+        if self._raw is None:
+            self._raw = b"\n".join(self.raws), starts_of(map(len, self.raws))
+        return self._raw
 
 
-def _mark_texts(rx: Any, texts: list[str], raws: list[bytes], flags: list[int],
-                bit: int) -> None:
+def _mark_texts(rx: Any, on: Joined, flags: list[int], bit: int) -> None:
     """`mark` with a compiled pattern: re2 on the UTF-8 bytes (its wrapper would encode a
     str on every call; its ASCII classes match where `re`'s do, and more), `re` on text."""
-    if isinstance(rx, re.Pattern):
-        mark(_rx_search(rx), "\n".join(texts), starts_of(len(t) for t in texts), flags, bit)
-    else:
-        _mark_bytes(_rx_search(rx), raws, flags, bit)
+    joined, starts = on.text() if isinstance(rx, re.Pattern) else on.raw()
+    mark(_rx_search(rx), joined, starts, flags, bit)
 
 
 def starts_of(lengths: Iterable[int]) -> list[int]:
-    out, pos = [], 0
-    for n in lengths:
-        out.append(pos)
-        pos += n + 1
-    return out
+    """Where each text starts when they are joined with one separator: the sum of the
+    lengths before it, plus one separator for each text before it."""
+    sums = list(accumulate(lengths, initial=0))
+    sums.pop()
+    return list(map(add, sums, range(len(sums))))
 
 
 def _compiled(ctx: Any, engine: str | None) -> tuple[Any, Any]:
@@ -445,12 +462,14 @@ class Gate:
     def _marks(self, texts: list[str]) -> list[int]:
         flags = [0] * len(texts)
         raws = [t.encode("utf-8", "surrogatepass") for t in texts]
-        _mark_bytes(self._squeezed.span, [r.translate(None, SQUEEZE_BYTES) for r in raws],
-                    flags, ANCHORED)
+        squeezed = [r.translate(None, SQUEEZE_BYTES) for r in raws]
+        mark(self._squeezed.span, b"\n".join(squeezed), starts_of(map(len, squeezed)), flags,
+             ANCHORED)
+        on = Joined(texts, raws)
         for rx, bit in ((self._short, ANCHORED), (_fast(PY_WORD.pattern), PYWORD),
                         (self._py, PYDYN)):
             if rx is not None:
-                _mark_texts(rx, texts, raws, flags, bit)
+                _mark_texts(rx, on, flags, bit)
         self._mark_shells(texts, raws, flags)
         for k, t in enumerate(texts):
             if not flags[k] & ANCHORED and self._url_matters(t):
@@ -463,8 +482,9 @@ class Gate:
         shells = [unquoted(t) for t in texts]
         sh_raws = [r if sh is t else sh.encode("utf-8", "surrogatepass")
                    for r, sh, t in zip(raws, shells, texts, strict=True)]
-        _mark_texts(self._sh, shells, sh_raws, flags, DYNAMIC)
-        _mark_texts(_fast(STATEFUL.pattern), shells, sh_raws, flags, STATE)
+        on = Joined(shells, sh_raws)
+        _mark_texts(self._sh, on, flags, DYNAMIC)
+        _mark_texts(_fast(STATEFUL.pattern), on, flags, STATE)
         for k, sh in enumerate(shells):
             if ("<" in sh or ">" in sh) and redirects(sh):
                 flags[k] |= REDIR
@@ -475,6 +495,10 @@ class Gate:
             return Need.EVALUATE
         if ev.code is not None:
             return Need.EVALUATE if self.python_matters(ev.code) else Need.SKIP
+        if flags is not None and not flags & (ANCHORED | DYNAMIC | PYWORD):
+            # `decide` for a prepared text (short, no here-document) with none of these
+            # marks: only a written file it could run can make it matter
+            return Need.EVALUATE if self._runs_written(text, flags, state) else Need.SKIP
         need = self.decide(text if text is not None else action_text(ev), state, flags)
         if need == Need.PURE and not _pure_event(ev, state):
             return Need.EVALUATE

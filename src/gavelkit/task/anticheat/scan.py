@@ -302,8 +302,12 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
 def _is_empty(path: str, raw: bytes | None, size: int) -> bool:
     if size == 0:
         return True
-    return not raw.strip(b" \t\r\n\xef\xbb\xbf") if raw is not None else \
-        not _has_content(path)
+    if raw is not None and raw[:1] not in _BLANK:
+        return False        # the first byte is content (`strip` would copy the file)
+    return not raw.strip(_BLANK) if raw is not None else not _has_content(path)
+
+
+_BLANK = b" \t\r\n\xef\xbb\xbf"
 
 
 def _read_small(path: str, size: int) -> tuple[bytes | None, int]:
@@ -480,7 +484,7 @@ def _outputs_that_matter(ctx: Context, engine: str, texts: list[str]) -> set[int
     if not texts:
         return set()
     raws = [t.encode("utf-8", "surrogatepass") for t in texts]
-    joined, starts = b"\n".join(raws), starts_of(len(r) for r in raws)
+    joined, starts = b"\n".join(raws), starts_of(map(len, raws))
     cand = [0] * len(texts)
     mark(_candidates(ctx, engine).span, joined, starts, cand, 1)
     fp = ctx.fingerprints
@@ -490,7 +494,7 @@ def _outputs_that_matter(ctx: Context, engine: str, texts: list[str]) -> set[int
 
     def matters(k: int) -> bool:
         return (om is not None and om.found(raws[k])) or CWD_RESET in raws[k] or (
-            fp is not None and fp.might(texts[k]))
+            fp is not None and fp.might(texts[k], raws[k]))
 
     return {k for k, c in enumerate(cand) if c and matters(k)}
 

@@ -65,17 +65,21 @@ class ShState:
                        dict(self.funcs), self.files, list(self.positional), self.fds)
 
 
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")     # compiled once: a path is resolved per word
+_DRIVE_FWD = re.compile(r"^[A-Za-z]:/")
+
+
 def resolve_path(word: str, cwd: str | None, home: str = "/root") -> str:
     """Normalise a path word against a working directory (`~`, `..`, Windows drives)."""
     p = word
-    if re.match(r"^[A-Za-z]:[\\/]", p) or ("\\" in p and "/" not in p):
+    if ("\\" in p and "/" not in p) or _DRIVE.match(p):
         p = p.replace("\\", "/")
     if p == "~" or p.startswith("~/"):
         p = home + p[1:]
-    if not p.startswith("/") and not re.match(r"^[A-Za-z]:/", p):
+    if not p.startswith("/") and not _DRIVE_FWD.match(p):
         if not cwd:
             return posixpath.normpath(p) if p else p
-        base = cwd.replace("\\", "/") if re.match(r"^[A-Za-z]:[\\/]", cwd) else cwd
+        base = cwd.replace("\\", "/") if _DRIVE.match(cwd) else cwd
         p = posixpath.join(base, p)
     p = posixpath.normpath(p)
     return "/" + p.lstrip("/") if p.startswith("//") else p

@@ -269,36 +269,42 @@ def mini_events(doc: dict[str, Any] | list[Any]) -> Iterator[Event]:
     envcfg = _dict(cfg, "environment")
     cwd = envcfg["cwd"] if isinstance(envcfg.get("cwd"), str) and envcfg["cwd"] else None
     walk = _MiniWalk(_action_rx(cfg), cwd)
-    for i, msg in enumerate(doc.get("messages") or []):
-        if isinstance(msg, dict):
-            yield from walk.message(i, msg)
+    return iter(walk.events(doc.get("messages") or []))
 
 
 class _MiniWalk:
-    """The message walk of `mini_events`: numbers the events as it goes."""
+    """The message walk of `mini_events`: numbers the events as it goes, into one list
+    (one loop over the messages, no generator per message)."""
 
     def __init__(self, action_rx: re.Pattern[str], cwd: str | None) -> None:
         self.rx = action_rx
         self.cwd = cwd
         self.index = 0
+        self.out: list[Event] = []
 
-    def message(self, i: int, msg: dict[str, Any]) -> Iterator[Event]:
-        role = msg.get("role")
-        if role == "assistant":
-            calls = msg.get("tool_calls")
-            if isinstance(calls, list) and calls:
-                yield from self.calls(i, calls)
-            else:
-                yield from self.block(i, msg.get("content"))
-        elif role in ("user", "tool") and i > 1:
-            content = msg.get("content")
-            text = content if isinstance(content, str) else text_of(content)
-            if "<returncode>" in text or "<output>" in text or role == "tool":
-                yield Event(self.index, actor="tool", tool="output", output=text,
-                            cwd=self.cwd, where=f"messages[{i}]")
-                self.index += 1
+    def events(self, messages: list[Any]) -> list[Event]:
+        for i, msg in enumerate(messages):
+            if not isinstance(msg, dict):
+                continue
+            role = msg.get("role")
+            if role == "assistant":
+                calls = msg.get("tool_calls")
+                if isinstance(calls, list) and calls:
+                    self.calls(i, calls)
+                else:
+                    self.block(i, msg.get("content"))
+            elif (role == "user" or role == "tool") and i > 1:
+                self.observation(i, role, msg.get("content"))
+        return self.out
 
-    def calls(self, i: int, calls: list[Any]) -> Iterator[Event]:
+    def observation(self, i: int, role: str, content: Any) -> None:
+        text = content if isinstance(content, str) else text_of(content)
+        if "<returncode>" in text or "<output>" in text or role == "tool":
+            self.out.append(Event(self.index, actor="tool", tool="output", output=text,
+                                  cwd=self.cwd, where=f"messages[{i}]"))
+            self.index += 1
+
+    def calls(self, i: int, calls: list[Any]) -> None:
         for call in calls:
             fn = call.get("function") if isinstance(call, dict) else None
             if isinstance(fn, dict):
@@ -307,13 +313,13 @@ class _MiniWalk:
                                      call_id=call.get("id"))
                 ev.where = f"messages[{i}]"
                 self.index += 1
-                yield ev
+                self.out.append(ev)
 
-    def block(self, i: int, content: Any) -> Iterator[Event]:
+    def block(self, i: int, content: Any) -> None:
         text = content if isinstance(content, str) else text_of(content)
         blocks = default_actions(text) if self.rx is ACTION_RX else self.rx.findall(text)
         if len(blocks) == 1:   # the agent runs exactly one block, else nothing
             block = blocks[0] if isinstance(blocks[0], str) else blocks[0][-1]
-            yield Event(self.index, tool="shell", command=block.strip(), cwd=self.cwd,
-                        where=f"messages[{i}]")
+            self.out.append(Event(self.index, tool="shell", command=block.strip(),
+                                  cwd=self.cwd, where=f"messages[{i}]"))
             self.index += 1
