@@ -179,12 +179,14 @@ class Fingerprints:
     def has_block(self, text: str, raw: bytes) -> bool:
         """Does the text hold a base64 block `decoded_blocks` would decode? (exact: the
         fast run search first, the block pattern only where it finds one)"""
+        from gavelkit.task.anticheat.prefilter import span_search
+
         if self.b64 is None:
             self.b64 = _fast_b64()
-        if self.b64.search(raw) is None:
+        if span_search(self.b64)(raw, 0) is None:
             return False
         rx, on_bytes = block_pattern()
-        return rx.search(raw if on_bytes else text) is not None
+        return span_search(rx)(raw if on_bytes else text, 0) is not None
 
     def _whole_tokens(self, text: str, raw: bytes) -> Iterator[str | bytes]:
         """The identifiers of `text` (as `_TOKEN_ANY` cuts them) that are tokens. With re2
@@ -196,9 +198,9 @@ class Fingerprints:
             yield from (t for t in (m.group(0) for m in _TOKEN_ANY.finditer(text))
                         if t in self.tokens)
             return
-        for m in rx.finditer(raw):
-            if _whole(raw, m.start(), m.end()):
-                yield raw[m.start():m.end()]
+        for start, end in _spans(rx, raw):
+            if _whole(raw, start, end):
+                yield raw[start:end]
 
     def covered(self, text: str) -> dict[int, set[int]]:
         """source index -> protected line numbers this text reproduces."""
@@ -298,6 +300,19 @@ def _fast_b64() -> Any:
     except ImportError:
         return re.compile(B64_RUN)
     return re2.compile(B64_RUN)
+
+
+def _spans(rx: Any, raw: bytes) -> Iterator[tuple[int, int]]:
+    """The spans `rx.finditer(raw)` gives, through `span_search` (the same steps as
+    re2's wrapper: on after each match, one byte on after an empty one)."""
+    from gavelkit.task.anticheat.prefilter import span_search
+
+    search, pos = span_search(rx), 0
+    while (span := search(raw, pos)) is not None:
+        yield span
+        if pos == len(raw):
+            return
+        pos = pos + 1 if span[1] == pos else span[1]
 
 
 def _ranges(lines: list[int]) -> str:

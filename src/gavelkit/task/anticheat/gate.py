@@ -129,8 +129,16 @@ def unquoted(text: str) -> str:
     words are literal; only `$` and backquotes keep working inside double quotes."""
     if "'" not in text and '"' not in text:
         return text
-    text = _DQ.sub(lambda m: '"' + "".join(c for c in m.group(1) if c in "$`") + '"', text)
+    text = _DQ.sub(_dq_kept, text)
     return _SQ.sub("''", text)
+
+
+def _dq_kept(m: re.Match[str]) -> str:
+    """A double-quoted part with only its `$` and backquotes (in their order) kept."""
+    body = m.group(1)
+    if "$" not in body and "`" not in body:
+        return '""'
+    return '"' + "".join(c for c in body if c in "$`") + '"'
 
 
 def literals_joined(code: str) -> str:
@@ -163,10 +171,18 @@ Search = Callable[[Any, int], "tuple[int, int] | None"]
 
 
 def _rx_search(rx: Any) -> Search:
-    def search(text: Any, pos: int) -> tuple[int, int] | None:
-        m = rx.search(text, pos)
-        return None if m is None else (m.start(), m.end())
-    return search
+    from gavelkit.task.anticheat.prefilter import span_search
+
+    return span_search(rx)
+
+
+def _text_found(rx: Any) -> Callable[[str], bool]:
+    """`rx.search(text) is not None` for a str: a re2 pattern runs on the UTF-8 bytes,
+    what its wrapper would encode the text to, through the direct call."""
+    if isinstance(rx, re.Pattern):
+        return lambda text: rx.search(text) is not None
+    span = _rx_search(rx)
+    return lambda text: span(text.encode("utf-8", "surrogatepass"), 0) is not None
 
 
 def mark(search: Search, joined: Any, starts: Sequence[int], flags: list[int],
@@ -236,14 +252,20 @@ def _compiled(ctx: Any, engine: str | None) -> tuple[Any, Any]:
     if key not in ctx.matchers:
         texts = [a.decode("utf-8", "replace") for a in ctx.anchors if a not in URL_ANCHORS]
         squeezed = {t.translate(SQUEEZE) for t in texts}
-        ctx.matchers[key] = (_short_anchors(texts), prefilter.Matcher(
+        ctx.matchers[key] = (_short_anchors(texts, engine), prefilter.Matcher(
             [s.encode() for s in squeezed if len(s) >= 4], engine))
     return ctx.matchers[key]
 
 
-def _short_anchors(texts: list[str]) -> re.Pattern[str] | None:
-    short = sorted((t for t in texts if len(t.translate(SQUEEZE)) < 4), key=len, reverse=True)
-    return re.compile("|".join(re.escape(t) for t in short)) if short else None
+def _short_anchors(texts: list[str], engine: str | None) -> Any:
+    """The anchors too short once squeezed, looked for as they are: literals, so the
+    prefilter's matcher on the UTF-8 bytes finds them exactly where `re` found them in
+    the text (UTF-8 is self-synchronising: a text holds a literal iff its bytes hold the
+    literal's bytes)."""
+    from gavelkit.task.anticheat import prefilter
+
+    short = [t.encode() for t in texts if len(t.translate(SQUEEZE)) < 4]
+    return prefilter.Matcher(short, engine) if short else None
 
 
 class Gate:
@@ -260,6 +282,7 @@ class Gate:
             "gate:scripts", {})          # shared by the files of one scan
         self._py = _fast(PY_DYNAMIC_SRC)
         self._sh = _fast(SHELL_DYNAMIC.pattern, multiline=True)
+        self._py_in, self._sh_in = _text_found(self._py), _text_found(self._sh)
         self._pre: dict[int, tuple[int, str]] = {}   # id(event) -> flags, text (`prepare`)
 
     # -- the session's written files
@@ -319,10 +342,10 @@ class Gate:
 
     # -- one text
     def anchored(self, text: str) -> bool:
-        raw = text.encode("utf-8", "surrogatepass").translate(None, SQUEEZE_BYTES)
-        if self._squeezed.found(raw):
+        enc = text.encode("utf-8", "surrogatepass")
+        if self._squeezed.found(enc.translate(None, SQUEEZE_BYTES)):
             return True
-        if self._short is not None and self._short.search(text) is not None:
+        if self._short is not None and self._short.found(enc):
             return True
         return self._url_matters(text)
 
@@ -335,7 +358,7 @@ class Gate:
         return False
 
     def python_matters(self, code: str, state: Any = None) -> bool:
-        if self._py.search(code) is not None or self.anchored(code):
+        if self._py_in(code) or self.anchored(code):
             return True
         return self._python_rest(code, state)
 
@@ -353,9 +376,9 @@ class Gate:
         """The document-level marks of one text, computed for it alone."""
         shell = unquoted(text)
         return ((ANCHORED if self.anchored(text) else 0)
-                | (DYNAMIC if self._sh.search(shell) is not None else 0)
+                | (DYNAMIC if self._sh_in(shell) else 0)
                 | (PYWORD if PY_WORD.search(text) else 0)
-                | (PYDYN if self._py.search(text) is not None else 0)
+                | (PYDYN if self._py_in(text) else 0)
                 | LAZY_RE | stateful(shell))
 
     def text_matters(self, text: str, state: Any = None) -> bool:
@@ -410,7 +433,7 @@ class Gate:
         if self._runs_written(shell, _run_flags(shell), state):
             return True
         unq = unquoted(shell)
-        if self._sh.search(unq) is not None or "<<" in unq:
+        if self._sh_in(unq) or "<<" in unq:
             return True
         # a body written with `cat > f <<EOF` is data: it matters when f is run, which the
         # written-file check above follows (with the session's environment)
@@ -466,10 +489,10 @@ class Gate:
         mark(self._squeezed.span, b"\n".join(squeezed), starts_of(map(len, squeezed)), flags,
              ANCHORED)
         on = Joined(texts, raws)
-        for rx, bit in ((self._short, ANCHORED), (_fast(PY_WORD.pattern), PYWORD),
-                        (self._py, PYDYN)):
-            if rx is not None:
-                _mark_texts(rx, on, flags, bit)
+        if self._short is not None:
+            mark(self._short.span, *on.raw(), flags, ANCHORED)
+        for rx, bit in ((_fast(PY_WORD.pattern), PYWORD), (self._py, PYDYN)):
+            _mark_texts(rx, on, flags, bit)
         self._mark_shells(texts, raws, flags)
         for k, t in enumerate(texts):
             if not flags[k] & ANCHORED and self._url_matters(t):
@@ -508,7 +531,7 @@ class Gate:
         """A file the agent wrote, now run (by python, or else by a shell): is it worth
         evaluating?"""
         return len(body) > MAX_LEN or self.python_matters(body) or (
-            not as_python and self._sh.search(unquoted(body)) is not None)
+            not as_python and self._sh_in(unquoted(body)))
 
 
 def delimiter_line(text: str, word: str, start: int) -> tuple[int, int] | None:
@@ -539,8 +562,8 @@ def _run_bits(text: str, fast: bool) -> int:
     passes ran them (`fast`), else with `re`."""
     if fast:
         raw = text.encode("utf-8", "surrogatepass")
-        return (RUNNER if _fast(RUNS.pattern, True).search(raw) is not None else 0) | (
-            SHRUN if _fast(SH_RUNS_SRC, True).search(raw) is not None else 0)
+        return (RUNNER if _rx_search(_fast(RUNS.pattern, True))(raw, 0) is not None else 0) | (
+            SHRUN if _rx_search(_fast(SH_RUNS_SRC, True))(raw, 0) is not None else 0)
     return (RUNNER if RUNS.search(text) else 0) | (SHRUN if SH_RUNS.search(text) else 0)
 
 

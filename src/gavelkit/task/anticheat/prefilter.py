@@ -42,6 +42,44 @@ def default_engine() -> str:
     return engines[0]
 
 
+Span = Callable[[Any, int], "tuple[int, int] | None"]
+
+
+def span_search(rx: Any) -> Span:
+    """`rx.search(buf, pos)` as its (start, end) span, or None. For a google-re2 pattern
+    searched in bytes this is the one call its wrapper makes (`_regexp.Match` with the
+    same bounds, whose first span is the match; the wrapper adds a generator and a match
+    object per call, a good part of a short search's cost); any other pattern or text
+    goes through `search` itself."""
+    inner = getattr(getattr(rx, "_regexp", None), "Match", None)
+    anchor = _re2_unanchored()
+    if inner is None or anchor is None:
+        return _plain_search(rx)
+    plain = _plain_search(rx)
+
+    def search(buf: Any, pos: int = 0) -> tuple[int, int] | None:
+        if type(buf) is not bytes:
+            return plain(buf, pos)
+        span = inner(anchor, buf, max(0, min(pos, len(buf))), len(buf))[0]
+        return None if span[0] == -1 else span
+    return search
+
+
+def _plain_search(rx: Any) -> Span:
+    def search(buf: Any, pos: int = 0) -> tuple[int, int] | None:
+        m = rx.search(buf, pos)
+        return None if m is None else (m.start(), m.end())
+    return search
+
+
+def _re2_unanchored() -> Any:
+    try:
+        import re2
+    except ImportError:
+        return None
+    return getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+
+
 class Matcher:
     """`starts(block)`: sorted offsets where some anchor occurs in the block."""
 
@@ -57,13 +95,14 @@ class Matcher:
             self.anchors = _merged(self.anchors)
         elif self.engine == "re2" and self.anchors:
             self._rx = _re2_alternation(self.anchors, extra)
+            self._span = span_search(self._rx)
 
     def found(self, buf: bytes) -> bool:
         """Does any anchor occur in buf? (one short text: a command, a path)"""
         if not self.anchors:
             return False
         if self._rx is not None:
-            return self._rx.search(buf) is not None
+            return self._span(buf, 0) is not None
         return any(a in buf for a in self.anchors) or (
             self._extra is not None and self._extra.search(buf) is not None)
 
@@ -72,8 +111,7 @@ class Matcher:
         if not self.anchors:
             return None
         if self._rx is not None:
-            m = self._rx.search(buf, pos)
-            return None if m is None else (m.start(), m.end())
+            return self._span(buf, pos)
         return self._find_span(buf, pos)
 
     def _find_span(self, buf: bytes, pos: int) -> tuple[int, int] | None:

@@ -520,10 +520,9 @@ def _candidates(ctx: Context, engine: str) -> Any:
 
 
 def _span_of(rx: Any) -> Any:
-    def span(buf: bytes, pos: int) -> tuple[int, int] | None:
-        m = rx.search(buf, pos)
-        return None if m is None else (m.start(), m.end())
-    return span
+    from gavelkit.task.anticheat.prefilter import span_search
+
+    return span_search(rx)
 
 
 
