@@ -34,6 +34,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from gavelkit.task.anticheat.prefilter import span_search
+
 K = 3                  # lines per k-gram
 W = 4                  # k-grams per winnowing window
 MIN_LINES = 6          # K + W - 1: the run every fingerprint set is sure to catch
@@ -179,8 +181,6 @@ class Fingerprints:
     def has_block(self, text: str, raw: bytes) -> bool:
         """Does the text hold a base64 block `decoded_blocks` would decode? (exact: the
         fast run search first, the block pattern only where it finds one)"""
-        from gavelkit.task.anticheat.prefilter import span_search
-
         if self.b64 is None:
             self.b64 = _fast_b64()
         if span_search(self.b64)(raw, 0) is None:
@@ -305,8 +305,6 @@ def _fast_b64() -> Any:
 def _spans(rx: Any, raw: bytes) -> Iterator[tuple[int, int]]:
     """The spans `rx.finditer(raw)` gives, through `span_search` (the same steps as
     re2's wrapper: on after each match, one byte on after an empty one)."""
-    from gavelkit.task.anticheat.prefilter import span_search
-
     search, pos = span_search(rx), 0
     while (span := search(raw, pos)) is not None:
         yield span

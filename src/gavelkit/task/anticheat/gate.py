@@ -51,7 +51,8 @@ from itertools import accumulate
 from operator import add
 from typing import Any
 
-from gavelkit.task.anticheat.sheval import MAX_LEN
+from gavelkit.task.anticheat.prefilter import span_search
+from gavelkit.task.anticheat.sheval import MAX_LEN, resolve_path
 from gavelkit.task.anticheat.shvalues import RECURSIVE, UNKNOWN
 from gavelkit.task.anticheat.trajectory.events import Event
 
@@ -171,8 +172,6 @@ Search = Callable[[Any, int], "tuple[int, int] | None"]
 
 
 def _rx_search(rx: Any) -> Search:
-    from gavelkit.task.anticheat.prefilter import span_search
-
     return span_search(rx)
 
 
@@ -460,8 +459,6 @@ class Gate:
 
     def _keep_heredoc(self, path: str | None, body: str, state: Any) -> None:
         if state is not None and path:
-            from gavelkit.task.anticheat.sheval import resolve_path
-
             key = resolve_path(path, state.cwd, state.home)
             state.files[key] = body
             self.learn([key])
@@ -562,8 +559,8 @@ def _run_bits(text: str, fast: bool) -> int:
     passes ran them (`fast`), else with `re`."""
     if fast:
         raw = text.encode("utf-8", "surrogatepass")
-        return (RUNNER if _rx_search(_fast(RUNS.pattern, True))(raw, 0) is not None else 0) | (
-            SHRUN if _rx_search(_fast(SH_RUNS_SRC, True))(raw, 0) is not None else 0)
+        return (RUNNER if _fast_search(RUNS.pattern, True)(raw, 0) is not None else 0) | (
+            SHRUN if _fast_search(SH_RUNS_SRC, True)(raw, 0) is not None else 0)
     return (RUNNER if RUNS.search(text) else 0) | (SHRUN if SH_RUNS.search(text) else 0)
 
 
@@ -572,6 +569,12 @@ def _pure_event(ev: Event, state: Any) -> bool:
     functions can be pure: a function's body may run under any word."""
     return bool(ev.command) and ev.content is None and not (
         ev.argv or ev.url or ev.read or ev.write or ev.listed or getattr(state, "funcs", None))
+
+
+@lru_cache(maxsize=8)
+def _fast_search(pattern: str, multiline: bool = False) -> Search:
+    """`_fast(pattern)` as a span search (built once per process)."""
+    return _rx_search(_fast(pattern, multiline))
 
 
 @lru_cache(maxsize=8)

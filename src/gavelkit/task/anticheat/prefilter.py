@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, cast
 
 BLOCK = 8 * 1024 * 1024
@@ -45,6 +46,7 @@ def default_engine() -> str:
 Span = Callable[[Any, int], "tuple[int, int] | None"]
 
 
+@lru_cache(maxsize=256)
 def span_search(rx: Any) -> Span:
     """`rx.search(buf, pos)` as its (start, end) span, or None. For a google-re2 pattern
     searched in bytes this is the one call its wrapper makes (`_regexp.Match` with the
