@@ -24,6 +24,7 @@ from typing import Any
 from gavelkit.task.anticheat.trajectory.events import Event, args_dict, text_of, tool_call_event
 
 ACTION_RX = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
+_OPEN_RX = re.compile(r"```(?:bash|mswea_bash_command)\s*\n")
 
 
 def looks_like_swe(doc: Any) -> bool:
@@ -241,6 +242,15 @@ def default_actions(text: str) -> list[str]:
         return []
     if n > 1:
         return ACTION_RX.findall(text)
+    # ACTION_RX.match(text, at), its common case without the lazy group: the greedy
+    # `\s*\n` ends at the blank run's last newline (what _OPEN_RX matches), and the body
+    # then ends at the first "\n```" after it; only when there is none does the pattern
+    # back off to an earlier newline, so then the pattern itself decides
+    op = _OPEN_RX.match(text, at)
+    if op is not None:
+        close = text.find("\n```", op.end())
+        if close != -1:
+            return [text[op.end():close]]
     m = ACTION_RX.match(text, at)
     return [m.group(1)] if m else []
 
