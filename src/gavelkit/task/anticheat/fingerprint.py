@@ -157,17 +157,19 @@ class Fingerprints:
         self.b64 = _fast_b64()
 
     # -- checking
-    def might(self, text: str, raw: bytes | None = None) -> bool:
+    def might(self, text: str, raw: bytes | None = None, tokens: bool = True,
+              blocks: bool = True) -> bool:
         """Could this output reproduce protected lines? (one prefilter pass; `raw`: the
-        text's UTF-8 bytes when the caller has them)"""
+        text's UTF-8 bytes when the caller has them; `tokens`/`blocks` False: the caller
+        knows the text holds no token / no base64 run, so that search is skipped)"""
         if not self.prints:
             return False
         if self.matcher is None:
             self.compile()
         if raw is None:
             raw = text.encode("utf-8", "surrogatepass")
-        if not self.matcher.found(raw):  # type: ignore[union-attr]
-            return self.has_block(text, raw)
+        if not tokens or not self.matcher.found(raw):  # type: ignore[union-attr]
+            return blocks and self.has_block(text, raw)
         seen: set[str | bytes] = set()
         for tok in self._whole_tokens(text, raw):
             if tok not in seen:
@@ -176,7 +178,7 @@ class Fingerprints:
                 seen.add(tok)
                 if len(seen) >= 2:
                     return True
-        return self.has_block(text, raw)
+        return blocks and self.has_block(text, raw)
 
     def has_block(self, text: str, raw: bytes) -> bool:
         """Does the text hold a base64 block `decoded_blocks` would decode? (exact: the

@@ -486,19 +486,26 @@ def _outputs_that_matter(ctx: Context, engine: str, texts: list[str]) -> set[int
     raws = [t.encode("utf-8", "surrogatepass") for t in texts]
     joined, starts = b"\n".join(raws), starts_of(map(len, raws))
     cand = [0] * len(texts)
-    mark(_candidates(ctx, engine).span, joined, starts, cand, 1)
+    mark(_candidates(ctx, engine).span, joined, starts, cand, _LIT)
     fp = ctx.fingerprints
     if fp is not None:
-        mark(_span_of(fp.b64), joined, starts, cand, 1)
+        mark(_span_of(fp.b64), joined, starts, cand, _RUN)
     om = _out_matcher(ctx, engine)
 
     def matters(k: int) -> bool:
-        return (om is not None and om.found(raws[k])) or CWD_RESET in raws[k] or (
-            fp is not None and fp.might(texts[k], raws[k]))
+        # an output the literal pass did not mark holds none of the literals (the marks
+        # cover every text a match overlaps), one the run pass did not mark no base64
+        # run: the checks that look for them cannot find one there
+        lit = bool(cand[k] & _LIT)
+        if lit and ((om is not None and om.found(raws[k])) or CWD_RESET in raws[k]):
+            return True
+        return fp is not None and fp.might(texts[k], raws[k], tokens=lit,
+                                           blocks=bool(cand[k] & _RUN))
 
     return {k for k, c in enumerate(cand) if c and matters(k)}
 
 
+_LIT, _RUN = 1, 2     # the output passes' marks: a literal, a base64 run
 CWD_RESET = b"Shell cwd was reset"
 
 
