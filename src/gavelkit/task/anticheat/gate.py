@@ -175,6 +175,7 @@ def _rx_search(rx: Any) -> Search:
     return span_search(rx)
 
 
+@lru_cache(maxsize=16)
 def _text_found(rx: Any) -> Callable[[str], bool]:
     """`rx.search(text) is not None` for a str: a re2 pattern runs on the UTF-8 bytes,
     what its wrapper would encode the text to, through the direct call."""
