@@ -101,7 +101,8 @@ def detect_head(head: bytes) -> str | None:
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not text:
         return None
-    first = text.split(b"\n", 1)[0].strip()
+    nl = text.find(b"\n")
+    first = (text if nl == -1 else text[:nl]).strip()   # split's first piece, no copy of the rest
     if first in (b"{", b"[", b"[{"):
         return "json-document"          # a pretty-printed document, not JSONL
     found = _probe_lines(text, whole=len(head) < PEEK or head.endswith(b"\n"))
