@@ -80,7 +80,6 @@ PY_DYNAMIC_SRC = (
 PY_DYNAMIC = re.compile(PY_DYNAMIC_SRC)
 _ENV_USE = re.compile(r"environ|getenv|\bhome\s*\(")   # Path.home() reads $HOME
 URL_ANCHORS = frozenset({b"http", b"git@", b"ssh://"})
-_STARTUP = frozenset({"BASH_ENV", "ENV"})
 _MODULE = re.compile(r"-m\s+([A-Za-z_][\w.]*)")
 _LITERAL = re.compile(r"""(['"])((?:\\.|(?!\1)[^\\\n])*)\1""")
 SQUEEZE = str.maketrans("", "", "'\"\\ \t\n,+()[]")
@@ -411,7 +410,7 @@ class Gate:
         source, a command word with a folder, standard input). Both answers that can be
         True need a written name in the text or a startup file in the session, so
         without either the RUNNER and SHRUN marks are never looked at (LAZY)."""
-        startup = state is not None and bool(_STARTUP.intersection(state.env))
+        startup = state is not None and ("BASH_ENV" in state.env or "ENV" in state.env)
         names = self.names_written(text, bool(flags & PYWORD)) \
             if flags & (RUNNER | REDIR | LAZY) else []
         if not names and not startup:
