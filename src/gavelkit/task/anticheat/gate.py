@@ -256,15 +256,30 @@ def _compiled(ctx: Any, engine: str | None) -> tuple[Any, Any]:
     return ctx.matchers[key]
 
 
-def _short_anchors(texts: list[str], engine: str | None) -> Any:
-    """The anchors too short once squeezed, looked for as they are: literals, so the
-    prefilter's matcher on the UTF-8 bytes finds them exactly where `re` found them in
-    the text (UTF-8 is self-synchronising: a text holds a literal iff its bytes hold the
-    literal's bytes)."""
-    from gavelkit.task.anticheat import prefilter
-
+def _short_anchors(texts: list[str], engine: str | None) -> Literals | None:
     short = [t.encode() for t in texts if len(t.translate(SQUEEZE)) < 4]
-    return prefilter.Matcher(short, engine) if short else None
+    return Literals(short, engine) if short else None
+
+
+class Literals:
+    """Where any of a few literals occurs in UTF-8 bytes: exactly where the alternation
+    of the escaped literals (what `re` ran on the text) occurs in the text, UTF-8 being
+    self-synchronising (a text holds a literal iff its bytes hold the literal's bytes).
+    No variant is merged (the prefilter's pure engine widens `pip ` to `pip`)."""
+
+    def __init__(self, lits: list[bytes], engine: str | None) -> None:
+        from gavelkit.task.anticheat import prefilter
+
+        alt = b"|".join(re.escape(a) for a in sorted(set(lits), key=len, reverse=True))
+        rx: Any = re.compile(alt)
+        if (engine or prefilter.default_engine()) == "re2":
+            import re2
+
+            rx = re2.compile(alt)
+        self.span = span_search(rx)
+
+    def found(self, buf: bytes) -> bool:
+        return self.span(buf, 0) is not None
 
 
 class Gate:
