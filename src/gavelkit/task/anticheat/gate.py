@@ -573,9 +573,8 @@ def _run_bits(text: str, fast: bool) -> int:
     """RUNNER and SHRUN of one text: with re2 on its UTF-8 bytes where the document
     passes ran them (`fast`), else with `re`."""
     if fast:
-        raw = text.encode("utf-8", "surrogatepass")
-        return (RUNNER if _fast_search(RUNS.pattern, True)(raw, 0) is not None else 0) | (
-            SHRUN if _fast_search(SH_RUNS_SRC, True)(raw, 0) is not None else 0)
+        return (RUNNER if _text_found(_fast(RUNS.pattern, True))(text) else 0) | (
+            SHRUN if _text_found(_fast(SH_RUNS_SRC, True))(text) else 0)
     return (RUNNER if RUNS.search(text) else 0) | (SHRUN if SH_RUNS.search(text) else 0)
 
 
@@ -584,12 +583,6 @@ def _pure_event(ev: Event, state: Any) -> bool:
     functions can be pure: a function's body may run under any word."""
     return bool(ev.command) and ev.content is None and not (
         ev.argv or ev.url or ev.read or ev.write or ev.listed or getattr(state, "funcs", None))
-
-
-@lru_cache(maxsize=8)
-def _fast_search(pattern: str, multiline: bool = False) -> Search:
-    """`_fast(pattern)` as a span search (built once per process)."""
-    return _rx_search(_fast(pattern, multiline))
 
 
 @lru_cache(maxsize=8)
