@@ -168,8 +168,13 @@ class Fingerprints:
             self.compile()
         if raw is None:
             raw = text.encode("utf-8", "surrogatepass")
-        if not tokens or not self.matcher.found(raw):  # type: ignore[union-attr]
-            return blocks and self.has_block(text, raw)
+        found = tokens and self.matcher.found(raw)  # type: ignore[union-attr]
+        if found and self._token_evidence(text, raw):
+            return True
+        return blocks and self.has_block(text, raw)
+
+    def _token_evidence(self, text: str, raw: bytes) -> bool:
+        """A long token, or two distinct ones, as whole identifiers."""
         seen: set[str | bytes] = set()
         for tok in self._whole_tokens(text, raw):
             if tok not in seen:
@@ -178,7 +183,7 @@ class Fingerprints:
                 seen.add(tok)
                 if len(seen) >= 2:
                     return True
-        return blocks and self.has_block(text, raw)
+        return False
 
     def has_block(self, text: str, raw: bytes) -> bool:
         """Does the text hold a base64 block `decoded_blocks` would decode? (exact: the

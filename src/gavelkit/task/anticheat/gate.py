@@ -34,7 +34,9 @@ Cost: a single-document transcript is gated as a whole (`prepare`): the action t
 are joined and each pattern runs once over the document, its matches mapped back to
 the actions (a match marks every action it overlaps, so the marks are a superset of
 what one search per action finds). Only what depends on the session (files it wrote,
-here-documents, the working folder) is decided per action. An action whose text holds
+here-documents, the working folder) is decided per action, and the marks only that
+decision reads (RUNNER, SHRUN: could the text run a written file) are found per text
+when it names one. An action whose text holds
 no construct of the list above, no redirection and no name of a written file is
 *pure*: its hits depend only on its text, folder and workspace, so the analyser may
 reuse them (`Need.PURE`).
@@ -149,8 +151,12 @@ def literals_joined(code: str) -> str:
 
 def action_text(ev: Event) -> str:
     """The text of an action the gate looks at (shell text, argv, URL and tool paths)."""
-    if not (ev.argv or ev.url or ev.read or ev.write or ev.listed):
-        return ev.command or ""       # the join below of the one part there is
+    if ev.argv or ev.url or ev.read or ev.write or ev.listed:
+        return _parts_text(ev)
+    return ev.command or ""       # what the join of the one part there is gives
+
+
+def _parts_text(ev: Event) -> str:
     parts = [ev.command or "", " ".join(ev.argv or ()), ev.url or "",
              *ev.read, *ev.write, *ev.listed]
     return "\n".join(p for p in parts if p)
@@ -425,19 +431,17 @@ class Gate:
         source, a command word with a folder, standard input). Both answers that can be
         True need a written name in the text or a startup file in the session, so
         without either the RUNNER and SHRUN marks are never looked at (LAZY)."""
-        startup = state is not None and ("BASH_ENV" in state.env or "ENV" in state.env)
+        startup = _startup_file(state)
         names = self.names_written(text, bool(flags & PYWORD)) \
             if flags & (RUNNER | REDIR | LAZY) else []
         if not names and not startup:
             return False
-        if flags & LAZY:
-            flags = (flags & ~LAZY) | _run_bits(text, bool(flags & LAZY_RE2))
+        flags = _completed(text, flags)
         if not flags & (RUNNER | REDIR):
             return False
         if flags & SHRUN and startup:
             return True             # a shell first runs the session's BASH_ENV / ENV
-        as_python = bool(flags & PYWORD)
-        only_python = as_python and not flags & (SHRUN | REDIR)
+        only_python = bool(flags & PYWORD) and not flags & (SHRUN | REDIR)
         return any(self._written_matters(n, state, only_python) for n in names)
 
     def _heredoc_matters(self, text: str, state: Any) -> bool:
@@ -567,6 +571,18 @@ def delimiter_line(text: str, word: str, start: int) -> tuple[int, int] | None:
 def _run_flags(shell: str) -> int:
     """The marks `_runs_written` reads, for one text (RUNNER and SHRUN when it asks)."""
     return (PYWORD if PY_WORD.search(shell) else 0) | (REDIR if "<" in shell else 0) | LAZY_RE
+
+
+def _startup_file(state: Any) -> bool:
+    """Does the session set a file a non-interactive shell runs first (BASH_ENV, ENV)?"""
+    return state is not None and ("BASH_ENV" in state.env or "ENV" in state.env)
+
+
+def _completed(text: str, flags: int) -> int:
+    """The flags with RUNNER and SHRUN found, where they were left LAZY."""
+    if not flags & LAZY:
+        return flags
+    return (flags & ~LAZY) | _run_bits(text, bool(flags & LAZY_RE2))
 
 
 def _run_bits(text: str, fast: bool) -> int:
