@@ -81,6 +81,7 @@ class Analyzer(PathChecks, ProgramChecks, StructuredPrograms):
         self.gate: Gate | None = None
         self.fingerprints = fingerprints
         self._py_cache: dict[tuple[Any, ...], list[Hit]] = {}
+        self._path_memo: dict[tuple[Any, ...], list[Hit]] = {}   # one transcript's (`_path`)
         self._env: dict[str, str] | None = None   # the variables of the command checked now
 
     @property

@@ -34,14 +34,35 @@ def _globbed(word: str, path: str, cwd: str | None, is_glob: bool) -> bool:
         cwd and not word.startswith("/") and _GLOBCH.search(cwd))
 
 
+PATH_MEMO = 8192
+
+
 class PathChecks:
     """`_path`: one path word against the forbidden places (a mixin of the Analyzer)."""
 
     ctx: Any
     workspace: list[str]
+    _path_memo: dict[tuple[Any, ...], list[Hit]]
 
     def _path(self, word: str, cwd: str | None, access: str, is_glob: bool, hits: list[Hit],
               how: str, strict: bool = True) -> None:
+        """The hits of one path word. They depend on nothing but the arguments, the
+        workspace and the scan context (no session state is read or written), so one
+        file's analyser reuses them for the same word, folder and workspace (the memo
+        lives with the analyser: one transcript, bounded)."""
+        key = (word, cwd, access, is_glob, how, strict, tuple(self.workspace))
+        known = self._path_memo.get(key)
+        if known is not None:
+            hits.extend(known)
+            return
+        mark = len(hits)
+        self._path_checked(word, cwd, access, is_glob, hits, how, strict)
+        if len(self._path_memo) >= PATH_MEMO:
+            self._path_memo.clear()
+        self._path_memo[key] = hits[mark:]
+
+    def _path_checked(self, word: str, cwd: str | None, access: str, is_glob: bool,
+                      hits: list[Hit], how: str, strict: bool = True) -> None:
         if not word or (word.startswith("-") and len(word) > 1):
             return
         if "\n" in word:
