@@ -125,6 +125,12 @@ def _settle_warm(plan: Plan, warm: Any, hidden: list[Path]) -> None:
         warm.cancel()
 
 
+# What the run needs once the test process is done (results, evidence, the output).
+AFTER_RUN = ("gavelkit.core.render", "gavelkit.task.scoring.counts",
+             "gavelkit.task.scoring.integrity", "gavelkit.task.scoring.results",
+             "gavelkit.task.scoring.tamperscan")
+
+
 class _Overlap:
     """Parent work done while the first test process runs (~10-30 ms: it reads the
     interpreter and the solution's files)."""
@@ -136,11 +142,15 @@ class _Overlap:
     def __call__(self) -> None:
         if self.done:
             return
+        from importlib import import_module
+
         from gavelkit.task.scoring.classify import context_for
         from gavelkit.task.scoring.install import source_files
         from gavelkit.task.scoring.oracle_decl import declared
         from gavelkit.task.scoring.worktree import layer_of
 
+        for name in AFTER_RUN:  # imported while the test process runs, not after it
+            import_module(name)
         plan = self.plan
         ctx = context_for(plan.task, plan.opts)
         decl = declared(plan.task.dir, plan.files)  # the task's own files, never the copy
