@@ -68,6 +68,12 @@ def walk_codes(co, out):
 
 
 def _stdlib_dirs():
+    """The standard library's folder: where `os` came from, which is sysconfig's stdlib
+    (and platstdlib) on POSIX, without importing sysconfig in every test process;
+    sysconfig only where `os` has no file."""
+    where = getattr(os, "__file__", None)
+    if where:
+        return (os.path.dirname(os.path.realpath(where)) + os.sep,)
     import sysconfig
 
     paths = sysconfig.get_paths()
@@ -81,11 +87,14 @@ def _is_runner(name):
 
 def _module_callables(name, mod, out):
     """The public callables of one watched module (all but dunders for the runner's own
-    modules), and the methods of the classes it defines. The objects themselves are kept,
-    never their id(): an id can be reused once its object is gone, and every id() call is
-    an audit event."""
+    modules), and the methods of the classes it defines: {(module, class or "", name):
+    (the namespace it lives in, the object)}. The objects themselves are kept, never
+    their id(): an id can be reused once its object is gone, and every id() call is an
+    audit event. The namespace is the live one, so the end-of-session check looks each
+    entry up again instead of walking every module a second time."""
     try:
-        items = list(vars(mod).items())
+        ns = vars(mod)
+        items = list(ns.items())
     except TypeError:
         return
     skip = "__" if _is_runner(name) else "_"  # a library's private state is its own
@@ -93,16 +102,26 @@ def _module_callables(name, mod, out):
         if attr.startswith(skip) and attr != "__import__":
             continue
         if callable(val):
-            out[f"{name}:{attr}"] = val
+            out[(name, "", attr)] = (ns, val)
         if isinstance(val, type) and getattr(val, "__module__", None) == name:
-            _class_callables(f"{name}:{attr}", val, out)
+            _class_callables(name, attr, val, out)
 
 
-def _class_callables(prefix, cls, out):
-    for cattr, cval in list(vars(cls).items()):
-        if isinstance(cval, (staticmethod, classmethod, property)) or \
-                type(cval).__name__ in ("function", "method_descriptor"):
-            out[f"{prefix}.{cattr}"] = cval
+def _class_callables(name, cname, cls, out):
+    ns = vars(cls)
+    for cattr, cval in list(ns.items()):
+        if _method_like(cval):
+            out[(name, cname, cattr)] = (ns, cval)
+
+
+def _method_like(val):
+    return isinstance(val, (staticmethod, classmethod, property)) or \
+        type(val).__name__ in ("function", "method_descriptor")
+
+
+def _label(key):
+    name, cname, attr = key
+    return f"{name}:{cname}.{attr}" if cname else f"{name}:{attr}"
 
 
 _EVENT_WHAT = {"gc": "walked the heap ({})", "ctypes": "used ctypes ({})"}
@@ -151,8 +170,8 @@ class Guard:
         return _is_runner(name) or name in self.watch
 
     def _callables(self, only_new=False):
-        """{"module:name" or "module:Class.attr": the object}; `only_new`: of the watched
-        modules not walked before."""
+        """{(module, class, name): (namespace, object)} (_module_callables); `only_new`: of
+        the watched modules not walked before."""
         out = {}
         for name, mod in list(sys.modules.items()):
             if mod is not None and self._watched(name) and not (only_new and name in self.walked):
@@ -358,9 +377,9 @@ class Guard:
         rw._read_pyc = lambda *a, **k: None
         rw._write_pyc = lambda *a, **k: False
         for attr in ("_rewrite_test", "_read_pyc", "_write_pyc"):  # gavel's own replacements
-            self.callables[f"{rw.__name__}:{attr}"] = getattr(rw, attr)
+            self.callables[(rw.__name__, "", attr)] = (vars(rw), getattr(rw, attr))
         new = self._callables(only_new=True)  # what got imported since the snapshot
-        self.walked.update(k.partition(":")[0] for k in new)
+        self.walked.update(k[0] for k in new)
         self.callables.update(new)
 
     def rel(self, path):
@@ -433,9 +452,18 @@ class Guard:
         return out
 
     def _changed_callables(self):
-        now = self._callables()
-        out = sorted(k for k, v in self.callables.items()
-                     if k in now and now[k] is not v and not self._own_code(now[k]))[:40]
+        """Entries whose name now holds another callable (a deleted one, or one set to a
+        plain value, is no rebinding of the runner: as before), unless that is the runner's
+        or the standard library's own code."""
+        gone = object()
+        changed = []
+        for key, (ns, obj) in self.callables.items():
+            now = ns.get(key[2], gone)
+            if now is obj or now is gone:
+                continue
+            if (callable(now) if not key[1] else _method_like(now)) and not self._own_code(now):
+                changed.append(_label(key))
+        out = sorted(changed)[:40]
         return out + sorted(f"module {n} replaced" for n, m in self.module_objs.items()
                             if sys.modules.get(n) is not m)[:10]
 
@@ -483,8 +511,11 @@ class Guard:
         from anywhere but the standard library; oracle helpers loaded from elsewhere."""
         pkg = self.cfg.get("package") or ""
         stdnames = set(getattr(sys, "stdlib_module_names", ()))
+        judged = stdnames | {pkg.partition(".")[0], "_pytest", "pytest", "pluggy"}
         out = []
         for name, mod in list(sys.modules.items()):
+            if name.partition(".")[0] not in judged:  # no rule for it: not resolved at all
+                continue
             f = getattr(mod, "__file__", None)
             why = self._misplaced(name, self.real(f), pkg, stdnames) if isinstance(f, str) \
                 else ""

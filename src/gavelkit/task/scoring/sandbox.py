@@ -24,6 +24,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -199,11 +200,41 @@ def _safe(name: str) -> str:
     return re.sub(r"[^\w.-]", "_", name)
 
 
-def copy_plugin(plugdir: Path, modname: str) -> None:
-    """The result plugin and its guard under the run's random module name."""
+def copy_plugin(plugdir: Path, modname: str, env_path: Path | None = None) -> None:
+    """The result plugin and its guard under the run's random module name; compiled here
+    too when the task environment's interpreter is this one's version (see _compile)."""
     here = Path(__file__).parent
-    shutil.copyfile(here / "result_plugin.py", plugdir / f"{modname}.py")
-    shutil.copyfile(here / "plugin_guard.py", plugdir / f"{modname}_guard.py")
+    for src, name in (("result_plugin.py", modname), ("plugin_guard.py", f"{modname}_guard")):
+        shutil.copyfile(here / src, plugdir / f"{name}.py")
+        if env_path is not None and _same_python(env_path):
+            _compile(plugdir / f"{name}.py")
+
+
+def _same_python(env_path: Path) -> bool:
+    """Does the environment's interpreter read this interpreter's .pyc files (a CPython
+    of the same minor version, per the venv's pyvenv.cfg)?"""
+    try:
+        cfg = (Path(env_path) / "pyvenv.cfg").read_text("utf-8", "replace")
+    except OSError:
+        return False
+    vals = {k.strip(): v.strip() for k, _, v in (ln.partition("=") for ln in cfg.splitlines())}
+    version = vals.get("version_info") or vals.get("version") or ""
+    impl = vals.get("implementation", "CPython").lower()
+    return impl == sys.implementation.name == "cpython" and \
+        version.split(".")[:2] == [str(v) for v in sys.version_info[:2]]
+
+
+def _compile(path: Path) -> None:
+    """The plugin's .pyc, written by gavel beside the copy (its folder is read-only in the
+    sandbox, so the test process cannot replace it) and checked against the source's hash
+    at import: the test process no longer compiles 700 lines of gavel from source on every
+    run. Best effort: without it the module is compiled at import, as before."""
+    import contextlib
+    import py_compile
+
+    with contextlib.suppress(OSError, py_compile.PyCompileError):
+        py_compile.compile(str(path), doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
 
 
 class Sandbox:
@@ -222,7 +253,7 @@ class Sandbox:
         self.plugdir = run_dir / "plugin"
         self.plugdir.mkdir(parents=True, exist_ok=True)
         self.modname = "gk_" + os.urandom(6).hex()
-        copy_plugin(self.plugdir, self.modname)
+        copy_plugin(self.plugdir, self.modname, Path(env.path) if env is not None else None)
         self.ini = self.plugdir / "gavel-pytest.ini"
         self.hidden: list[Path] = []
         self.warm: Any = None  # a prestarted process for the first launch (warm.Warm)
