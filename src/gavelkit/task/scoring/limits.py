@@ -12,15 +12,14 @@ the run records which mechanism held.
 
 from __future__ import annotations
 
+import _thread  # not threading: this module is imported before the prestart's fork
 import contextlib
 import os
-import signal
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 PIDS_V1 = Path("/sys/fs/cgroup/pids")
-_LOCK = threading.Lock()
+_LOCK = _thread.allocate_lock()
 
 
 class ProcLimit:
@@ -57,7 +56,7 @@ class ProcLimit:
         if self.path is None:
             yield
             return
-        tid = str(threading.get_native_id())
+        tid = str(_thread.get_native_id())
         with _LOCK:
             try:
                 (self.path / "tasks").write_text(tid)
@@ -89,8 +88,10 @@ class ProcLimit:
                 break
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            threading.Event().wait(0.01)
+                    os.kill(pid, 9)  # SIGKILL (signal is not imported for this one number)
+            import time
+
+            time.sleep(0.01)
 
     def close(self) -> None:
         """End every process still in the group, then remove it."""
