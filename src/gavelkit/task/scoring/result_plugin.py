@@ -162,7 +162,13 @@ def _make(cfg, send, guard):
     raw = {}
     timed_out = set()
     checked = {}  # item -> the code object verified for it
-    alarm_signal, setitimer = signal.signal, signal.setitimer
+    # the C functions themselves (signal.signal is a Python wrapper that converts enums),
+    # bound at import like everything the plugin relies on
+    try:
+        from _signal import signal as alarm_signal
+    except ImportError:  # pragma: no cover - CPython has it
+        alarm_signal = signal.signal
+    setitimer, sigalrm, itimer = signal.setitimer, int(signal.SIGALRM), int(signal.ITIMER_REAL)
 
     def _alarm(signum, frame):
         raise GavelTimeout(f"test exceeded the {limit:g} s time limit")
@@ -200,8 +206,8 @@ def _make(cfg, send, guard):
 
         def pytest_runtest_call(self, item):
             if limit > 0:
-                alarm_signal(signal.SIGALRM, _alarm)
-                setitimer(signal.ITIMER_REAL, limit)
+                alarm_signal(sigalrm, _alarm)
+                setitimer(itimer, limit)
 
         @pytest.hookimpl(tryfirst=True)
         def pytest_pyfunc_call(self, pyfuncitem):
@@ -211,7 +217,7 @@ def _make(cfg, send, guard):
 
         def pytest_runtest_teardown(self, item):
             if limit > 0:
-                setitimer(signal.ITIMER_REAL, 0)
+                setitimer(itimer, 0)
 
         def pytest_runtest_makereport(self, item, call):
             raw[(item.nodeid, call.when)] = _raw(item, call, guard, timed_out)
