@@ -552,3 +552,49 @@ def test_frame_taken_in_one_module_and_read_in_another_is_caught(tmp_path: Path)
     is required: this peek finds no answer in these tests, so nothing is gained)."""
     res = score(tmp_path, SPLIT_PEEK)
     assert "a frame's locals" in tampered(res), [f.message for f in res.findings]
+
+
+def test_nothing_of_the_candidate_runs_after_the_session(tmp_path: Path) -> None:
+    """The test process leaves with os._exit once pytest returns: an atexit handler the
+    candidate registered (here one that would hollow an oracle file after the integrity
+    check was sent) never runs. Near miss: the same write done during the session is
+    caught by the worktree hashes (tests/test_judge_tamper.py::test_rewriting_test_files)."""
+    late = BROKEN + '''
+import atexit, os
+def _late():
+    with open(os.path.join(os.getcwd(), "oracle", "test_atomic.py"), "w") as fh:
+        fh.write("def test_parse_counts_strokes():\\n    pass\\n")
+atexit.register(_late)
+'''
+    res = score(tmp_path, {"tally/__init__.py": late})
+    clean(res.findings, "TSK-X008")
+    assert res.score["gavel"]["integrity"]["worktree_unchanged"]
+
+
+def test_the_plugin_is_compiled_by_gavel_only_for_the_same_interpreter(tmp_path: Path) -> None:
+    """Checked-hash .pyc beside the plugin copy when the environment's CPython is this
+    one's minor version; for another version (near miss) none, and the module is compiled
+    at import as before."""
+    import sys
+
+    from gavelkit.task.scoring.sandbox import copy_plugin
+
+    def env(version: str) -> Path:
+        e = tmp_path / f"env-{version}"
+        e.mkdir()
+        (e / "pyvenv.cfg").write_text(f"home = /x\nimplementation = CPython\n"
+                                      f"version_info = {version}\n")
+        return e
+
+    same = ".".join(map(str, sys.version_info[:3]))
+    other = f"{sys.version_info[0]}.{sys.version_info[1] + 1}.0"
+    for version, want in ((same, 2), (other, 0)):
+        plug = tmp_path / f"plug-{version}"
+        plug.mkdir()
+        copy_plugin(plug, "gk_test", env(version))
+        pycs = sorted((plug / "__pycache__").glob("*.pyc")) if (plug / "__pycache__").is_dir() \
+            else []
+        assert len(pycs) == want, (version, pycs)
+        if want:
+            flags = int.from_bytes(pycs[0].read_bytes()[4:8], "little")
+            assert flags == 0b11  # hash-based and checked against the source
