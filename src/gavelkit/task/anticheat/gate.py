@@ -45,15 +45,19 @@ reuse them (`Need.PURE`).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from enum import IntEnum
 from functools import lru_cache
-from itertools import accumulate
-from operator import add
 from typing import Any
 
-from gavelkit.task.anticheat.prefilter import span_search
+from gavelkit.task.anticheat.gatemarks import (
+    Joined,
+    Literals,
+    mark,
+    mark_texts,
+    starts_of,
+    text_found,
+)
 from gavelkit.task.anticheat.sheval import MAX_LEN, resolve_path
 from gavelkit.task.anticheat.shvalues import RECURSIVE, UNKNOWN
 from gavelkit.task.anticheat.trajectory.events import Event
@@ -173,79 +177,6 @@ def stateful(shell: str) -> int:
         STATE if STATEFUL.search(shell) else 0)
 
 
-Search = Callable[[Any, int], "tuple[int, int] | None"]
-
-
-def _rx_search(rx: Any) -> Search:
-    return span_search(rx)
-
-
-@lru_cache(maxsize=16)
-def _text_found(rx: Any) -> Callable[[str], bool]:
-    """`rx.search(text) is not None` for a str: a re2 pattern runs on the UTF-8 bytes,
-    what its wrapper would encode the text to, through the direct call."""
-    if isinstance(rx, re.Pattern):
-        return lambda text: rx.search(text) is not None
-    span = _rx_search(rx)
-    return lambda text: span(text.encode("utf-8", "surrogatepass"), 0) is not None
-
-
-def mark(search: Search, joined: Any, starts: Sequence[int], flags: list[int],
-         bit: int) -> None:
-    """Set `bit` in flags[i] for every text i of `joined` (texts at `starts`, one
-    separator between them) that a match of `search` overlaps; after a match the
-    search goes on at the next text, so one call per marked text."""
-    pos, last = 0, len(starts) - 1
-    while True:
-        span = search(joined, pos)
-        if span is None:
-            return
-        i = bisect_right(starts, span[0]) - 1
-        if i < last and span[0] == starts[i + 1] - 1:
-            i += 1              # a match starting on the separator (`\nX=`) is the next's
-        j = max(i, bisect_right(starts, max(span[1] - 1, span[0])) - 1)
-        for k in range(max(i, 0), j + 1):
-            flags[k] |= bit
-        if j >= last:
-            return
-        pos = starts[j + 1]
-
-
-class Joined:
-    """Texts run together with one newline between them (as str and as UTF-8 bytes,
-    each built once, when a pass first asks for it) and where each text starts."""
-
-    def __init__(self, texts: list[str], raws: list[bytes]) -> None:
-        self.texts, self.raws = texts, raws
-        self._text: tuple[str, list[int]] | None = None
-        self._raw: tuple[bytes, list[int]] | None = None
-
-    def text(self) -> tuple[str, list[int]]:
-        if self._text is None:
-            self._text = "\n".join(self.texts), starts_of(map(len, self.texts))
-        return self._text
-
-    def raw(self) -> tuple[bytes, list[int]]:
-        if self._raw is None:
-            self._raw = b"\n".join(self.raws), starts_of(map(len, self.raws))
-        return self._raw
-
-
-def _mark_texts(rx: Any, on: Joined, flags: list[int], bit: int) -> None:
-    """`mark` with a compiled pattern: re2 on the UTF-8 bytes (its wrapper would encode a
-    str on every call; its ASCII classes match where `re`'s do, and more), `re` on text."""
-    joined, starts = on.text() if isinstance(rx, re.Pattern) else on.raw()
-    mark(_rx_search(rx), joined, starts, flags, bit)
-
-
-def starts_of(lengths: Iterable[int]) -> list[int]:
-    """Where each text starts when they are joined with one separator: the sum of the
-    lengths before it, plus one separator for each text before it."""
-    sums = list(accumulate(lengths, initial=0))
-    sums.pop()
-    return list(map(add, sums, range(len(sums))))
-
-
 def _compiled(ctx: Any, engine: str | None) -> tuple[Any, Any]:
     """The gate's anchor matchers, compiled once per scan context. Squeezing deletes
     characters, so an anchor in the text is a squeezed anchor in the squeezed text: one
@@ -267,27 +198,6 @@ def _short_anchors(texts: list[str], engine: str | None) -> Literals | None:
     return Literals(short, engine) if short else None
 
 
-class Literals:
-    """Where any of a few literals occurs in UTF-8 bytes: exactly where the alternation
-    of the escaped literals (what `re` ran on the text) occurs in the text, UTF-8 being
-    self-synchronising (a text holds a literal iff its bytes hold the literal's bytes).
-    No variant is merged (the prefilter's pure engine widens `pip ` to `pip`)."""
-
-    def __init__(self, lits: list[bytes], engine: str | None) -> None:
-        from gavelkit.task.anticheat import prefilter
-
-        alt = b"|".join(re.escape(a) for a in sorted(set(lits), key=len, reverse=True))
-        rx: Any = re.compile(alt)
-        if (engine or prefilter.default_engine()) == "re2":
-            import re2
-
-            rx = re2.compile(alt)
-        self.span = span_search(rx)
-
-    def found(self, buf: bytes) -> bool:
-        return self.span(buf, 0) is not None
-
-
 class Gate:
     """Decides per action whether the analyser must see it (see the module docstring)."""
 
@@ -302,7 +212,7 @@ class Gate:
             "gate:scripts", {})          # shared by the files of one scan
         self._py = _fast(PY_DYNAMIC_SRC)
         self._sh = _fast(SHELL_DYNAMIC.pattern, multiline=True)
-        self._py_in, self._sh_in = _text_found(self._py), _text_found(self._sh)
+        self._py_in, self._sh_in = text_found(self._py), text_found(self._sh)
         self._pre: dict[int, tuple[int, str]] = {}   # id(event) -> flags, text (`prepare`)
 
     # -- the session's written files
@@ -508,7 +418,7 @@ class Gate:
         if self._short is not None:
             mark(self._short.span, *on.raw(), flags, ANCHORED)
         for rx, bit in ((_fast(PY_WORD.pattern), PYWORD), (self._py, PYDYN)):
-            _mark_texts(rx, on, flags, bit)
+            mark_texts(rx, on, flags, bit)
         self._mark_shells(texts, raws, flags)
         for k, t in enumerate(texts):
             if not flags[k] & ANCHORED and self._url_matters(t):
@@ -522,8 +432,8 @@ class Gate:
         sh_raws = [r if sh is t else sh.encode("utf-8", "surrogatepass")
                    for r, sh, t in zip(raws, shells, texts, strict=True)]
         on = Joined(shells, sh_raws)
-        _mark_texts(self._sh, on, flags, DYNAMIC)
-        _mark_texts(_fast(STATEFUL.pattern), on, flags, STATE)
+        mark_texts(self._sh, on, flags, DYNAMIC)
+        mark_texts(_fast(STATEFUL.pattern), on, flags, STATE)
         for k, sh in enumerate(shells):
             if ("<" in sh or ">" in sh) and redirects(sh):
                 flags[k] |= REDIR
@@ -589,8 +499,8 @@ def _run_bits(text: str, fast: bool) -> int:
     """RUNNER and SHRUN of one text: with re2 on its UTF-8 bytes where the document
     passes ran them (`fast`), else with `re`."""
     if fast:
-        return (RUNNER if _text_found(_fast(RUNS.pattern, True))(text) else 0) | (
-            SHRUN if _text_found(_fast(SH_RUNS_SRC, True))(text) else 0)
+        return (RUNNER if text_found(_fast(RUNS.pattern, True))(text) else 0) | (
+            SHRUN if text_found(_fast(SH_RUNS_SRC, True))(text) else 0)
     return (RUNNER if RUNS.search(text) else 0) | (SHRUN if SH_RUNS.search(text) else 0)
 
 

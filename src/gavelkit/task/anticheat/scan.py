@@ -479,7 +479,7 @@ def _outputs_that_matter(ctx: Context, engine: str, texts: list[str]) -> set[int
     """The outputs that name a forbidden place or oracle file, could reproduce protected
     lines, or move the shell: one pass for all their literals and one for base64 runs
     find the candidates, each candidate is then checked as `Analyzer` would."""
-    from gavelkit.task.anticheat.gate import mark, starts_of
+    from gavelkit.task.anticheat.gatemarks import mark, starts_of
 
     if not texts:
         return set()
