@@ -85,6 +85,7 @@ def assert_refused(base: Path, rc: int | str, out: str, err: str) -> None:
     assert not qualified_written(base / "task_good")
 
 
+@pytest.mark.sandbox
 def test_the_fixture_qualifies(base: Path) -> None:
     """Control: the untouched task is QUALIFIED (so each refusal below is the input's doing)."""
     rc, out, err = judge(base)
@@ -166,6 +167,7 @@ def test_unusable_trajectory_is_not_qualified(base: Path, kind: str) -> None:
 
 # ---- item 6: corrupt oracle digests never advise --record ---------------------------------
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("content", ["{not json", "[" * 20000, '{"files": 3}', ""])
 def test_corrupt_digests_say_corrupt(base: Path, content: str) -> None:
     rc, out, err = judge(base)
@@ -183,6 +185,7 @@ def test_corrupt_digests_say_corrupt(base: Path, content: str) -> None:
 
 # ---- item 13: relative paths are resolved before any change of folder --------------------
 
+@pytest.mark.sandbox
 def test_relative_solution_and_candidate(base: Path) -> None:
     task = base / "task_good"
     rc, out, err = run_gavel(["task", "run", "task_good", "--solution", "solutions/ref",

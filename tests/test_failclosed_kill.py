@@ -66,6 +66,7 @@ def verdict_agrees(task: Path) -> None:
         assert verdict == "QUALIFIED"
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("fraction", [0.55, 0.75, 0.9, 0.97])
 def test_killed_judge_is_repaired_by_the_next_run(prepared: Path, tmp_path: Path,  # noqa: F811
                                                   fraction: float) -> None:

@@ -49,6 +49,7 @@ def test_discovery(tmp_path: Path) -> None:
     assert [r.name for r, s in candidate_runs(found[0]) if s is not None] == ["r1"]
 
 
+@pytest.mark.sandbox
 def test_judge_all_jobs_2(tmp_path: Path) -> None:
     tasks = fleet(tmp_path)
     rc, doc = cli_json("task", "judge-all", str(tasks), "--jobs", "2", "--no-state")
@@ -87,6 +88,7 @@ def test_judge_all_errors_are_rows(tmp_path: Path) -> None:
     assert rc == 2 and "--jobs" in err
 
 
+@pytest.mark.sandbox
 def test_judge_all_on_a_local_dask_cluster(tmp_path: Path) -> None:
     pytest.importorskip("dask.distributed")
     tasks = fleet(tmp_path)

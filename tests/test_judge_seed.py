@@ -157,6 +157,7 @@ def test_a_refused_judge_still_removes_a_killed_judges_temp_files(task: Path, pr
 
 # ---------------------------------------------------------------- 2. Gate A/C
 
+@pytest.mark.sandbox
 def test_gate_ac_pending_until_a_verified_table(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     res = judged(task)
     assert res.verdict == "PENDING" and "Gate A/C pending" in " ".join(res.reasons)
@@ -176,6 +177,7 @@ def test_gate_ac_pending_until_a_verified_table(task: Path, provenance) -> None:
     assert state_of(task) == "QUALIFIED" and task_json(task)["status"] == "QUALIFIED"
 
 
+@pytest.mark.sandbox
 def test_gate_ac_negative_verdict_routes_to_filter(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     judged(task)
     fill_spotcheck(task, "not derivable")
@@ -187,6 +189,7 @@ def test_gate_ac_negative_verdict_routes_to_filter(task: Path, provenance) -> No
 
 # ---------------------------------------------------------------- 3. Gate B
 
+@pytest.mark.sandbox
 def test_gate_b_message_wording_is_a_verifier_failure(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     res = judged(task, WORDING_RUN)  # a failing gate routes back even while A/C is pending
     # 27 exception-message regexes the spec does not promise (Non-Goals: "does not define the
@@ -203,6 +206,7 @@ def test_gate_b_message_wording_is_a_verifier_failure(task: Path, provenance) ->
     assert state_of(task) == "S3_ORACLE_MERGE"  # the judge's own filter route moves the state
 
 
+@pytest.mark.sandbox
 def test_gate_b_passes_on_model_failures(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     res = qualify(task)
     assert res.gate_b.verdict == "PASS" and res.gate_b.verifier == 0
@@ -211,6 +215,7 @@ def test_gate_b_passes_on_model_failures(task: Path, provenance) -> None:  # typ
 
 # ---------------------------------------------------------------- 4. manual moves
 
+@pytest.mark.sandbox
 def test_manual_qualified_needs_the_judges_result(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     set_state(task, "S5_JUDGE")
     rc, doc = cli_json("task", "state", str(task), "--to", "QUALIFIED")
@@ -235,6 +240,7 @@ def test_manual_qualified_needs_the_judges_result(task: Path, provenance) -> Non
     assert rc == 0 and doc["written"] and state_of(task) == "QUALIFIED"
 
 
+@pytest.mark.sandbox
 def test_reopened_task_needs_a_new_judge_result(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     assert qualify(task).verdict == "QUALIFIED"
     t = task / "kept_nodeids.txt"
@@ -251,6 +257,7 @@ def test_reopened_task_needs_a_new_judge_result(task: Path, provenance) -> None:
 
 # ---------------------------------------------------------------- 5. scores that must not be used
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("how", ["preflight", "cheat", "reference"])
 def test_no_scores_shown_when_they_must_not_be_used(task: Path, provenance, how: str) -> None:  # type: ignore[no-untyped-def]
     if how == "preflight":
@@ -278,6 +285,7 @@ def _make_gap(task: Path) -> None:
     m.write_text(text.replace("| Cross-View Invariants |", "| Comparison |"))
 
 
+@pytest.mark.sandbox
 def test_coverage_gap_recorded_in_task_json_is_a_labelled_caveat(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     _make_gap(task)
     restamp(task, BROKEN_RUN)
@@ -318,6 +326,7 @@ def test_status_moves_with_the_verdict(task: Path, provenance) -> None:  # type:
     assert not list(task.rglob("*.lock"))
 
 
+@pytest.mark.sandbox
 def test_labels_are_recomputed_and_score_replaced(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     a = qualify(task, "candidate-runs/perfect")
     assert a.verdict == "QUALIFIED"
@@ -347,6 +356,7 @@ def test_no_lock_file_left_even_after_a_crash(task: Path, provenance) -> None:  
 
 # ---------------------------------------------------------------- 10, 11: cascade and weaknesses
 
+@pytest.mark.sandbox
 def test_six_planted_bugs_are_not_twenty_root_causes(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     res = qualify(task)
     cd = res.metrics.to_dict()["cascade"]
@@ -358,6 +368,7 @@ def test_six_planted_bugs_are_not_twenty_root_causes(task: Path, provenance) -> 
         assert call in sigs, (call, sigs)
 
 
+@pytest.mark.sandbox
 def test_weaknesses_carry_their_own_sections_and_layers(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     res = qualify(task)
     by = {(w.dimension, w.layer): w for w in res.weaknesses}
@@ -374,6 +385,7 @@ def test_weaknesses_carry_their_own_sections_and_layers(task: Path, provenance) 
 
 # ---------------------------------------------------------------- 12. filter loop cap
 
+@pytest.mark.sandbox
 def test_filter_loop_past_its_cap_retires(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     set_state(task, "S5_JUDGE", filter_iter=2)
     res = judged(task, WORDING_RUN)
@@ -384,6 +396,7 @@ def test_filter_loop_past_its_cap_retires(task: Path, provenance) -> None:  # ty
 
 # ---------------------------------------------------------------- 13. terminal todos
 
+@pytest.mark.sandbox
 def test_qualified_appends_the_candidates_row(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     ledger = task / "CANDIDATES.md"
     ledger.write_text("# Candidates\n\n| repo | status | metric | detail |\n|---|---|---|---|\n"
@@ -394,6 +407,7 @@ def test_qualified_appends_the_candidates_row(task: Path, provenance) -> None:  
     assert "task-semver" in text and "QUALIFIED" in text
 
 
+@pytest.mark.sandbox
 def test_qualified_without_ledger_says_whose_todo_it_is(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     res = qualify(task)
     report = (task / "judge" / "diagnosis_report.md").read_text()
@@ -402,6 +416,7 @@ def test_qualified_without_ledger_says_whose_todo_it_is(task: Path, provenance) 
 
 # ---------------------------------------------------------------- issue 13 items 3-5: fail closed
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("score", ["{}", '{"summary": {}}', '{"cases": "x", "summary": 3}'])
 def test_incomplete_score_is_not_qualified(task: Path, provenance, score: str) -> None:  # type: ignore[no-untyped-def]
     judged(task)
@@ -435,6 +450,7 @@ def test_unusable_task_json_is_not_qualified(task: Path, provenance, kind: str) 
     assert "Traceback" not in err
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("kind", ["missing", "dir"])
 def test_unusable_trajectory_is_not_qualified(task: Path, provenance, tmp_path: Path, kind: str) -> None:  # type: ignore[no-untyped-def]
     judged(task)
@@ -482,6 +498,7 @@ def test_gate_f_quotes_the_flagged_word_past_160_characters(task: Path) -> None:
     assert "callers may rely" in f.message
 
 
+@pytest.mark.sandbox
 def test_rescore_walks_back_to_the_judge_after_an_oracle_edit(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     """Friction: after a map edit every step back to S5_JUDGE was walked by hand."""
     assert qualify(task).verdict == "QUALIFIED"
@@ -511,6 +528,7 @@ def test_rescore_walks_back_to_the_judge_after_an_oracle_edit(task: Path, proven
         assert edge in hist
 
 
+@pytest.mark.sandbox
 def test_stale_reference_run_does_not_survive_reopened_s3(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     """Issue 26 item 2: after an oracle change the old 100 % reference run certifies nothing."""
     assert qualify(task).verdict == "QUALIFIED"
@@ -525,6 +543,7 @@ def test_stale_reference_run_does_not_survive_reopened_s3(task: Path, provenance
     assert any("no reference run" in r for r in doc["judge"]["reasons"]), doc["judge"]["reasons"]
 
 
+@pytest.mark.sandbox
 def test_judge_all_and_the_cli_agree(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """One decision: judge-all's row, the CLI's verdict and the record are the same."""
     from gavelkit.task.judging.fleet import FleetOptions, judge_all
@@ -545,6 +564,7 @@ def test_judge_all_and_the_cli_agree(task: Path, provenance, tmp_path: Path) -> 
     assert V.decide(V.checks_from_record(rec)).verdict == rec["verdict"] == "BROKEN"
 
 
+@pytest.mark.sandbox
 def test_an_error_finding_without_a_check_still_blocks(task: Path, provenance, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Fail closed by construction: a new error finding cannot sit beside QUALIFIED."""
     from gavelkit.task.judging import scores
@@ -563,6 +583,7 @@ def test_an_error_finding_without_a_check_still_blocks(task: Path, provenance, m
     assert res.verdict == "BROKEN" and any(c.name == "other-errors" for c in res.checks)
 
 
+@pytest.mark.sandbox
 def test_judge_all_table_and_fleet_page_agree_with_single_judge_runs(
         task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Three variants (certifiable, Gate B failure, no map = Gate D UNKNOWN): judge-all's
@@ -612,6 +633,7 @@ def test_judge_all_table_and_fleet_page_agree_with_single_judge_runs(
     assert "1 QUALIFIED" in table and "2 BROKEN" in table
 
 
+@pytest.mark.sandbox
 def test_gate_ac_an_empty_table_is_pending_never_pass(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     judged(task)
     table = task / "judge" / "spotcheck.md"

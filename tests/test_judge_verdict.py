@@ -95,6 +95,7 @@ def provenance(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     return state
 
 
+@pytest.mark.sandbox
 def test_order_verdict_and_records(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     res = judge_run(task, task / "candidate-runs" / "bad", date="2026-02-02")
     assert res.steps == ["preflight", "anti-cheat", "solvability", "fairness", "scores"]
@@ -127,6 +128,7 @@ def test_order_verdict_and_records(task: Path, provenance) -> None:  # type: ign
     assert record(res)["candidate_score"]["summary"]["total"] == 7
 
 
+@pytest.mark.sandbox
 def test_a_preflight_that_cannot_run_blocks_qualified(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """No candidate folder to import from: the literal block says `(not run: ...)`, the
     preflight is UNVERIFIABLE and the task goes back to S4_SETUP, never QUALIFIED."""
@@ -171,6 +173,7 @@ def test_adapter_calls_the_anticheat_api(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert s.verdict == "CLEAN" and calls["scan"][3] == ["/secret"]
 
 
+@pytest.mark.sandbox
 def test_a_run_folder_with_another_scorers_file_name_is_judged(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     run = task / "candidate-runs" / "bad"
     (run / "score_result.json").rename(run / "candidate_score_report_v5.json")
@@ -179,6 +182,7 @@ def test_a_run_folder_with_another_scorers_file_name_is_judged(task: Path, prove
     assert record(res)["judged_on"]["score_file"].endswith("candidate_score_report_v5.json")
 
 
+@pytest.mark.sandbox
 def test_the_candidates_stated_rate_is_recomputed(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     """A stated rate the counts do not give is never used: the score is UNVERIFIABLE (it was
     taken as stated, so a forged 1.0 on a failing run passed the score gates)."""
@@ -192,6 +196,7 @@ def test_the_candidates_stated_rate_is_recomputed(task: Path, provenance) -> Non
     assert res.verdict == "BROKEN" and res.route == "rerun" and not res.scores_usable
 
 
+@pytest.mark.sandbox
 def test_high_score_without_provenance_is_refused(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     provenance["passed"] = False
     res = judge_run(task, task / "candidate-runs" / "perfect")
@@ -206,6 +211,7 @@ def test_high_score_without_provenance_is_refused(task: Path, provenance) -> Non
     assert "saturated-candidate-score" in [lab["label"] for lab in ok.metrics.labels]
 
 
+@pytest.mark.sandbox
 def test_copy_share_of_the_scan_feeds_saturation(task: Path, provenance,  # type: ignore[no-untyped-def]
                                                  monkeypatch) -> None:
     """The judge scans with the solution folder; the scan's copy share (CHT-C001) at 100 %
@@ -318,6 +324,7 @@ def test_gate_d_gap_routes_to_filter(task: Path, provenance) -> None:  # type: i
     assert "state:       S3_ORACLE_MERGE" in (task / "PIPELINE_STATE.md").read_text()
 
 
+@pytest.mark.sandbox
 def test_small_generated_oracle(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     m = task / "spec_test_map.md"
     m.write_text(m.read_text().replace("filter/oracle_source: mixed",
@@ -349,6 +356,7 @@ def test_state_not_moved_outside_s5(task: Path, provenance) -> None:  # type: ig
     assert res.written == [] and "state:       S2_SPEC_DONE" in (task / "PIPELINE_STATE.md").read_text()
 
 
+@pytest.mark.sandbox
 def test_the_s5_entry_guard_checks_the_run_judged(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """A run outside candidate-runs/ is the run judged: the S5_JUDGE entry guard checks its
     score (it searched candidate-runs/ by glob, and refused this run)."""
@@ -361,6 +369,7 @@ def test_the_s5_entry_guard_checks_the_run_judged(task: Path, provenance, tmp_pa
         task / "PIPELINE_STATE.md").read_text()
 
 
+@pytest.mark.sandbox
 def test_a_refused_state_move_is_reported(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     """BROKEN routed to S4_SETUP, whose guard needs a 100 % reference: the move is refused,
     said (TSK-J009), and task.json's status is not written without it."""
@@ -388,6 +397,7 @@ def test_missing_score_moves_back_to_eval_run(task: Path) -> None:
     assert "state:       S4_EVAL_RUN" in (task / "PIPELINE_STATE.md").read_text()
 
 
+@pytest.mark.sandbox
 def test_cli_judge_json(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     rc, doc = cli_json("task", "judge", str(task), "--run", str(task / "candidate-runs" / "bad"),
                        "--dry-run")
@@ -399,6 +409,7 @@ def test_cli_judge_json(task: Path, provenance) -> None:  # type: ignore[no-unty
     assert "state:       S4_DONE" in (task / "PIPELINE_STATE.md").read_text()
 
 
+@pytest.mark.sandbox
 def test_pending_prints_the_exit_code_it_exits_with(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     """PENDING is not certified: exit 1, and the JSON says 1 (it said 0 while exiting 1)."""
     (task / "judge" / "spotcheck.md").unlink()
@@ -464,6 +475,7 @@ def _claude_line(path: str, uid: str, cwd: str) -> str:
                             "input": {"file_path": path}}]}})
 
 
+@pytest.mark.sandbox
 def test_order_with_the_real_anticheat_pack(task: Path, tmp_path: Path) -> None:
     """Issue 7's preflight and scan, wired: clean trajectory -> QUALIFIED; oracle read -> cheat."""
     work = tmp_path / "agent-work"
@@ -499,6 +511,7 @@ def _validator():  # type: ignore[no-untyped-def]
     return jsonschema.Draft202012Validator(schema)
 
 
+@pytest.mark.sandbox
 def test_written_judge_results_follow_the_versioned_schema(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     v = _validator()
     rc, printed = cli_json("task", "schema", "judge-result")
@@ -531,6 +544,7 @@ def test_a_record_outside_the_schema_fails_validation(task: Path, provenance) ->
         assert list(v.iter_errors(bad))
 
 
+@pytest.mark.sandbox
 def test_qualified_guard_reads_only_its_schema_version(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     from gavelkit.task.judging.verdict import qualified_record_ok
 
@@ -546,6 +560,7 @@ def test_qualified_guard_reads_only_its_schema_version(task: Path, provenance) -
 
 # ---------------------------------------------------------------- one --config, every command
 
+@pytest.mark.sandbox
 def test_judge_and_gates_read_the_same_config(task: Path, provenance, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """`task gates --config` and `task judge --config` reach the same Gate E (issue 23: the
     judge took no --config, so the two could disagree)."""
@@ -608,6 +623,7 @@ def test_the_solvability_threshold_is_data(task: Path, provenance) -> None:  # t
     assert solv.status == "PASS" and solv.reason.endswith(">= 80 %"), solv.reason
 
 
+@pytest.mark.sandbox
 def test_the_prefilled_spotcheck_size_is_data(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     (task / "judge" / "spotcheck.md").unlink()
     with (task / "gavel-task.toml").open("a") as fh:
@@ -633,6 +649,7 @@ def test_a_recorded_run_of_another_scorer_says_what_it_could_not_derive(task: Pa
 
 
 
+@pytest.mark.sandbox
 def test_a_score_without_gavels_run_record_is_never_fresh_enough_to_certify(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     """Another scorer's file (here: gavel's own without its `gavel` record) cannot show it
     was scored on today's oracle, nor what the sandbox caught: PENDING, never QUALIFIED."""
@@ -700,6 +717,7 @@ def test_a_recorded_run_without_its_code_shows_its_evidence_unverified(task: Pat
     assert "preflight: NOT RUN" in text
 
 
+@pytest.mark.sandbox
 def test_a_failed_preflight_shows_no_evidence(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     """Near miss: the same withheld score after a preflight that ran and failed is not
     shown at all (a score the candidate may have borrowed is not evidence)."""
@@ -712,6 +730,7 @@ def test_a_failed_preflight_shows_no_evidence(task: Path, provenance) -> None:  
         "unverified_evidence"] is None
 
 
+@pytest.mark.sandbox
 def test_a_dry_run_checks_the_entry_state_too(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     """A dry run says what the real run would: refused outside S5_JUDGE (it said QUALIFIED
     for a task already QUALIFIED); at S5_JUDGE (near miss) it judges and writes nothing."""
@@ -733,6 +752,7 @@ def test_a_saturated_recorded_run_without_its_code_is_refused_not_shown(task: Pa
     assert res.unverified is None and not res.scores_usable
 
 
+@pytest.mark.sandbox
 def test_a_gavel_score_that_records_no_sandbox_never_certifies(task: Path, provenance) -> None:  # type: ignore[no-untyped-def]
     """Fail closed: a gavel run record without its isolation block (an older gavel, or a
     hand-trimmed file) was judged QUALIFIED; now anti-cheat is UNVERIFIABLE. Near miss: the

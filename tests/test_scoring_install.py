@@ -299,6 +299,7 @@ def test_counts_state_the_skip_rule(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- issue 16 item 9
+@pytest.mark.sandbox
 def test_run_records_store_relative_solution_paths(tmp_path: Path) -> None:
     task = fx.task(tmp_path / "task")
     runs = tmp_path / "task" / "candidate-runs" / "r1"
@@ -405,6 +406,7 @@ def _peek():
 '''
 
 
+@pytest.mark.sandbox
 def test_a_projects_build_cannot_write_outside_or_read_the_oracle(tmp_path: Path,
                                                                    wheels: Path) -> None:
     """The build runs the candidate's own code (here its PEP 517 backend; setup.py alike).

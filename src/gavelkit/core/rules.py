@@ -86,11 +86,18 @@ class Case:
         """What the example needs and this machine lacks: a program not on PATH, or
         `user-site` when this Python loads no user site-packages (a virtualenv: a .pth
         placed under PYTHONUSERBASE is never read there, so the example cannot fire)."""
+        import os
         import shutil
         import site
 
-        return [n for n in self.needs if (not site.ENABLE_USER_SITE if n == "user-site"
-                                          else shutil.which(n) is None)]
+        def lacks(n: str) -> bool:
+            if n == "user-site":
+                return not site.ENABLE_USER_SITE
+            if n == "bwrap" and os.environ.get("GAVEL_NO_BWRAP", "") not in ("", "0"):
+                return True  # switched off: scored as on a machine without it
+            return shutil.which(n) is None
+
+        return [n for n in self.needs if lacks(n)]
 
 
 @dataclass(frozen=True, slots=True)
