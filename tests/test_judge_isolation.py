@@ -59,6 +59,7 @@ def test_a_run_scored_without_the_sandbox_never_qualifies(task: Path) -> None:
     assert any("without the sandbox" in r for r in res.reasons), res.reasons
 
 
+@pytest.mark.sandbox  # the fixture is a sandboxed, judged task
 def test_results_without_their_integrity_check_are_tampering(task: Path) -> None:
     def drop(d: dict) -> None:
         d["gavel"]["findings"].append({"code": "TSK-X026", "severity": "error", "message":
@@ -68,6 +69,7 @@ def test_results_without_their_integrity_check_are_tampering(task: Path) -> None
     assert judged(task).verdict == "CHEAT_DETECTED"
 
 
+@pytest.mark.sandbox  # the fixture is a sandboxed, judged task
 def test_the_preflight_is_rechecked_after_the_session(task: Path) -> None:
     def outside(d: dict) -> None:
         ev = d["gavel"].setdefault("integrity", {}).setdefault("evidence", {})
@@ -80,6 +82,7 @@ def test_the_preflight_is_rechecked_after_the_session(task: Path) -> None:
     assert pre and pre[0].status == "FAIL" and "after the session" in pre[0].reason
 
 
+@pytest.mark.sandbox  # the fixture is a sandboxed, judged task
 def test_without_the_sandbox_the_judge_never_runs_the_candidate(
         task: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The preflight's literal import runs the candidate's code: unconfined, that code has
