@@ -10,7 +10,9 @@ it, environment, timeout), `inject.py` (code appended to the target package's
 canaries) and optionally `files/` (added to the solution; a `__PKG__` folder is the
 package) and `setup.py` (the solution becomes a project that gavel builds). An attack
 that differs from another only in its options or build names it as `code_from` and takes
-the parts it has none of (inject.py, files/, setup.py) from there.
+the parts it has none of (inject.py, files/, setup.py) from there. Code several attacks
+share (finding pytest's plugin manager) is kept once in `attacks/_snippets/NAME.py` and
+stands in their files as a line `# red-team snippet: NAME`.
 
 Targets: `semver` is the example task (examples/task-semver) with its broken candidate
 (honest 215/295); `fsspec` is the real corpus task fsspec-filesystem-fullrepro-001 with a
@@ -37,6 +39,7 @@ import argparse
 import json
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+SNIPPET = re.compile(r"^# red-team snippet: (\w+)\n", re.M)  # attacks/_snippets/NAME.py
 ROOT = HERE.parent.parent
 EXAMPLE = ROOT / "examples" / "task-semver"
 CORPUS = Path("/work/shared/corpus/bmk-real")
@@ -262,6 +266,8 @@ def build_candidate(att: Attack, tgt: Target, dest: Path, subst: dict[str, str])
     shutil.copytree(tgt.solution, sol)
 
     def fill(text: str) -> str:
+        text = SNIPPET.sub(lambda m: (HERE / "attacks" / "_snippets" / f"{m[1]}.py")
+                           .read_text("utf-8"), text)
         text = text.replace("$PKG", tgt.package)
         for k, v in subst.items():
             text = text.replace(k, v)
