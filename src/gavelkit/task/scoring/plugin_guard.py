@@ -169,15 +169,15 @@ class Guard:
     def _watched(self, name):
         return _is_runner(name) or name in self.watch
 
-    def _callables(self, only_new=False):
-        """{(module, class, name): (namespace, object)} (_module_callables); `only_new`: of
-        the watched modules not walked before."""
+    def _callables(self):
+        """{(module, class, name): (namespace, object)} (_module_callables) of the watched
+        modules not walked before (all of them at the snapshot; at the rewrite's install,
+        those imported since)."""
         out = {}
         for name, mod in list(sys.modules.items()):
-            if mod is not None and self._watched(name) and not (only_new and name in self.walked):
+            if mod is not None and self._watched(name) and name not in self.walked:
                 _module_callables(name, mod, out)
-                if not only_new:
-                    self.walked.add(name)
+                self.walked.add(name)
         return out
 
     def real(self, path):
@@ -378,9 +378,7 @@ class Guard:
         rw._write_pyc = lambda *a, **k: False
         for attr in ("_rewrite_test", "_read_pyc", "_write_pyc"):  # gavel's own replacements
             self.callables[(rw.__name__, "", attr)] = (vars(rw), getattr(rw, attr))
-        new = self._callables(only_new=True)  # what got imported since the snapshot
-        self.walked.update(k[0] for k in new)
-        self.callables.update(new)
+        self.callables.update(self._callables())  # what got imported since the snapshot
 
     def rel(self, path):
         real = self.real(path)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gavelkit.task.scoring.view import venv_home
+from gavelkit.task.scoring.view import venv_cfg, venv_home
 from gavelkit.task.scoring.warm import (
     TMP_MB,
     boot_command,
@@ -204,22 +204,21 @@ def copy_plugin(plugdir: Path, modname: str, env_path: Path | None = None) -> No
     """The result plugin and its guard under the run's random module name; compiled here
     too when the task environment's interpreter is this one's version (see _compile)."""
     here = Path(__file__).parent
+    compiled = env_path is not None and _same_python(env_path)
     for src, name in (("result_plugin.py", modname), ("plugin_guard.py", f"{modname}_guard")):
         shutil.copyfile(here / src, plugdir / f"{name}.py")
-        if env_path is not None and _same_python(env_path):
+        if compiled:
             _compile(plugdir / f"{name}.py")
 
 
 def _same_python(env_path: Path) -> bool:
     """Does the environment's interpreter read this interpreter's .pyc files (a CPython
     of the same minor version, per the venv's pyvenv.cfg)?"""
-    try:
-        cfg = (Path(env_path) / "pyvenv.cfg").read_text("utf-8", "replace")
-    except OSError:
+    cfg = venv_cfg(env_path)
+    if not cfg:
         return False
-    vals = {k.strip(): v.strip() for k, _, v in (ln.partition("=") for ln in cfg.splitlines())}
-    version = vals.get("version_info") or vals.get("version") or ""
-    impl = vals.get("implementation", "CPython").lower()
+    version = cfg.get("version_info") or cfg.get("version") or ""
+    impl = cfg.get("implementation", "CPython").lower()
     return impl == sys.implementation.name == "cpython" and \
         version.split(".")[:2] == [str(v) for v in sys.version_info[:2]]
 
@@ -229,7 +228,6 @@ def _compile(path: Path) -> None:
     sandbox, so the test process cannot replace it) and checked against the source's hash
     at import: the test process no longer compiles 700 lines of gavel from source on every
     run. Best effort: without it the module is compiled at import, as before."""
-    import contextlib
     import py_compile
 
     with contextlib.suppress(OSError, py_compile.PyCompileError):

@@ -51,18 +51,25 @@ def system_args() -> list[str]:
     return out
 
 
-def venv_home(env_path: Path) -> Path | None:
-    """The base installation a venv's interpreter links to (mounted read-only too)."""
-    cfg = Path(env_path) / "pyvenv.cfg"
+def venv_cfg(env_path: Path) -> dict[str, str]:
+    """A venv's pyvenv.cfg as {key: value} (the first non-empty value of a key; {} when
+    there is none to read)."""
     try:
-        text = cfg.read_text("utf-8", "replace")
+        text = (Path(env_path) / "pyvenv.cfg").read_text("utf-8", "replace")
     except OSError:
-        return None
+        return {}
+    out: dict[str, str] = {}
     for line in text.splitlines():
         k, _, v = line.partition("=")
-        if k.strip() == "home" and v.strip():
-            return Path(v.strip()).parent
-    return None
+        if v.strip():
+            out.setdefault(k.strip(), v.strip())
+    return out
+
+
+def venv_home(env_path: Path) -> Path | None:
+    """The base installation a venv's interpreter links to (mounted read-only too)."""
+    home = venv_cfg(env_path).get("home")
+    return Path(home).parent if home else None
 
 
 def interpreter_homes(python: str, env_path: Path | None) -> list[Path]:
