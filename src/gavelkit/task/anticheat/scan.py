@@ -407,6 +407,7 @@ def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: b
                    info: dict[str, Any], findings: list[Finding], an: Analyzer,
                    raw: bytes | None = None) -> None:
     from gavelkit.task.anticheat import trajectory as traj
+    from gavelkit.task.anticheat.trajectory import lean
     from gavelkit.task.anticheat.trajectory.events import loads
 
     if size > MAX_DOC:
@@ -420,7 +421,13 @@ def _scan_document(path: str, size: int, ctx: Context, matcher: Any, thorough: b
     gc_was = gc.isenabled()
     gc.disable()        # a parsed document is a tree of fresh containers, never a cycle
     try:
-        doc = loads(raw.lstrip(b"\xef\xbb\xbf"))
+        body = raw.lstrip(b"\xef\xbb\xbf")
+        # mini-swe-agent documents without the parts no check reads, when that pays;
+        # None: orjson decides as always
+        doc = lean.decode(body)
+        if doc is None:
+            doc = loads(body)
+        del body
     except ValueError as exc:
         findings.append(_finding("CHT-U002", "error", f"not valid JSON, and not JSONL of a known "
                                  f"agent format ({exc}); formats tried: {FORMAT_NAMES}", path,
