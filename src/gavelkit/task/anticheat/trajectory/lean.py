@@ -10,12 +10,14 @@ schema of `leanschema`, skips those parts while validating them.
 `decode(raw)` gives a dict that `document_format` classifies as "mini-swe-agent" and
 `mini_events` walks into exactly the events of `orjson.loads(raw)`, or None: then the
 caller uses orjson, which decides as before. None is the answer whenever the lean path
-could differ: msgspec missing or not worth its import (`LEAN_AFTER`), any msgspec error
+could differ: msgspec missing or not worth its import (`LEAN_AFTER`); any msgspec error
 (malformed JSON, a message that is not an object, a value of another type than the
-schema's, too deep), a key of another format, a document that is not mini-swe-agent's,
-a float or an integer past 64 bits inside a message's `content` or `tool_calls`
-(orjson gives such an integer as a float, msgspec as an int), invalid UTF-8 anywhere (msgspec does not check skipped strings), a
-recursion limit that would let msgspec nest deeper than orjson's 1024 levels.
+schema's, which admits only text and null where the walk makes an event of a value:
+orjson gives an integer past 64 bits as a float, msgspec as an int; too deep); a key
+of another format; a document that is not mini-swe-agent's; invalid UTF-8 anywhere
+(msgspec does not check the strings it skips); a recursion limit that would let
+msgspec nest deeper than orjson's 1024 levels. Such documents (content as a list of
+parts, tool arguments as an object, ...) are only slower, never read otherwise.
 
 One difference is kept on purpose: a number too big for a double (`1e309`, a
 310-digit integer) in a part the scanner never reads. orjson rejects the whole
@@ -30,18 +32,18 @@ decoding the lean path saves.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from typing import Any
 
-# The lean path pays for msgspec's import (~8 ms with the schema) once the process has
-# been asked to decode this many bytes of single documents (this one included): it
-# saves ~0.75 ms per MB decoded (benchmarks/scan/NOTES.md, "Lean mini-swe-agent
-# decoding"). -1: never; 0: always when msgspec is importable.
-LEAN_AFTER = int(os.environ.get("GAVEL_SCAN_LEAN_AFTER", str(12 << 20)))
+# The lean path is used once the process has been asked to decode this many bytes of
+# single documents (this one included): msgspec's import with the schema costs ~10 ms in
+# a scan process, the lean path saves ~0.4 ms per MB of decoding and event building and
+# ~0.5-0.8 ms per MB of the whole scan, so it breaks even after 13-25 MB
+# (benchmarks/scan/NOTES.md, "Lean mini-swe-agent decoding"). A scan of one small file
+# never imports msgspec. -1: never; 0: always when msgspec is importable.
+LEAN_AFTER = int(os.environ.get("GAVEL_SCAN_LEAN_AFTER", str(20 << 20)))
 ORJSON_DEPTH = 1024         # orjson rejects a document nested deeper than this
 _TOO_DEEP = b"[" * (ORJSON_DEPTH + 1) + b"]" * (ORJSON_DEPTH + 1)
-_INT_RANGE = range(-(1 << 63), 1 << 64)     # the integers orjson gives as int
 
 _seen = 0                   # bytes of single documents this process was asked to decode
 _schema: Any = None         # the leanschema module once imported; False: not importable
@@ -79,7 +81,7 @@ def _loaded() -> Any:
     return _schema or None
 
 
-_FIRST_KEY = re.compile(rb'\s*\{\s*"([^"\\]{1,32})"')
+_WS = b" \t\r\n"
 
 
 def _completion_log(raw: bytes) -> bool:
@@ -87,8 +89,9 @@ def _completion_log(raw: bytes) -> bool:
     schema would reject it only after decoding its messages, which costs more than this
     search. mini-swe-agent writes `info` first; SWE-agent and inspect logs fail on their
     own keys, which come before any `messages`."""
-    m = _FIRST_KEY.match(raw, 0, 256)
-    return m is not None and m.group(1) == b"messages" and b'"fncall_messages"' in raw
+    head = raw[:64].lstrip(_WS)
+    return head[:1] == b"{" and head[1:].lstrip(_WS).startswith(b'"messages"') \
+        and b'"fncall_messages"' in raw
 
 
 def _utf8(raw: bytes) -> bool:
@@ -115,7 +118,8 @@ def _depth_capped(schema: Any) -> bool:
 
 def _walkable(doc: Any, unset: Any) -> dict[str, Any] | None:
     """The dict `document_format` and `mini_events` see, or None when it is not a
-    mini-swe-agent document or a message holds a number orjson could read otherwise."""
+    mini-swe-agent document (the keys `_doc_format` tests first are absent: `messages`,
+    `info` and `trajectory_format` decide as in orjson's dict)."""
     from gavelkit.task.anticheat.trajectory import swe
 
     if any(v is not unset for v in (doc.trajectory, doc.history, doc.fncall_messages,
@@ -126,25 +130,4 @@ def _walkable(doc: Any, unset: Any) -> dict[str, Any] | None:
         out["info"] = doc.info
     if doc.trajectory_format is not unset:
         out["trajectory_format"] = doc.trajectory_format
-    if not swe.looks_like_mini(out):
-        return None
-    try:
-        exact = all((isinstance(m.content, str) or _no_number(m.content))
-                    and _no_number(m.tool_calls) for m in doc.messages)
-    except RecursionError:      # a value nested nearly as deep as msgspec allows
-        return None
-    return out if exact else None
-
-
-def _no_number(value: Any) -> bool:
-    """No float (parsers may round differently) and no integer orjson would give as a
-    float in `value`, at any depth."""
-    if isinstance(value, str) or value is None or isinstance(value, bool):
-        return True
-    if isinstance(value, int):
-        return value in _INT_RANGE
-    if isinstance(value, list):
-        return all(_no_number(v) for v in value)
-    if isinstance(value, dict):
-        return all(_no_number(v) for v in value.values())
-    return False
+    return out if swe.looks_like_mini(out) else None

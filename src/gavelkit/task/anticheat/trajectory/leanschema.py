@@ -18,23 +18,34 @@ import msgspec
 Elsewhere = Literal["\x00not a mini-swe-agent document"]
 
 
-class Message(msgspec.Struct, gc=False):
-    """One message: what `swe._MiniWalk` reads of it, with the dict's `get`."""
+class Function(TypedDict, total=False):
+    name: str | None
+    arguments: str | None     # OpenAI's JSON text; an object: left to orjson
 
-    role: Any = None
-    content: Any = None
-    tool_calls: Any = None
 
-    def get(self, key: str, default: Any = None) -> Any:
-        return getattr(self, key, default)
+class ToolCall(TypedDict, total=False):
+    id: str | None
+    function: Function
+
+
+class Message(TypedDict, total=False):
+    """One message: what `swe._MiniWalk` reads of it. A dict as orjson's is (absent
+    keys stay absent), so the walk is the same code (a Struct with a `get` decodes
+    faster, but its Python-level `get` costs the walk as much). Only text and null
+    where the walk turns a value into an event: msgspec gives an integer past 64 bits
+    as an int where orjson gives a float, so a number there must not pass."""
+
+    role: Any                 # only compared with "assistant", "user", "tool"
+    content: str | None       # a list of parts: left to orjson
+    tool_calls: list[ToolCall] | None
 
 
 class Agent(TypedDict, total=False):
-    action_regex: Any
+    action_regex: Any         # used only when it is a string
 
 
 class Environment(TypedDict, total=False):
-    cwd: Any
+    cwd: Any                  # used only when it is a string
 
 
 class Config(TypedDict, total=False):

@@ -294,20 +294,17 @@ class _MiniWalk:
 
     def events(self, messages: list[Any]) -> list[Event]:
         for i, msg in enumerate(messages):
-            # a JSON object: a dict, or `leanschema.Message` (the lean decoder's, whose
-            # `get` reads its fields); no other JSON value has a `get`
-            get = getattr(msg, "get", None)
-            if get is None:
+            if not isinstance(msg, dict):
                 continue
-            role = get("role")
+            role = msg.get("role")
             if role == "assistant":
-                calls = get("tool_calls")
+                calls = msg.get("tool_calls")
                 if isinstance(calls, list) and calls:
                     self.calls(i, calls)
                 else:
-                    self.block(i, get("content"))
+                    self.block(i, msg.get("content"))
             elif (role == "user" or role == "tool") and i > 1:
-                self.observation(i, role, get("content"))
+                self.observation(i, role, msg.get("content"))
         return self.out
 
     def observation(self, i: int, role: str, content: Any) -> None:
