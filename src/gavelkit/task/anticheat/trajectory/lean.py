@@ -36,9 +36,9 @@ import sys
 from typing import Any
 
 # The lean path is used once the process has been asked to decode this many bytes of
-# single documents (this one included): msgspec's import with the schema costs ~10 ms in
-# a scan process, the lean path saves ~0.4 ms per MB of decoding and event building and
-# ~0.5-0.8 ms per MB of the whole scan, so it breaks even after 13-25 MB
+# single documents (this one included): msgspec's import with the schema costs 9-11 ms in
+# a scan process, the lean path saves 0.4-0.5 ms per MB of decoding and event building
+# (0.3-0.8 ms per MB of the whole scan, noisy): it breaks even after 13-35 MB
 # (benchmarks/scan/NOTES.md, "Lean mini-swe-agent decoding"). A scan of one small file
 # never imports msgspec. -1: never; 0: always when msgspec is importable.
 LEAN_AFTER = int(os.environ.get("GAVEL_SCAN_LEAN_AFTER", str(20 << 20)))
@@ -95,6 +95,8 @@ def _completion_log(raw: bytes) -> bool:
 
 
 def _utf8(raw: bytes) -> bool:
+    """Valid UTF-8, as orjson requires of every string (msgspec checks only the strings
+    it decodes)."""
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError:
