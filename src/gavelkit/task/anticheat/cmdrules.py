@@ -134,13 +134,20 @@ _KIND_CHECKS = {"argv": _check_argv, "install": _check_install, "probe": _check_
 
 def _install(ctx: Context, rule: CommandRule, prog: str, argv: list[str], words: list[str],
              cwd: str | None, hits: list[Hit], path_fn: PathFn) -> None:
-    verb_at = next((i for i, w in enumerate(words[:3]) if w in rule.verbs), None)
-    if verb_at is None:
-        return
+    if prog in rule.verbless:
+        verb, targets = prog, _install_targets(argv, None)
+    else:
+        verb_at = next((i for i, w in enumerate(words[:3]) if w in rule.verbs), None)
+        if verb_at is None:
+            return
+        verb = words[verb_at]
+        targets = _install_targets(argv, verb)
     joined = " ".join(argv)
-    for t in _install_targets(argv, words[verb_at]):
+    for src in _install_sources(argv):
+        path_fn(src, cwd, "read", False, hits, f"{prog} {src_opt_how(verb, prog)}")
+    for t in targets:
         if not URL.match(t) and ("/" in t or t.startswith(".")):
-            path_fn(t, cwd, "read", False, hits, f"{prog} {words[verb_at]}")
+            path_fn(t, cwd, "read", False, hits, f"{prog} {verb}" if verb != prog else prog)
             continue
         found = _installed(ctx, t)
         if found:
@@ -156,9 +163,32 @@ def _installed(ctx: Context, t: str) -> str:
     return m.group(0) if m and norm(m.group(0)) in ctx.targets else ""
 
 
-def _install_targets(argv: list[str], verb: str) -> list[str]:
+# options whose value is where packages come from: a local folder or file:// index
+_SOURCE_OPTS = ("-f", "--find-links", "-i", "--index-url", "--extra-index-url", "--index",
+                "--default-index")
+
+
+def src_opt_how(verb: str, prog: str) -> str:
+    return f"{verb} from" if verb != prog else "from"
+
+
+def _install_sources(argv: list[str]) -> list[str]:
+    """The values of the package-source options that are not web URLs (a local folder
+    or a file:// URL is read like a path: the repo pool as a find-links folder)."""
     out: list[str] = []
-    seen_verb = False
+    for i, a in enumerate(argv[1:], start=1):
+        head, eq, val = a.partition("=")
+        if eq and head in _SOURCE_OPTS:
+            out.append(val)
+        elif a in _SOURCE_OPTS and i + 1 < len(argv):
+            out.append(argv[i + 1])
+    return [v for v in out if v and not v.startswith(("http://", "https://"))]
+
+
+def _install_targets(argv: list[str], verb: str | None) -> list[str]:
+    """The words after the verb (None: after the program) that are not options."""
+    out: list[str] = []
+    seen_verb = verb is None
     i = 1
     while i < len(argv):
         a = argv[i]

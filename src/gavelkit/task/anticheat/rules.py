@@ -51,6 +51,7 @@ class CommandRule:
     flag_verbs: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     sha_verbs: list[str] = field(default_factory=list)
+    verbless: list[str] = field(default_factory=list)   # install: programs without a verb
     pattern: re.Pattern[str] | None = None
     anchors: list[str] = field(default_factory=list)
     enabled: bool = True
@@ -122,7 +123,8 @@ def _command(spec: dict[str, Any], src: str) -> CommandRule:
         what=str(spec.get("what", spec["id"])), severity=str(spec.get("severity", "error")),
         programs=_strs(spec, "programs", src), verbs=_strs(spec, "verbs", src),
         flag_verbs=_strs(spec, "flag_verbs", src), flags=_strs(spec, "flags", src),
-        sha_verbs=_strs(spec, "sha_verbs", src), pattern=pat,
+        sha_verbs=_strs(spec, "sha_verbs", src), verbless=_strs(spec, "verbless", src),
+        pattern=pat,
         anchors=_strs(spec, "anchors", src), enabled=bool(spec.get("enabled", True)),
         source=src)
 
