@@ -116,9 +116,21 @@ def _str_affix(name: str) -> Callable[[str, list[Any], dict[str, Any]], Any]:
     return fn
 
 
+def _str_joinpath(recv: str, args: list[Any], kw: dict[str, Any]) -> Any:
+    """`Path(p).joinpath(a, b)` (a Path is its text here)."""
+    return posixpath.join(recv, *[a if isinstance(a, str) else UNKNOWN for a in args])
+
+
+# methods of a text that give text the walk does not compute: the result is unknown
+# text, never "not a string" (which would drop the path built from it)
+_STR_OPAQUE = frozenset({"swapcase", "capitalize", "zfill", "center", "ljust", "rjust",
+                         "expandtabs", "translate", "format_map"})
+
+
 _STR_METHODS: dict[str, Callable[[str, list[Any], dict[str, Any]], Any]] = {
     "join": _str_join, "format": _str_format, "replace": _str_replace,
     "encode": _str_codec, "decode": _str_codec, "split": _str_case("split"),
+    "rsplit": _str_case("rsplit"), "joinpath": _str_joinpath,
     **{n: _str_case(n) for n in ("strip", "lstrip", "rstrip", "lower", "upper", "casefold",
                                  "title")},
     **{n: _str_affix(n) for n in ("removeprefix", "removesuffix")}}
@@ -126,7 +138,9 @@ _STR_METHODS: dict[str, Callable[[str, list[Any], dict[str, Any]], Any]] = {
 
 def _str_method(w: Any, name: str, recv: str, args: list[Any], kw: dict[str, Any]) -> Any:
     fn = _STR_METHODS.get(name)
-    return fn(recv, args, kw) if fn is not None else None
+    if fn is None:
+        return UNKNOWN if name in _STR_OPAQUE else None
+    return fn(recv, args, kw)
 
 
 def _decoder(kind: str) -> Fn:

@@ -171,7 +171,13 @@ class _Walker:
     def call(self, node: ast.Call) -> Any:
         qual, name = _fname(node.func)
         recv = self.val(node.func.value) if isinstance(node.func, ast.Attribute) else None
-        args = [self.val(a) for a in node.args]
+        args: list[Any] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):     # f(*parts): the parts, when known
+                v = self.val(a.value)
+                args.extend(v if isinstance(v, list) else [UNKNOWN])
+            else:
+                args.append(self.val(a))
         kw = {k.arg: self.val(k.value) for k in node.keywords if k.arg}
         return apply(self, qual, name, recv, args, kw, node)
 
@@ -272,10 +278,22 @@ def _subscript(w: _Walker, node: ast.Subscript) -> Any:
 
 
 def _slice(w: _Walker, base: Any, sl: ast.Slice) -> Any:
-    lo, hi, step = (w.val(x) if x is not None else None for x in (sl.lower, sl.upper, sl.step))
-    if isinstance(base, str | list) and all(x is None or isinstance(x, int)
-                                            for x in (lo, hi, step)) and step != 0:
+    """A slice of a known text or list; a bound that was given but is not a known number
+    makes the text unknown (`s[::-1]` with a step the walk could not read is not `s`)."""
+    parts = (sl.lower, sl.upper, sl.step)
+    vals = [w.val(x) if x is not None else None for x in parts]
+    if any(x is not None and not isinstance(v, int) for x, v in zip(parts, vals, strict=True)):
+        return UNKNOWN if isinstance(base, str) else None
+    lo, hi, step = vals
+    if isinstance(base, str | list) and step != 0:
         return base[lo:hi:step]
+    return None
+
+
+def _unary(w: _Walker, node: ast.UnaryOp) -> Any:
+    v = w.val(node.operand)
+    if isinstance(v, int) and not isinstance(v, bool) and isinstance(node.op, ast.USub | ast.UAdd):
+        return -v if isinstance(node.op, ast.USub) else v
     return None
 
 
@@ -330,7 +348,7 @@ _EXPR: dict[type, Any] = {ast.Constant: _constant, ast.Name: _name, ast.JoinedSt
                           ast.Subscript: _subscript, ast.Attribute: _attribute,
                           ast.Call: _Walker.call, ast.IfExp: _ifexp, ast.Compare: _compare,
                           ast.BoolOp: _compare, ast.ListComp: _comp, ast.GeneratorExp: _comp,
-                          ast.SetComp: _comp, ast.Lambda: _lambda}
+                          ast.SetComp: _comp, ast.Lambda: _lambda, ast.UnaryOp: _unary}
 
 
 def effects(code: str, cwd: str | None = None, home: str = "/root",
