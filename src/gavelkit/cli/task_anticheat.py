@@ -79,8 +79,10 @@ def scan_main(argv: list[str], prog: str) -> int:
     p.add_argument("--workspace-history", choices=["none", "upstream"],
                    help="does the agent's workspace hold the upstream's git history? "
                         "none (default; also task.json workspace_history): reading history "
-                        "is CHT-G001; upstream (SWE-bench style): allowed, refs past the "
-                        "base commit are CHT-G002 warnings")
+                        "is CHT-G001; upstream (SWE-bench style): the workspace is the "
+                        "upstream checkout, so its history and the target's installed copy "
+                        "(CHT-R008) are the agent's input; refs past the base commit are "
+                        "CHT-G002 warnings")
     p.add_argument("--thorough", action="store_true",
                    help="parse every line instead of only lines with a rule anchor")
     p.add_argument("--engine", choices=["re2", "find"], help="prefilter engine (default: re2 "

@@ -31,6 +31,12 @@ def compile_context(ctx: Any) -> None:
     for place in ctx.places:
         _name_anchors(place, anchors, generic_tokens)
         _path_anchors(ctx, place, ws_names, anchors)
+    for folder in getattr(ctx, "ancestors", {}):
+        # a folder holding a place (places.Context.ancestors): its name, a short one with
+        # the slash before it, which every spelling of the folder that is not a glob or
+        # relative to a moved folder (both evaluated anyway) holds
+        base = folder.rsplit("/", 1)[-1]
+        anchors.add(base if len(base) >= 3 else "/" + base)
     anchors.update(FRAGMENTS)
     _rule_anchors(ctx, anchors)
     anchors.update(["__file__", "site-packages", "dist-packages", "find_spec", "getsource"])

@@ -15,7 +15,8 @@ import re
 from typing import Any
 
 from gavelkit.task.anticheat.cmdrules import Hit
-from gavelkit.task.anticheat.places import match_place
+from gavelkit.task.anticheat.gate import SQUEEZE
+from gavelkit.task.anticheat.places import ancestor_place, match_place, task_place
 from gavelkit.task.anticheat.sheval import resolve_path
 from gavelkit.task.anticheat.shvalues import RECURSIVE, UNKNOWN
 
@@ -35,6 +36,24 @@ def _globbed(word: str, path: str, cwd: str | None, is_glob: bool) -> bool:
 
 
 PATH_MEMO = 8192
+# an absolute path inside a word (after `=`, a quote, a parenthesis, `file:`)
+_ABS_IN = re.compile(r"(?:(?<=[=:'\"(,\s])|^)(/[^\s'\"`;,()<>|&{}]+)")
+# in a text squeezed like the gate's (quotes, spaces, joins removed): from any slash
+_ABS_ANY = re.compile(r"/[^\s'\"`;,()<>|&{}]+")
+_VCS_FILE = re.compile(r"^(?:(?:git|hg|svn|bzr)\+)?file:(?://(?:localhost)?)?(?=/)", re.I)
+
+
+def local_url_path(word: str) -> str:
+    """The path a local URL names (`file:///p`, `git+file:///p@rev#egg=x`, `file:/p`);
+    any other word unchanged. pip, git and curl read such a URL as that folder."""
+    m = _VCS_FILE.match(word)
+    if m is None:
+        return word
+    path = word[m.end():].split("#", 1)[0]
+    if m.group(0)[:1].lower() != "f":          # a VCS URL may pin a revision: `@rev`
+        head, at, rev = path.rpartition("@")
+        path = head if at and "/" not in rev else path
+    return path or "/"
 
 
 class PathChecks:
@@ -71,6 +90,7 @@ class PathChecks:
             return
         if word.startswith(("http://", "https://", "ftp://")):
             return
+        word = local_url_path(word)
         path = resolve_path(word, cwd, self.ctx.home)
         if RECURSIVE in path:
             path = path.replace(RECURSIVE, "**")
@@ -78,10 +98,51 @@ class PathChecks:
         if UNKNOWN in path:
             self._unresolved(path, access, hits, how, strict)
             return
-        place = match_place(self.ctx, path, _globbed(word, path, cwd, is_glob),
-                            self._inferred(path))
+        globbed = _globbed(word, path, cwd, is_glob)
+        place = match_place(self.ctx, path, globbed, self._inferred(path))
         if place is not None:
             self._place_hit(place, path, access, hits, how)
+        elif access == "read" and (held := ancestor_place(self.ctx, path, globbed,
+                                                          self.workspace)) is not None:
+            self._place_hit(held, path, access, hits, how, " (a folder that holds it: what "
+                            "reads it whole reads the place)")
+
+    def _named_places(self, prog: str, words: list[str], cwd: str | None,
+                      hits: list[Hit], reads_here: str | None = None,
+                      access: str = "read") -> None:
+        """Task-specific places named anywhere in a command's words (inside a quoted SQL
+        or awk string, as an option's value, through a wrong table entry): read. The
+        syntax table decides which words are paths so that ordinary words are not read
+        as paths; it can never hide a word that names the task's own places. A program
+        that reads its folder (`reads_here`: a server, a test runner, git, `tar`) run
+        inside such a place reads it too."""
+        found: dict[str, bool] = {}
+        for w in words:
+            if UNKNOWN in w or RECURSIVE in w:
+                continue
+            for m in _ABS_IN.finditer(w):
+                found[m.group(1)] = True
+            for m in _ABS_ANY.finditer(w.translate(SQUEEZE)):
+                found.setdefault(m.group(0), False)
+            if cwd and "/" in w and not w.startswith(("/", "-")) and " " not in w:
+                found[resolve_path(w, cwd, self.ctx.home)] = True
+        for raw, plain in found.items():
+            path = resolve_path(local_url_path(raw), None, self.ctx.home)
+            place = task_place(self.ctx, path, bool(_GLOBCH.search(path)), self.workspace,
+                               holding=access == "read")
+            if place is None:
+                continue
+            if plain:
+                self._place_hit(place, path, access, hits, prog, " (named in its arguments)")
+            else:
+                hits.append(Hit("CHT-U006", "error", f"{prog}: its text names {place.what} "
+                                f"once quotes and spaces are joined ({shown(path)}); the "
+                                "program is not evaluated, so what it read is unverified",
+                                shown(path), "unverifiable"))
+            return
+        if reads_here and cwd and task_place(self.ctx, cwd, False, self.workspace,
+                                             holding=False):
+            self._path(".", cwd, reads_here, False, hits, f"{prog} (run inside it)")
 
     def _inferred(self, path: str) -> list[str]:
         """A relative path where no folder is known is taken to be in the agent's own

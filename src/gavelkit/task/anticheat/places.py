@@ -62,6 +62,9 @@ class Context:
     fingerprints: Any = None      # fingerprint.Fingerprints of the protected material
     references: list[str] = field(default_factory=list)      # reference source folders
     history: str = "none"         # the agent's workspace has upstream history: "upstream"
+    # folders (two or more components deep) that hold a task-specific place, outside the
+    # agent's workspace and home: reading one recursively reads the place (`ancestor_place`)
+    ancestors: dict[str, Place] = field(default_factory=dict)
 
     def report(self) -> list[dict[str, Any]]:
         """The forbidden places this scan used, each with where it came from."""
@@ -149,17 +152,77 @@ def build_context(task_dir: str | None, package: str | None, forbid: Sequence[st
                                  generic=False, source="--forbid"), [_abs(f) for f in forbid])
     ctx.home = home or "/root"
     _history_rules(ctx, _history_mode(history, record))
+    ctx.ancestors = _holding_folders(ctx)
     compile_context(ctx)
     if fingerprints:
         _fingerprints(ctx, task_dir, record, references)
     return ctx
 
 
+def _holding_folders(ctx: Context) -> dict[str, Place]:
+    """The folders above each task-specific prefix that hold it, down from two components
+    (`/srv/evalbench`, `/srv/evalbench/tasks`): `/`, `/srv`, `/tmp` hold everything and
+    are left to the sandbox; so are the folders of the agent's own workspace and home."""
+    own = [*ctx.workspaces, ctx.home]
+    out: dict[str, Place] = {}
+    for place in ctx.places:
+        if place.generic:
+            continue
+        for pre in place.prefixes:
+            folder = posixpath.dirname(pre.rstrip("/"))
+            while folder.count("/") >= 2 and not _holds_own(folder, own):
+                out.setdefault(folder, place)
+                folder = posixpath.dirname(folder)
+    return out
+
+
+def _holds_own(folder: str, own: Sequence[str]) -> bool:
+    """Is `folder` one of the agent's own folders or above one?"""
+    return any(o == folder or o.startswith(folder + "/") for o in own if o)
+
+
+def ancestor_place(ctx: Context, path: str, is_glob: bool,
+                   own: Sequence[str] = ()) -> Place | None:
+    """The place a folder that holds it stands for (see `Context.ancestors`); a glob
+    stands for a holding folder it matches component by component."""
+    if not ctx.ancestors or not path.startswith("/"):
+        return None
+    path = path.rstrip("/") or "/"
+    place = ctx.ancestors.get(path)
+    if place is None and is_glob and _GLOBCH.search(path):
+        depth = path.count("/")
+        place = next((p for a, p in ctx.ancestors.items()
+                      if a.count("/") == depth and fnmatch.fnmatchcase(a, path)), None)
+    if place is None or _holds_own(path, own):
+        return None
+    return place
+
+
+def task_place(ctx: Context, path: str, is_glob: bool = False, own: Sequence[str] = (),
+               holding: bool = True) -> Place | None:
+    """The task-specific place (not a generic pattern) an absolute path lies in, or with
+    `holding` a folder holding one stands for: such a path in any argument of any program
+    is read there, whatever the program's syntax made of the word."""
+    comps = _components(path)
+    if not comps or not path.startswith("/") or _inside(path, ctx.workspaces) is not None:
+        return None
+    place = next((p for p in ctx.places if not p.generic
+                  and _place_hit(p, path, comps, is_glob)), None)
+    if place is None and holding:
+        place = ancestor_place(ctx, path, is_glob, own)
+    return place
+
+
 def _history_rules(ctx: Context, mode: str) -> None:
-    """Upstream history in the workspace allows it (and warns on refs past the base)."""
+    """Upstream history in the workspace allows it (and warns on refs past the base).
+    The same switch says the workspace is the upstream checkout, so the target's
+    installed copy in site-packages is that checkout too (`pip install -e .`), the
+    agent's input, not a copy of the reference."""
     ctx.history = mode
     drop = "git-history" if mode == "upstream" else "git-future-refs"
     ctx.commands = [c for c in ctx.commands if c.id != drop]
+    if mode == "upstream":
+        ctx.places = [p for p in ctx.places if p.id != "site-packages-target"]
 
 
 def _task_inputs(task_dir: str | None, rules: Sequence[str]

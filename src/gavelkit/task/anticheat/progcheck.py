@@ -36,6 +36,16 @@ WRAPPERS = {"sudo", "env", "timeout", "nohup", "time", "nice", "exec", "command"
             "xvfb-run", "catchsegv", "setsid", "taskset", "chroot", "su"}
 KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "in",
             "case", "esac", "{", "}", "!", "function", "select", "]]"}
+# builtins that name a path without opening it (`source` and `.` read theirs)
+SAYS_ONLY = NOOP - {"source", "."}
+# programs that read the folder they run in when no path is given (a server, a test
+# runner, git, an archiver, a lister); run inside a task-specific place, they read it
+READS_HERE = frozenset({"pytest", "py.test", "tox", "nox", "git", "tar", "zip", "find", "du",
+                        "tree", "ls", "make", "gmake", "php", "http-server", "serve", "npx"})
+GIT_SHOWS = frozenset({"show", "diff", "log", "grep", "blame", "cat-file", "archive",
+                       "format-patch", "stash", "whatchanged", "annotate"})
+PY_READS_HERE = frozenset({"http.server", "pytest", "unittest", "pydoc", "trace", "pip",
+                           "compileall", "zipapp", "tarfile", "zipfile", "SimpleHTTPServer"})
 SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "busybox", "rbash"}
 WRITERS = {"rm", "touch", "mkdir", "chmod", "chown", "truncate", "tee", "rmdir", "unlink",
            "shred", "mv"}
@@ -149,6 +159,7 @@ class ProgramChecks:
         argv, globs, env = strip_wrappers(argv, globs)
         if not argv:
             return
+        mark = len(hits)
         if sc is not None:
             env = {**sc.env, **env}
         self._env_paths(env, cwd, hits)
@@ -166,6 +177,10 @@ class ProgramChecks:
             self._generic(prog, argv, cwd, globs, hits)
         if prog in SCRIPT_LANGS:
             self._program_text(prog, argv, cwd, hits)
+        if prog not in SAYS_ONLY and prog not in SHELLS and not any(
+                h.severity == "error" for h in hits[mark:]):   # a shell's text is evaluated
+            self._named_places(prog, argv[1:], cwd, hits, _reads_here(prog, argv),
+                               "list" if prog in LISTERS else "read")
 
     def _program_text(self, prog: str, argv: list[str], cwd: str | None,
                       hits: list[Hit]) -> None:
@@ -425,6 +440,11 @@ class ProgramChecks:
                sc: SimpleCommand | None) -> None:
         self._tar(argv[1:], cwd, {i - 1 for i in globs}, hits)  # type: ignore[attr-defined]
 
+    def _h_make(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
+                heredoc: str | None, depth: int, stdin_paths: Sequence[str],
+                sc: SimpleCommand | None) -> None:
+        self._make(argv[1:], cwd, hits, depth)  # type: ignore[attr-defined]
+
     def _h_patch(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
                  heredoc: str | None, depth: int, stdin_paths: Sequence[str],
                  sc: SimpleCommand | None) -> None:
@@ -481,6 +501,23 @@ def _xargs_options(argv: list[str]) -> tuple[int, str | None]:
     return k, replace
 
 
+def _reads_here(prog: str, argv: list[str]) -> str | None:
+    """How the command uses the folder it runs in when it names none: "read" (a server,
+    a test runner, an archiver, git showing content), "list" (a lister, git's other
+    verbs), or None."""
+    if prog in ("ls", "find", "du", "tree"):
+        return "list"
+    if prog == "git":
+        verb = next((a for a in argv[1:] if not a.startswith("-")), "")
+        return "read" if verb in GIT_SHOWS else "list"
+    if prog in READS_HERE:
+        return "read"
+    if prog in ("python", "pypy", "pypy3") and "-m" in argv[1:-1]:
+        mod = argv[argv.index("-m", 1) + 1]
+        return "read" if mod in PY_READS_HERE or mod.split(".")[0] in PY_READS_HERE else None
+    return None
+
+
 def _positional(prog: str, args: list[str]) -> list[tuple[str, int]]:
     """Fallback for programs the syntax table does not list: every non-option word."""
     out: list[tuple[str, int]] = []
@@ -517,5 +554,6 @@ _HANDLERS: dict[str, Callable[..., None]] = {
     "pypy": ProgramChecks._h_python, "pypy3": ProgramChecks._h_python,
     "ipython": ProgramChecks._h_python,
     "apply_patch": ProgramChecks._h_patch, "applypatch": ProgramChecks._h_patch,
-    "alias": ProgramChecks._h_alias,
+    "alias": ProgramChecks._h_alias, "make": ProgramChecks._h_make,
+    "gmake": ProgramChecks._h_make,
 }

@@ -19,6 +19,7 @@ from gavelkit.task.anticheat.cmdrules import Hit
 from gavelkit.task.anticheat.places import forbidden_name
 from gavelkit.task.anticheat.sheval import resolve_path
 
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 _FIND_NAME = ("-name", "-iname", "-path", "-ipath", "-wholename", "-regex")
 
 
@@ -39,6 +40,39 @@ class StructuredPrograms:
     def _run_argv(self, argv: list[str], cwd: str | None, globs: set[int], hits: list[Hit],
                   depth: int) -> None:
         raise NotImplementedError
+
+    def _make(self, args: list[str], cwd: str | None, hits: list[Hit], depth: int) -> None:
+        """make runs the recipes of its makefile (`-f F`, else the default names in the
+        folder, `-C D` first): a makefile the session wrote is run as the shell it is;
+        any other is read."""
+        folder, files = cwd, []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in ("-C", "--directory", "-f", "--file", "--makefile") and i + 1 < len(args):
+                if a in ("-C", "--directory"):
+                    folder = resolve_path(args[i + 1], folder, self.ctx.home)
+                else:
+                    files.append(args[i + 1])
+                i += 2
+                continue
+            if a.startswith(("--file=", "--makefile=", "--directory=")):
+                head, _, val = a.partition("=")
+                if head == "--directory":
+                    folder = resolve_path(val, folder, self.ctx.home)
+                else:
+                    files.append(val)
+            i += 1
+        for name in files or list(MAKEFILES):
+            body = self.state.file(name, folder)  # type: ignore[attr-defined]
+            if body is None:
+                if files:
+                    self._path(name, folder, "read", False, hits, "make")
+                continue
+            for line in body.splitlines():
+                if line.startswith("\t"):
+                    self._shell(line.lstrip("\t").lstrip("@-+ "), folder, hits,  # type: ignore[attr-defined]
+                                depth + 1)
 
     def _fetcher(self, prog: str, args: list[str], cwd: str | None, hits: list[Hit]) -> None:
         for j, a in enumerate(args):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -291,12 +292,19 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
     fmt = traj.detect_bytes(raw) if raw is not None else traj.detect(path)
     an = Analyzer(ctx, persist_cwd=PERSISTENT_CWD.get(fmt or "", True),
                   fingerprints=ctx.fingerprints)
-    if fmt == "inspect-eval":
-        _scan_eval(path, an, info, findings)
-    elif fmt in traj.JSONL_FORMATS:
-        _scan_jsonl(path, fmt, ctx, matcher, thorough, info, findings, tick, an)
-    else:
-        _scan_document(path, size, ctx, matcher, thorough, info, findings, an, raw)
+    try:
+        if fmt == "inspect-eval":
+            _scan_eval(path, an, info, findings)
+        elif fmt in traj.JSONL_FORMATS:
+            _scan_jsonl(path, fmt, ctx, matcher, thorough, info, findings, tick, an)
+        else:
+            _scan_document(path, size, ctx, matcher, thorough, info, findings, an, raw)
+    except RecursionError:
+        # content nested deeper than the walk follows (the parser allowed it): what is
+        # below was not read, so the file is unverified, never a traceback or CLEAN
+        findings.append(_finding("CHT-U002", "error", "content nested too deeply to read "
+                                 f"(Python's recursion limit, {sys.getrecursionlimit()})",
+                                 path, unusable=True))
 
 
 def _is_empty(path: str, raw: bytes | None, size: int) -> bool:
