@@ -98,7 +98,11 @@ class PathChecks:
         if UNKNOWN in path:
             self._unresolved(path, access, hits, how, strict)
             return
-        globbed = _globbed(word, path, cwd, is_glob)
+        self._resolved(path, _globbed(word, path, cwd, is_glob), access, hits, how)
+
+    def _resolved(self, path: str, globbed: bool, access: str, hits: list[Hit],
+                  how: str) -> None:
+        """A known path: in a place, or (read) a folder that holds one."""
         place = match_place(self.ctx, path, globbed, self._inferred(path))
         if place is not None:
             self._place_hit(place, path, access, hits, how)
@@ -116,17 +120,7 @@ class PathChecks:
         as paths; it can never hide a word that names the task's own places. A program
         that reads its folder (`reads_here`: a server, a test runner, git, `tar`) run
         inside such a place reads it too."""
-        found: dict[str, bool] = {}
-        for w in words:
-            if UNKNOWN in w or RECURSIVE in w:
-                continue
-            for m in _ABS_IN.finditer(w):
-                found[m.group(1)] = True
-            for m in _ABS_ANY.finditer(w.translate(SQUEEZE)):
-                found.setdefault(m.group(0), False)
-            if cwd and "/" in w and not w.startswith(("/", "-")) and " " not in w:
-                found[resolve_path(w, cwd, self.ctx.home)] = True
-        for raw, plain in found.items():
+        for raw, plain in self._path_pieces(words, cwd).items():
             path = resolve_path(local_url_path(raw), None, self.ctx.home)
             place = task_place(self.ctx, path, bool(_GLOBCH.search(path)), self.workspace,
                                holding=access == "read")
@@ -143,6 +137,21 @@ class PathChecks:
         if reads_here and cwd and task_place(self.ctx, cwd, False, self.workspace,
                                              holding=False):
             self._path(".", cwd, reads_here, False, hits, f"{prog} (run inside it)")
+
+    def _path_pieces(self, words: list[str], cwd: str | None) -> dict[str, bool]:
+        """The paths inside the words: True as written, False only once quotes and
+        spaces are joined (the gate's squeeze)."""
+        found: dict[str, bool] = {}
+        for w in words:
+            if UNKNOWN in w or RECURSIVE in w:
+                continue
+            for m in _ABS_IN.finditer(w):
+                found[m.group(1)] = True
+            for m in _ABS_ANY.finditer(w.translate(SQUEEZE)):
+                found.setdefault(m.group(0), False)
+            if cwd and "/" in w and not w.startswith(("/", "-")) and " " not in w:
+                found[resolve_path(w, cwd, self.ctx.home)] = True
+        return found
 
     def _inferred(self, path: str) -> list[str]:
         """A relative path where no folder is known is taken to be in the agent's own

@@ -38,14 +38,6 @@ KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", 
             "case", "esac", "{", "}", "!", "function", "select", "]]"}
 # builtins that name a path without opening it (`source` and `.` read theirs)
 SAYS_ONLY = NOOP - {"source", "."}
-# programs that read the folder they run in when no path is given (a server, a test
-# runner, git, an archiver, a lister); run inside a task-specific place, they read it
-READS_HERE = frozenset({"pytest", "py.test", "tox", "nox", "git", "tar", "zip", "find", "du",
-                        "tree", "ls", "make", "gmake", "php", "http-server", "serve", "npx"})
-GIT_SHOWS = frozenset({"show", "diff", "log", "grep", "blame", "cat-file", "archive",
-                       "format-patch", "stash", "whatchanged", "annotate"})
-PY_READS_HERE = frozenset({"http.server", "pytest", "unittest", "pydoc", "trace", "pip",
-                           "compileall", "zipapp", "tarfile", "zipfile", "SimpleHTTPServer"})
 SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "busybox", "rbash"}
 WRITERS = {"rm", "touch", "mkdir", "chmod", "chown", "truncate", "tee", "rmdir", "unlink",
            "shred", "mv"}
@@ -179,7 +171,7 @@ class ProgramChecks:
             self._program_text(prog, argv, cwd, hits)
         if prog not in SAYS_ONLY and prog not in SHELLS and not any(
                 h.severity == "error" for h in hits[mark:]):   # a shell's text is evaluated
-            self._named_places(prog, argv[1:], cwd, hits, _reads_here(prog, argv),
+            self._named_places(prog, argv[1:], cwd, hits, programs.reads_here(prog, argv),
                                "list" if prog in LISTERS else "read")
 
     def _program_text(self, prog: str, argv: list[str], cwd: str | None,
@@ -499,23 +491,6 @@ def _xargs_options(argv: list[str]) -> tuple[int, str | None]:
             replace = argv[k + 1]
         k += 2 if argv[k] in _XARGS_VALUE else 1
     return k, replace
-
-
-def _reads_here(prog: str, argv: list[str]) -> str | None:
-    """How the command uses the folder it runs in when it names none: "read" (a server,
-    a test runner, an archiver, git showing content), "list" (a lister, git's other
-    verbs), or None."""
-    if prog in ("ls", "find", "du", "tree"):
-        return "list"
-    if prog == "git":
-        verb = next((a for a in argv[1:] if not a.startswith("-")), "")
-        return "read" if verb in GIT_SHOWS else "list"
-    if prog in READS_HERE:
-        return "read"
-    if prog in ("python", "pypy", "pypy3") and "-m" in argv[1:-1]:
-        mod = argv[argv.index("-m", 1) + 1]
-        return "read" if mod in PY_READS_HERE or mod.split(".")[0] in PY_READS_HERE else None
-    return None
 
 
 def _positional(prog: str, args: list[str]) -> list[tuple[str, int]]:

@@ -45,24 +45,7 @@ class StructuredPrograms:
         """make runs the recipes of its makefile (`-f F`, else the default names in the
         folder, `-C D` first): a makefile the session wrote is run as the shell it is;
         any other is read."""
-        folder, files = cwd, []
-        i = 0
-        while i < len(args):
-            a = args[i]
-            if a in ("-C", "--directory", "-f", "--file", "--makefile") and i + 1 < len(args):
-                if a in ("-C", "--directory"):
-                    folder = resolve_path(args[i + 1], folder, self.ctx.home)
-                else:
-                    files.append(args[i + 1])
-                i += 2
-                continue
-            if a.startswith(("--file=", "--makefile=", "--directory=")):
-                head, _, val = a.partition("=")
-                if head == "--directory":
-                    folder = resolve_path(val, folder, self.ctx.home)
-                else:
-                    files.append(val)
-            i += 1
+        folder, files = _make_args(args, cwd, self.ctx.home)
         for name in files or list(MAKEFILES):
             body = self.state.file(name, folder)  # type: ignore[attr-defined]
             if body is None:
@@ -273,3 +256,24 @@ class _TarArgs:
                 self.archive = args[i + 1]
                 return i + 2
         return i + 1
+
+
+def _make_args(args: list[str], cwd: str | None, home: str) -> tuple[str | None, list[str]]:
+    """make's folder (`-C D`, in order) and its makefiles (`-f F`, `--file=F`)."""
+    folder, files = cwd, []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        head, eq, val = a.partition("=") if a.startswith("--") else (a, "", "")
+        if not eq and head in _MAKE_OPTS and i + 1 < len(args):
+            val, i = args[i + 1], i + 1
+        if head in _MAKE_OPTS and val:
+            if head in ("-C", "--directory"):
+                folder = resolve_path(val, folder, home)
+            else:
+                files.append(val)
+        i += 1
+    return folder, files
+
+
+_MAKE_OPTS = ("-C", "--directory", "-f", "--file", "--makefile")

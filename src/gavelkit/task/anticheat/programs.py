@@ -117,3 +117,30 @@ def path_words(prog: str, args: list[str], syn: Syntax) -> tuple[list[tuple[str,
             continue
         paths.append((w, idx, "write" if idx == last else "read"))
     return paths, words
+
+
+# programs that read the folder they run in when no path is given (a server, a test
+# runner, git, an archiver, a lister); run inside a task-specific place, they read it
+READS_HERE = frozenset({"pytest", "py.test", "tox", "nox", "git", "tar", "zip", "find", "du",
+                        "tree", "ls", "make", "gmake", "php", "http-server", "serve", "npx"})
+GIT_SHOWS = frozenset({"show", "diff", "log", "grep", "blame", "cat-file", "archive",
+                       "format-patch", "stash", "whatchanged", "annotate"})
+PY_READS_HERE = frozenset({"http.server", "pytest", "unittest", "pydoc", "trace", "pip",
+                           "compileall", "zipapp", "tarfile", "zipfile", "SimpleHTTPServer"})
+
+
+def reads_here(prog: str, argv: list[str]) -> str | None:
+    """How the command uses the folder it runs in when it names none: "read" (a server,
+    a test runner, an archiver, git showing content), "list" (a lister, git's other
+    verbs), or None."""
+    if prog in ("ls", "find", "du", "tree"):
+        return "list"
+    if prog == "git":
+        verb = next((a for a in argv[1:] if not a.startswith("-")), "")
+        return "read" if verb in GIT_SHOWS else "list"
+    if prog in READS_HERE:
+        return "read"
+    if prog in ("python", "pypy", "pypy3") and "-m" in argv[1:-1]:
+        mod = argv[argv.index("-m", 1) + 1]
+        return "read" if mod in PY_READS_HERE or mod.split(".")[0] in PY_READS_HERE else None
+    return None
