@@ -134,8 +134,11 @@ class PathChecks:
                                 "program is not evaluated, so what it read is unverified",
                                 shown(path), "unverifiable"))
             return
+        # a server, test runner or archiver reads the tree below it: run in a folder that
+        # holds a place, it reads the place; make reads only its makefile, a lister lists
+        whole = reads_here == "read" and prog not in ("make", "gmake")
         if reads_here and cwd and task_place(self.ctx, cwd, False, self.workspace,
-                                             holding=False):
+                                             holding=whole):
             self._path(".", cwd, reads_here, False, hits, f"{prog} (run inside it)")
 
     def _path_pieces(self, words: list[str], cwd: str | None) -> dict[str, bool]:

@@ -69,6 +69,9 @@ def strip_wrappers(argv: list[str], globs: set[int]) -> tuple[list[str], set[int
         head = posixpath.basename(argv[0])
         if head in KEYWORDS:
             k = 1
+        elif head == "busybox" and len(argv) > 1 and not argv[1].startswith("-") and \
+                argv[1] not in SHELLS:
+            k = 1                   # `busybox APPLET args` runs the applet
         elif head == "env" and (split := _env_split(argv)) is not None:
             argv = split            # `env -S 'cmd args'`: the string is the command's words
             continue
