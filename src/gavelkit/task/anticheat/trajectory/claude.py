@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gavelkit.task.anticheat.trajectory.events import Event, text_of
+from gavelkit.task.anticheat.trajectory.events import Event, text_of, unknown_tool
 
 TYPES = {"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation",
          "progress", "result"}
@@ -88,6 +88,8 @@ class Normaliser:
         handler = _TOOLS.get(name.lower())
         if handler is not None:
             handler(ev, inp)
+        else:                       # an MCP or custom tool: the generic reading of it
+            unknown_tool(ev, inp)
         ev.read = [p for p in ev.read if p]
         ev.write = [p for p in ev.write if p]
         return ev

@@ -118,7 +118,39 @@ def tool_call_event(index: int, name: str, arguments: Any, **kw: Any) -> Event:
     if isinstance(path, str) and path:
         _file_call(ev, args, lname, path)
     _url_raw_workdir(ev, args, lname)
+    if not (ev.command or ev.argv or ev.code or ev.read or ev.write or ev.url):
+        unknown_tool(ev, args)
     return ev
+
+
+_NOT_PATHS = frozenset({*_BODIES, "command", "cmd", "code", "workdir", "cwd", "description",
+                        "prompt", "thought", "message", "old_str", "old_string"})
+
+
+def unknown_tool(ev: Event, args: dict[str, Any]) -> None:
+    """A tool no normaliser knows (an MCP server's `read_multiple_files`, a custom
+    tool): what it does with its input is unknown, so every absolute path among its
+    input's values (nested, at most 64) is taken as read, and a `command`/`cmd` string
+    as shell; a text body is content, not a path."""
+    if isinstance(args.get("command"), str) or isinstance(args.get("cmd"), str):
+        ev.command = str(args.get("command", args.get("cmd")))
+        ev.tool = "shell"
+    ev.read.extend(_path_leaves(args, 64))
+
+
+def _path_leaves(value: Any, limit: int, key: str = "") -> list[str]:
+    out: list[str] = []
+    stack: list[tuple[str, Any]] = [(key, value)]
+    while stack and len(out) < limit:
+        k, v = stack.pop()
+        if isinstance(v, str):
+            if k not in _NOT_PATHS and v.startswith(("/", "file:/", "~/")) and "\n" not in v:
+                out.append(v)
+        elif isinstance(v, dict):
+            stack.extend((str(kk), vv) for kk, vv in v.items())
+        elif isinstance(v, list):
+            stack.extend((k, vv) for vv in v)
+    return out
 
 
 def _url_raw_workdir(ev: Event, args: dict[str, Any], lname: str) -> None:
