@@ -111,6 +111,9 @@ def _program_anchors(ctx: Any, rule: Any, anchors: set[str]) -> None:
 
 
 def _git_anchors(ctx: Any, rule: Any, anchors: set[str]) -> None:
+    # git's stores read as files (pathcheck._GIT_STORE)
+    anchors.update([".git/objects", "packed-refs", ".git/logs", "refs/tags", "refs/remotes",
+                    "ORIG_HEAD", "FETCH_HEAD"])
     anchors.update(["reflog", "cat-file", "rev-list", "fsck", "git show", "--all",
                     "cherry-pick", "git log", "git -C", "git diff", "git checkout"])
     anchors.update(v for v in rule.verbs if len(v) >= 4)

@@ -17,6 +17,9 @@ from gavelkit.task.anticheat.sheval import SimpleCommand
 
 URL = re.compile(r"(?:https?://|git@|ssh://|git://|git\+https?://)[^\s'\"<>]+", re.I)
 _SHA = re.compile(r"^[0-9a-f]{7,40}(?:[~^]\d*)*(?::.*)?$")
+# a release tag (`v1.4.2`, `1.4`, `release-2.0.1`, `v2.0.0rc1`): not a file a command names
+_RELEASE = re.compile(r"^(?:v|release-|rel-)?\d+\.\d+(?:\.\d+)*(?:[.-]?(?:rc|a|b|post|dev)\d*)?"
+                      r"(?:[~^]\d*)*(?::.*)?$")
 _ARCHIVE = re.compile(r"^([a-z0-9_.]+?)-v?\d[\w.!+-]*\.(?:tar\.gz|tgz|zip|whl|tar\.bz2|tar\.xz|"
                       r"egg)$")
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -220,7 +223,8 @@ def _git(ctx: Context, rule: CommandRule, argv: list[str], hits: list[Hit]) -> N
     why = ""
     if verb in rule.verbs:
         why = f"git {verb}"
-    elif verb in rule.flag_verbs and any(_git_flag(a, rule.flags, verb) for a in rest):
+    elif verb in rule.flag_verbs and (any(_git_flag(a, rule.flags, verb) for a in rest) or (
+            verb == "tag" and _lists_tags(rest))):
         why = f"git {verb} across all refs"
     elif verb in rule.sha_verbs:
         why = _git_revision(ctx, verb, rest)
@@ -236,17 +240,34 @@ def _git_verb_at(args: list[str]) -> int:
     return k
 
 
+def _lists_tags(rest: list[str]) -> bool:
+    """`git tag`, `git tag -l PATTERN`: the tags are listed (`git tag NAME` makes one)."""
+    return not rest or any(a in ("-l", "--list") or a.startswith("--list=") for a in rest)
+
+
 def _git_revision(ctx: Context, verb: str, rest: list[str]) -> str:
-    """`git show <sha>`, `git checkout <upstream commit>`: why it reads history, or ""."""
-    for a in rest:
-        low = a.lower()
-        if a.startswith("-"):
+    """`git show <sha>`, `git checkout <upstream commit>`, `git restore --source=<sha>`,
+    `git checkout v1.4.2` (a release tag), either end of `A..B`: why it reads history,
+    or ""."""
+    words = [a.partition("=")[2] if a.startswith("--") and "=" in a else a for a in rest]
+    for a in words:
+        if a.startswith("-") or not a:
             continue
-        head = low.split(":")[0]
-        if _SHA.match(low) and re.search(r"\d", head) and re.search(r"[a-f]", head):
-            return f"git {verb} of commit {a.split(':')[0]}"
-        if any(c in low for c in ctx.commits):
-            return f"git {verb} of the upstream commit"
+        for part in re.split(r"\.\.\.?", a.lower()) if ".." in a else [a.lower()]:
+            why = _revision_word(ctx, verb, part)
+            if why:
+                return why
+    return ""
+
+
+def _revision_word(ctx: Context, verb: str, low: str) -> str:
+    head = low.split(":")[0]
+    if _RELEASE.match(low):
+        return f"git {verb} of the release {head}"
+    if _SHA.match(low) and re.search(r"\d", head) and re.search(r"[a-f]", head):
+        return f"git {verb} of commit {head}"
+    if any(c in low for c in ctx.commits):
+        return f"git {verb} of the upstream commit"
     return ""
 
 

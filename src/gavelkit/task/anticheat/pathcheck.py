@@ -36,6 +36,10 @@ def _globbed(word: str, path: str, cwd: str | None, is_glob: bool) -> bool:
 
 
 PATH_MEMO = 8192
+# git's stores of history read as files (zlib on .git/objects, the reflog, tags, packed
+# refs): `git log --all` without git; a workspace without upstream history has no use
+_GIT_STORE = re.compile(r"(?:^|/)\.git/(?:objects(?:/|$)|packed-refs$|logs(?:/|$)|"
+                        r"refs/(?:tags|remotes)(?:/|$)|ORIG_HEAD$|FETCH_HEAD$)")
 # an absolute path inside a word (after `=`, a quote, a parenthesis, `file:`)
 _ABS_IN = re.compile(r"(?:(?<=[=:'\"(,\s])|^)(/[^\s'\"`;,()<>|&{}]+)")
 # in a text squeezed like the gate's (quotes, spaces, joins removed): from any slash
@@ -97,6 +101,11 @@ class PathChecks:
             is_glob = True
         if UNKNOWN in path:
             self._unresolved(path, access, hits, how, strict)
+            return
+        if access == "read" and self.ctx.history != "upstream" and _GIT_STORE.search(path):
+            hits.append(Hit("CHT-G001", "error", f"{how} reads git's object store or refs "
+                            f"directly: {path} (history beyond the agent's own work)", path,
+                            "command"))
             return
         self._resolved(path, _globbed(word, path, cwd, is_glob), access, hits, how)
 
