@@ -31,12 +31,7 @@ def compile_context(ctx: Any) -> None:
     for place in ctx.places:
         _name_anchors(place, anchors, generic_tokens)
         _path_anchors(ctx, place, ws_names, anchors)
-    for folder in getattr(ctx, "ancestors", {}):
-        # a folder holding a place (places.Context.ancestors): its name, a short one with
-        # the slash before it, which every spelling of the folder that is not a glob or
-        # relative to a moved folder (both evaluated anyway) holds
-        base = folder.rsplit("/", 1)[-1]
-        anchors.add(base if len(base) >= 3 else "/" + base)
+    anchors.update(_holding_anchor(folder, ctx) for folder in getattr(ctx, "ancestors", {}))
     anchors.update(FRAGMENTS)
     _rule_anchors(ctx, anchors)
     anchors.update(["__file__", "site-packages", "dist-packages", "find_spec", "getsource"])
@@ -45,6 +40,25 @@ def compile_context(ctx: Any) -> None:
     anchors.update(f"{o}/{n}" for o, n in ctx.upstreams)
     ctx.anchors = sorted(a.encode() for a in anchors if a)
     _surface(ctx, sorted(generic_tokens))
+
+
+# folder names too common in honest work to anchor on alone (`tasks.py`, `data/`)
+_COMMON_DIRS = frozenset({"tasks", "task", "work", "data", "home", "repos", "repo", "runs",
+                          "run", "eval", "evals", "bench", "build", "tests", "test", "src",
+                          "lib", "tmp", "var", "opt", "srv", "out", "output", "results", "jobs",
+                          "workspace", "workspaces", "project", "projects", "code", "mnt"})
+
+
+def _holding_anchor(folder: str, ctx: Any) -> str:
+    """A folder that holds a place (places.Context.ancestors) anchors on its name, or on
+    parent/name when the name is short, common or the package's own (the task folder
+    `tasks/django` would otherwise anchor every line of a session on django). Spellings
+    that break parent/name (`//`, `/./`, `/../`) are gate constructs of their own."""
+    parts = [x for x in folder.split("/") if x]
+    base = parts[-1]
+    if len(base) >= 5 and base.lower() not in _COMMON_DIRS and norm(base) not in ctx.targets:
+        return base
+    return "/".join(parts[-2:])
 
 
 def _path_anchors(ctx: Any, place: Any, ws_names: set[str], anchors: set[str]) -> None:

@@ -15,7 +15,9 @@ not literally in the action only through these constructs, and each is a trigger
 * running text: `eval`, `source`/`.`, `xargs`, a shell fed by a pipe or here-document,
   `-c` of a shell, a file the session wrote earlier (by name);
 * quote and escape removal only joins adjacent pieces: the anchors are also looked for
-  in the text with quotes, backslashes, commas, `+`, brackets and spaces squeezed out.
+  in the text with quotes, backslashes, commas, `+`, brackets and spaces squeezed out;
+* a path the resolver normalises (`//`, `/./`, `/../`, quoted or not): a folder that
+  holds a place may anchor on parent/name (anchors._holding_anchor).
 
 Outputs of decoders (`base64 -d`, `xxd -r`, `tr`, `rev`, `printf`) matter only when an
 interpreter or substitution consumes them, which is a trigger of its own. A working
@@ -72,6 +74,9 @@ SHELL_DYNAMIC = re.compile(
     r"alias|exec|perl|ruby|node|php)\b|(?:^|[;&|(]\s*|\n\s*)\.\s|"
     r"\|\s*(?:sudo\s+)?(?:ba|z|da|k|)sh\b|\b(?:ba|z|da|k|)sh\s+(?:-\w*c|<|$)|"
     r"\b(?:ba|z|da|k|)sh\s+-s\b", re.M)
+# a path the resolver normalises (`//data///ow`, `/data/./ow`, `/x/../data/ow`), quoted or
+# not: it may name a folder whose anchor (parent/name) is not literally in the text
+NORMALISED = re.compile(r"(?:^|[^:/])//|/\.\.?/")
 PY_WORD = re.compile(r"\b(?:python\d*(?:\.\d+)?|pypy\d*|ipython|pytest)\b")
 # what makes text from other text or hands it to the system, and every construct the
 # install probe (analyze._PROBE_PY) looks for: code holding one is always evaluated
@@ -311,7 +316,7 @@ class Gate:
         """The document-level marks of one text, computed for it alone."""
         shell = unquoted(text)
         return ((ANCHORED if self.anchored(text) else 0)
-                | (DYNAMIC if self._sh_in(shell) else 0)
+                | (DYNAMIC if self._sh_in(shell) or NORMALISED.search(text) else 0)
                 | (PYWORD if PY_WORD.search(text) else 0)
                 | (PYDYN if self._py_in(text) else 0)
                 | LAZY_RE | stateful(shell))
@@ -366,7 +371,7 @@ class Gate:
         if self._runs_written(shell, _run_flags(shell), state):
             return True
         unq = unquoted(shell)
-        if self._sh_in(unq) or "<<" in unq:
+        if self._sh_in(unq) or "<<" in unq or NORMALISED.search(shell):
             return True
         # a body written with `cat > f <<EOF` is data: it matters when f is run, which the
         # written-file check above follows (with the session's environment)
@@ -422,7 +427,8 @@ class Gate:
         on = Joined(texts, raws)
         if self._short is not None:
             mark(self._short.span, *on.raw(), flags, ANCHORED)
-        for rx, bit in ((_fast(PY_WORD.pattern), PYWORD), (self._py, PYDYN)):
+        for rx, bit in ((_fast(PY_WORD.pattern), PYWORD), (self._py, PYDYN),
+                        (_fast(NORMALISED.pattern), DYNAMIC)):
             mark_texts(rx, on, flags, bit)
         self._mark_shells(texts, raws, flags)
         for k, t in enumerate(texts):

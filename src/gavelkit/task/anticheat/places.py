@@ -206,11 +206,34 @@ def task_place(ctx: Context, path: str, is_glob: bool = False, own: Sequence[str
     comps = _components(path)
     if not comps or not path.startswith("/") or _inside(path, ctx.workspaces) is not None:
         return None
+    if not is_glob and not any(h in path for h in _task_hints(ctx)):
+        return None                 # holds no literal piece of any such place
     place = next((p for p in ctx.places if not p.generic
                   and _place_hit(p, path, comps, is_glob)), None)
     if place is None and holding:
         place = ancestor_place(ctx, path, is_glob, own)
     return place
+
+
+def _task_hints(ctx: Context) -> tuple[str, ...]:
+    """One literal that every non-glob path in a task-specific place, or in a folder that
+    holds one, contains: a prefix's last component, a sequence's or component's literal
+    part, a holding folder's name (cached per context)."""
+    hints = ctx.matchers.get("task-hints")
+    if hints is None:
+        found: set[str] = {a.rsplit("/", 1)[-1] for a in ctx.ancestors}
+        for p in ctx.places:
+            if p.generic:
+                continue
+            mine = [pre.rstrip("/").rsplit("/", 1)[-1] for pre in p.prefixes] + [
+                literal(seq[0]) for seq in p.sequences if seq] + [
+                literal(c) for c in [*p.components, *p.names]]
+            if not all(mine) or not mine:
+                found = {"/"}       # a place without a literal piece: no prefilter
+                break
+            found.update(mine)
+        hints = ctx.matchers["task-hints"] = tuple(found) or ("/",)
+    return hints
 
 
 def _history_rules(ctx: Context, mode: str) -> None:
