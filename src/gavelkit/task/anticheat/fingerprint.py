@@ -43,7 +43,8 @@ MIN_LEN = 8            # shorter normalised lines carry no evidence
 MAX_FILE = 4 << 20
 MAX_TOTAL = 64 << 20
 MAX_FILES = 5000
-_LINENO = re.compile(r"^\s*(?:[\w./-]+[:-])?\d+(?:[:\t|]|\s{2,}|: )\s?")
+_LINENO = re.compile(r"^\s*(?:[\w./-]+[:-])?\d+(?:[:\t|]|\s{2,}|: )\s?|"
+                     r"^(?:[\w.-]*/)+[\w.-]+\.\w{1,5}:")   # `grep -r`'s `path/file.py:`
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{7,}")
 _TOKEN_ANY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{4,}")
 LONG_TOKEN = 16        # one token this long is specific enough on its own
@@ -74,7 +75,7 @@ TEXT_SUFFIXES = (".py", ".txt", ".md", ".json", ".jsonl", ".toml", ".cfg", ".ini
 
 def norm_line(line: str) -> str:
     line = _LINENO.sub("", line, count=1) if line[:1].isspace() or line[:1].isdigit() or \
-        ":" in line[:80] else line
+        ":" in line[:200] else line
     return " ".join(line.split())
 
 
@@ -106,6 +107,9 @@ class Source:
 class Fingerprints:
     sources: list[Source] = field(default_factory=list)
     prints: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
+    # each line with a coined identifier on its own: lines shown out of order (`tac`,
+    # `sort`, `shuf`, every other line) share no k-gram but still reproduce the file
+    line_prints: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     tokens: set[str] = field(default_factory=set)
     unchecked: list[tuple[str, str]] = field(default_factory=list)   # (path, why)
     matcher: object | None = None
@@ -123,6 +127,10 @@ class Fingerprints:
             self._add_lines(idx, sig)
             return
         self._add_grams(idx, sig, kind)
+        if kind == "protected":
+            for no, n in sig:
+                if self._token(n):
+                    self.line_prints.setdefault(_h(n), []).append((idx, no))
 
     def _add_grams(self, idx: int, sig: list[tuple[int, str]], kind: str) -> None:
         grams = [(_gram(sig, i), sig[i][0], sig[i + 2][0], i) for i in range(len(sig) - K + 1)]
@@ -218,12 +226,15 @@ class Fingerprints:
         for h in (*grams, *hashes):
             for idx, first, last in self.prints.get(h, ()):
                 out.setdefault(idx, set()).update(range(first, last + 1))
+        for h in hashes:
+            for idx, no in self.line_prints.get(h, ()):
+                out.setdefault(idx, set()).add(no)
         return out
 
     def check(self, text: str) -> Leak | None:
         if not self.might(text):
             return None
-        texts = [text, *decoded_blocks(text)]
+        texts = [text, *decoded_blocks(text), *_unescaped(text)]
         for t in texts:
             hit = self._judge(t, decoded=t is not text)
             if hit is not None:
@@ -318,6 +329,15 @@ def _spans(rx: Any, raw: bytes) -> Iterator[tuple[int, int]]:
         if pos == len(raw):
             return
         pos = pos + 1 if span[1] == pos else span[1]
+
+
+def _unescaped(text: str) -> list[str]:
+    """A file shown as one escaped string (`print(repr(...))`, `jq -Rs .`, JSON): its
+    lines, when the text holds three or more escaped newlines."""
+    if text.count("\\n") < 3:
+        return []
+    return [text.replace("\\r\\n", "\n").replace("\\n", "\n").replace("\\t", "\t")
+            .replace("\\'", "'").replace('\\"', '"').replace("\\\\", "\\")]
 
 
 def _ranges(lines: list[int]) -> str:
