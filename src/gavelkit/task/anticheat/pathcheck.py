@@ -49,7 +49,10 @@ _VCS_FILE = re.compile(r"^(?:(?:git|hg|svn|bzr)\+)?file:(?://(?:localhost)?)?(?=
 
 def local_url_path(word: str) -> str:
     """The path a local URL names (`file:///p`, `git+file:///p@rev#egg=x`, `file:/p`);
-    any other word unchanged. pip, git and curl read such a URL as that folder."""
+    "" for a web URL; any other word unchanged. pip, git and curl read a local URL as
+    that folder."""
+    if word.startswith(("http://", "https://", "ftp://")):
+        return ""
     m = _VCS_FILE.match(word)
     if m is None:
         return word
@@ -92,22 +95,31 @@ class PathChecks:
             for line in word.split("\n"):
                 self._path(line.strip(), cwd, access, is_glob, hits, how, strict)
             return
-        if word.startswith(("http://", "https://", "ftp://")):
-            return
         word = local_url_path(word)
+        if not word:
+            return                  # a web URL: judged by what it points at (cmdrules)
         path = resolve_path(word, cwd, self.ctx.home)
         if RECURSIVE in path:
             path = path.replace(RECURSIVE, "**")
             is_glob = True
+        self._judged(path, _globbed(word, path, cwd, is_glob), access, hits, how, strict)
+
+    def _judged(self, path: str, globbed: bool, access: str, hits: list[Hit], how: str,
+                strict: bool) -> None:
+        """A resolved path: partly unknown, git's stores, or a place."""
         if UNKNOWN in path:
             self._unresolved(path, access, hits, how, strict)
-            return
-        if access == "read" and self.ctx.history != "upstream" and _GIT_STORE.search(path):
-            hits.append(Hit("CHT-G001", "error", f"{how} reads git's object store or refs "
-                            f"directly: {path} (history beyond the agent's own work)", path,
-                            "command"))
-            return
-        self._resolved(path, _globbed(word, path, cwd, is_glob), access, hits, how)
+        elif not (access == "read" and self._git_store(path, hits, how)):
+            self._resolved(path, globbed, access, hits, how)
+
+    def _git_store(self, path: str, hits: list[Hit], how: str) -> bool:
+        """git's history read as files, where the workspace has none of the upstream's."""
+        if self.ctx.history == "upstream" or not _GIT_STORE.search(path):
+            return False
+        hits.append(Hit("CHT-G001", "error", f"{how} reads git's object store or refs "
+                        f"directly: {path} (history beyond the agent's own work)", path,
+                        "command"))
+        return True
 
     def _resolved(self, path: str, globbed: bool, access: str, hits: list[Hit],
                   how: str) -> None:
