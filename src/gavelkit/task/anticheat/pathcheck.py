@@ -16,7 +16,7 @@ from typing import Any
 
 from gavelkit.task.anticheat.cmdrules import Hit
 from gavelkit.task.anticheat.gate import SQUEEZE
-from gavelkit.task.anticheat.places import ancestor_place, match_place, task_place
+from gavelkit.task.anticheat.placematch import ancestor_place, match_place, task_place
 from gavelkit.task.anticheat.sheval import resolve_path
 from gavelkit.task.anticheat.shvalues import RECURSIVE, UNKNOWN
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gavelkit.task.anticheat.cmdrules import Hit
-from gavelkit.task.anticheat.places import forbidden_name
+from gavelkit.task.anticheat.placematch import forbidden_name
 from gavelkit.task.anticheat.sheval import resolve_path
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
