@@ -280,10 +280,10 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
     if _is_empty(path, raw, size):
         findings.append(_finding("CHT-U001", "error", "transcript is empty", path, unusable=True))
         return
-    fmt = traj.detect_bytes(raw) if raw is not None else traj.detect(path)
-    an = Analyzer(ctx, persist_cwd=PERSISTENT_CWD.get(fmt or "", True),
-                  fingerprints=ctx.fingerprints)
     try:
+        fmt = traj.detect_bytes(raw) if raw is not None else traj.detect(path)
+        an = Analyzer(ctx, persist_cwd=PERSISTENT_CWD.get(fmt or "", True),
+                      fingerprints=ctx.fingerprints)
         if fmt == "inspect-eval":
             _scan_eval(path, an, info, findings)
         elif fmt in traj.JSONL_FORMATS:
@@ -291,8 +291,9 @@ def _scan_file(path: str, ctx: Context, matcher: Any, thorough: bool, info: dict
         else:
             _scan_document(path, size, ctx, matcher, thorough, info, findings, an, raw)
     except RecursionError:
-        # content nested deeper than the walk follows (the parser allowed it): what is
-        # below was not read, so the file is unverified, never a traceback or CLEAN
+        # content nested deeper than the parser or the walk follows (the standard json
+        # module's limit is Python's, orjson's 1024): what is below was not read, so the
+        # file is unverified, never a traceback or CLEAN
         findings.append(_finding("CHT-U002", "error", "content nested too deeply to read "
                                  f"(Python's recursion limit, {sys.getrecursionlimit()})",
                                  path, unusable=True))
