@@ -346,3 +346,18 @@ def test_a_few_protected_lines_out_of_order_are_not_a_reproduction(tmp_path: Pat
     few = "\n".join(sorted(ORACLE_LINES[:4]))     # two test names and two asserts, sorted
     assert _seen(tmp_path, few) == CLEAN
     assert _seen(tmp_path, repr("\n".join(ORACLE_LINES[:3]))) == CLEAN
+
+
+def test_a_holding_folder_named_relative_to_a_sibling_folder_is_read(tmp_path: Path) -> None:
+    """The workspace next to the tasks folder: `../tasks` from it names a folder that holds
+    the task without its anchor (parent/name) in the text; the gate analyses every action
+    run beside such a folder, so the fast scan agrees with --thorough."""
+    root = tmp_path / "evalbench"
+    t = task_folder(root)                          # root/tasks/semver
+    ws = root / "work"
+    ws.mkdir()
+    for cmd, want in (("cp -r ../tasks /tmp/q", CHEAT), ("cp -r ../work/x /tmp/q", CLEAN)):
+        p = mini(tmp_path, [bash(cmd)], cwd=str(ws), name=f"{want}.traj.json")
+        fast = run([p], t, workspace=[str(ws)])
+        assert fast.verdict == want, errors(fast)
+        assert run([p], t, workspace=[str(ws)], thorough=True).verdict == want

@@ -276,9 +276,19 @@ class Gate:
         if hit is None:
             hit = UNKNOWN in cwd or RECURSIVE in cwd or bool(_GLOB.search(cwd)) or \
                 self.found(cwd) or any(pre.startswith(cwd.rstrip("/") + "/") or pre == cwd
-                                       for place in self.ctx.places for pre in place.prefixes)
+                                       for place in self.ctx.places for pre in place.prefixes) \
+                or self._beside(cwd)
             self._cwd[cwd] = hit
         return hit
+
+    def _beside(self, cwd: str) -> bool:
+        """Is a folder that holds a place a sibling subtree of `cwd` (`../tasks` from
+        `/srv/evalbench/work`, where `tasks` anchors as `evalbench/tasks`)? Only below a
+        parent two or more components deep, as holding folders are."""
+        parent = cwd.rstrip("/").rsplit("/", 1)[0]
+        if parent.count("/") < 2:
+            return False
+        return any(a.startswith(parent + "/") for a in getattr(self.ctx, "ancestors", ()))
 
     # -- one text
     def anchored(self, text: str) -> bool:
