@@ -137,25 +137,30 @@ _KIND_CHECKS = {"argv": _check_argv, "install": _check_install, "probe": _check_
 
 def _install(ctx: Context, rule: CommandRule, prog: str, argv: list[str], words: list[str],
              cwd: str | None, hits: list[Hit], path_fn: PathFn) -> None:
-    if prog in rule.verbless:
-        verb, targets = prog, _install_targets(argv, None)
-    else:
-        verb_at = next((i for i, w in enumerate(words[:3]) if w in rule.verbs), None)
-        if verb_at is None:
-            return
-        verb = words[verb_at]
-        targets = _install_targets(argv, verb)
+    verb = _install_verb(rule, prog, words)
+    if verb is None:
+        return
+    targets = _install_targets(argv, None if verb == prog else verb)
     joined = " ".join(argv)
+    how = prog if verb == prog else f"{prog} {verb}"
     for src in _install_sources(argv):
-        path_fn(src, cwd, "read", False, hits, f"{prog} {src_opt_how(verb, prog)}")
+        path_fn(src, cwd, "read", False, hits, f"{how} from")
     for t in targets:
         if not URL.match(t) and ("/" in t or t.startswith(".")):
-            path_fn(t, cwd, "read", False, hits, f"{prog} {verb}" if verb != prog else prog)
+            path_fn(t, cwd, "read", False, hits, how)
             continue
         found = _installed(ctx, t)
         if found:
             hits.append(Hit(rule.code, rule.severity, f"{rule.what}: {joined[:200]}", found,
                             "command"))
+
+
+def _install_verb(rule: CommandRule, prog: str, words: list[str]) -> str | None:
+    """The install verb (`pip install`), the program itself for a verbless installer
+    (`easy_install`), or None: not an install."""
+    if prog in rule.verbless:
+        return prog
+    return next((w for w in words[:3] if w in rule.verbs), None)
 
 
 def _installed(ctx: Context, t: str) -> str:
@@ -169,10 +174,6 @@ def _installed(ctx: Context, t: str) -> str:
 # options whose value is where packages come from: a local folder or file:// index
 _SOURCE_OPTS = ("-f", "--find-links", "-i", "--index-url", "--extra-index-url", "--index",
                 "--default-index")
-
-
-def src_opt_how(verb: str, prog: str) -> str:
-    return f"{verb} from" if verb != prog else "from"
 
 
 def _install_sources(argv: list[str]) -> list[str]:
@@ -223,8 +224,7 @@ def _git(ctx: Context, rule: CommandRule, argv: list[str], hits: list[Hit]) -> N
     why = ""
     if verb in rule.verbs:
         why = f"git {verb}"
-    elif verb in rule.flag_verbs and (any(_git_flag(a, rule.flags, verb) for a in rest) or (
-            verb == "tag" and _lists_tags(rest))):
+    elif verb in rule.flag_verbs and _all_refs(rule, verb, rest):
         why = f"git {verb} across all refs"
     elif verb in rule.sha_verbs:
         why = _git_revision(ctx, verb, rest)
@@ -238,6 +238,12 @@ def _git_verb_at(args: list[str]) -> int:
     while k < len(args) and args[k].startswith("-"):
         k += 2 if args[k] in ("-C", "-c", "--git-dir", "--work-tree") else 1
     return k
+
+
+def _all_refs(rule: CommandRule, verb: str, rest: list[str]) -> bool:
+    """A history flag (`--all`, a pickaxe, ...), or `git tag` listing the tags."""
+    return any(_git_flag(a, rule.flags, verb) for a in rest) or (
+        verb == "tag" and _lists_tags(rest))
 
 
 def _lists_tags(rest: list[str]) -> bool:

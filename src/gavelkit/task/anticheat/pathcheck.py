@@ -142,7 +142,7 @@ class PathChecks:
         that reads its folder (`reads_here`: a server, a test runner, git, `tar`) run
         inside such a place reads it too."""
         for raw, plain in self._path_pieces(words, cwd).items():
-            path = resolve_path(local_url_path(raw), None, self.ctx.home)
+            path = resolve_path(raw, None, self.ctx.home)     # absolute already
             place = task_place(self.ctx, path, bool(_GLOBCH.search(path)), self.workspace,
                                holding=access == "read")
             if place is None:

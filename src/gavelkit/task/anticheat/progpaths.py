@@ -60,7 +60,7 @@ class StructuredPrograms:
     def _fetcher(self, prog: str, args: list[str], cwd: str | None, hits: list[Hit]) -> None:
         for j, a in enumerate(args):
             if a.startswith("file://"):
-                self._path(a[7:], cwd, "read", False, hits, prog)
+                self._path(a, cwd, "read", False, hits, prog)   # `_path` reads the URL's path
             elif a.startswith("@") and j > 0 and args[j - 1] in _FETCH_DATA:
                 self._path(a[1:], cwd, "read", False, hits, prog)
             elif j + 1 < len(args):

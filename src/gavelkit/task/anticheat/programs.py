@@ -120,9 +120,10 @@ def path_words(prog: str, args: list[str], syn: Syntax) -> tuple[list[tuple[str,
 
 
 # programs that read the folder they run in when no path is given (a server, a test
-# runner, git, an archiver, a lister); run inside a task-specific place, they read it
-READS_HERE = frozenset({"pytest", "py.test", "tox", "nox", "git", "tar", "zip", "find", "du",
-                        "tree", "ls", "make", "gmake", "php", "http-server", "serve", "npx"})
+# runner, an archiver; git and the listers are decided in `reads_here`); run inside a
+# task-specific place, they read it
+READS_HERE = frozenset({"pytest", "py.test", "tox", "nox", "tar", "zip", "make", "gmake", "php",
+                        "http-server", "serve", "npx"})
 GIT_SHOWS = frozenset({"show", "diff", "log", "grep", "blame", "cat-file", "archive",
                        "format-patch", "stash", "whatchanged", "annotate"})
 PY_READS_HERE = frozenset({"http.server", "pytest", "unittest", "pydoc", "trace", "pip",

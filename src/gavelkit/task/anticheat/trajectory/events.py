@@ -118,9 +118,14 @@ def tool_call_event(index: int, name: str, arguments: Any, **kw: Any) -> Event:
     if isinstance(path, str) and path:
         _file_call(ev, args, lname, path)
     _url_raw_workdir(ev, args, lname)
-    if not (ev.command or ev.argv or ev.code or ev.read or ev.write or ev.url):
-        unknown_tool(ev, args)
+    if not _acts(ev):
+        ev.read.extend(_path_leaves(args, 64))      # a tool it does not know: `unknown_tool`
     return ev
+
+
+def _acts(ev: Event) -> bool:
+    """Did the generic reading find anything the call does?"""
+    return bool(ev.command or ev.argv or ev.code or ev.read or ev.write or ev.url)
 
 
 _NOT_PATHS = frozenset({*_BODIES, "command", "cmd", "code", "workdir", "cwd", "description",
@@ -130,11 +135,10 @@ _NOT_PATHS = frozenset({*_BODIES, "command", "cmd", "code", "workdir", "cwd", "d
 def unknown_tool(ev: Event, args: dict[str, Any]) -> None:
     """A tool no normaliser knows (an MCP server's `read_multiple_files`, a custom
     tool): what it does with its input is unknown, so every absolute path among its
-    input's values (nested, at most 64) is taken as read, and a `command`/`cmd` string
-    as shell; a text body is content, not a path."""
-    if isinstance(args.get("command"), str) or isinstance(args.get("cmd"), str):
-        ev.command = str(args.get("command", args.get("cmd")))
-        ev.tool = "shell"
+    input's values (nested, at most 64) is taken as read, and a `command`/`cmd` as shell
+    (`_command`, what the function-call formats already did); a text body is content,
+    not a path."""
+    _command(ev, args, ev.tool)
     ev.read.extend(_path_leaves(args, 64))
 
 
