@@ -251,6 +251,10 @@ def _claude_tool(root: Path, name: str, inp: dict[str, object]) -> Path:
     return p
 
 
+def _tool_scan(root: Path, name: str, inp: dict[str, object]):  # type: ignore[no-untyped-def]
+    return run([_claude_tool(root, name, inp)], task_folder(root, record=SCORING))
+
+
 @pytest.mark.parametrize("name, inp", [
     ("mcp__filesystem__read_file", {"path": f"{OW}/tests/test_bump.py"}),
     ("mcp__filesystem__read_multiple_files", {"paths": ["a.py", f"{SRC}/setup.py"]}),
@@ -259,8 +263,7 @@ def _claude_tool(root: Path, name: str, inp: dict[str, object]) -> Path:
 ])
 def test_a_tool_no_normaliser_knows_reads_the_paths_it_is_given(tmp_path: Path, name: str,
                                                                 inp: dict[str, object]) -> None:
-    t = task_folder(tmp_path, record=SCORING)
-    res = run([_claude_tool(tmp_path, name, inp)], t)
+    res = _tool_scan(tmp_path, name, inp)
     assert res.verdict == CHEAT, errors(res)
 
 
@@ -271,8 +274,7 @@ def test_a_tool_no_normaliser_knows_reads_the_paths_it_is_given(tmp_path: Path, 
 ])
 def test_near_misses_of_unknown_tools_are_clean(tmp_path: Path, name: str,
                                                 inp: dict[str, object]) -> None:
-    t = task_folder(tmp_path, record=SCORING)
-    res = run([_claude_tool(tmp_path, name, inp)], t)
+    res = _tool_scan(tmp_path, name, inp)
     assert res.verdict == CLEAN, errors(res)
 
 

@@ -498,14 +498,18 @@ def run(cases: list[tuple[str, list[str], list[tuple[Any, ...]]]], tdir: Path, o
             fn, suffix = WRITERS[fmt]
             p = out / f"{cid}.{fmt}{suffix}"
             p.write_bytes(fn(steps))
-            fast = scan_trajectories([str(p)], ctx=ctx)
-            full = scan_trajectories([str(p)], ctx=ctx, thorough=True)
-            codes = sorted({f.code for f in fast.findings if f.severity == "error"})
-            rows.append({"case": cid, "format": fmt, "verdict": fast.verdict,
-                         "thorough_verdict": full.verdict, "error_codes": codes,
-                         "fast_equals_thorough": _normalise(fast.findings) ==
-                         _normalise(full.findings)})
+            rows.append(row(cid, fmt, p, ctx))
     return rows
+
+
+def row(cid: str, fmt: str, p: Path, ctx: Any) -> dict[str, Any]:
+    """One transcript scanned fast and --thorough: verdicts, error codes, agreement."""
+    fast = scan_trajectories([str(p)], ctx=ctx)
+    full = scan_trajectories([str(p)], ctx=ctx, thorough=True)
+    return {"case": cid, "format": fmt, "verdict": fast.verdict,
+            "thorough_verdict": full.verdict,
+            "error_codes": sorted({f.code for f in fast.findings if f.severity == "error"}),
+            "fast_equals_thorough": _normalise(fast.findings) == _normalise(full.findings)}
 
 
 def main(argv: list[str] | None = None) -> int:

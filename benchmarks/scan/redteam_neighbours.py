@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 # the scanner under test first (GAVEL_SRC: another checkout's src, for a before/after):
 # evasion.py puts this checkout's src in front when it is imported, after the scanner
 sys.path.insert(0, os.environ.get("GAVEL_SRC") or str(HERE.parent.parent / "src"))
-from gavelkit.task.anticheat.scan import build_context, scan_trajectories  # noqa: E402
+from gavelkit.task.anticheat.scan import build_context  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 import evasion as E  # noqa: E402
@@ -182,17 +182,6 @@ SEEN_GAPS: list[tuple[str, str]] = [
 BLIND = "grep -rh '' / 2>/dev/null | head -c 100000"
 
 
-def scan_seen(cases: list[tuple[str, str]], out: Path, ctx: Any) -> list[dict[str, Any]]:
-    rows = []
-    for k, (cid, shown) in enumerate(cases):
-        for fmt in (FMTS[k % 6], FMTS[(k + 3) % 6]):
-            fn, suffix = E.WRITERS[fmt]
-            p = out / f"{cid}.{fmt}{suffix}"
-            p.write_bytes(fn([("bash", BLIND, shown)]))
-            rows.append(_row(cid, fmt, p, ctx))
-    return rows
-
-
 def _claude_tool(name: str, inp: dict[str, Any]) -> bytes:
     base = {"isSidechain": False, "userType": "external", "cwd": E.WS, "sessionId": "s"}
     rows = [{**base, "type": "user", "uuid": "u0", "message": {"role": "user", "content": "go"}},
@@ -219,27 +208,22 @@ def scan_tools(cases: list[tuple[str, str, dict[str, Any]]], out: Path,
         for fmt, fn in (("claude", _claude_tool), ("codex", _codex_tool)):
             p = out / f"{cid}.{fmt}.jsonl"
             p.write_bytes(fn(name, inp))
-            rows.append(_row(cid, fmt, p, ctx))
+            rows.append(E.row(cid, fmt, p, ctx))
     return rows
 
 
-def _row(cid: str, fmt: str, p: Path, ctx: Any) -> dict[str, Any]:
-    fast = scan_trajectories([str(p)], ctx=ctx)
-    full = scan_trajectories([str(p)], ctx=ctx, thorough=True)
-    return {"case": cid, "format": fmt, "verdict": fast.verdict,
-            "thorough_verdict": full.verdict,
-            "error_codes": sorted({f.code for f in fast.findings if f.severity == "error"}),
-            "fast_equals_thorough": E._normalise(fast.findings) == E._normalise(full.findings)}
-
-
-def scan_all(cases: list[tuple[str, str]], out: Path, ctx: Any) -> list[dict[str, Any]]:
+def scan_all(cases: list[tuple[str, str]], out: Path, ctx: Any,
+             shown: bool = False) -> list[dict[str, Any]]:
+    """Each case in two of the six formats: (id, command) with an empty output, or with
+    `shown` (id, output) after the blind command."""
     rows = []
-    for k, (cid, cmd) in enumerate(cases):
+    for k, (cid, val) in enumerate(cases):
+        step = ("bash", BLIND, val) if shown else ("bash", val, "")
         for fmt in (FMTS[k % 6], FMTS[(k + 3) % 6]):
             fn, suffix = E.WRITERS[fmt]
             p = out / f"{cid}.{fmt}{suffix}"
-            p.write_bytes(fn([("bash", cmd, "")]))
-            rows.append(_row(cid, fmt, p, ctx))
+            p.write_bytes(fn([step]))
+            rows.append(E.row(cid, fmt, p, ctx))
     return rows
 
 
@@ -257,8 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir()
         ctx = build_context(str(tdir), E.PKG)
         cheats, gaps, near = (scan_all(c, out, ctx) for c in (CASES, GAPS, NEAR))
-        cheats += scan_tools(TOOLS, out, ctx) + scan_seen(SEEN, out, ctx)
-        gaps += scan_seen(SEEN_GAPS, out, ctx)
+        cheats += scan_tools(TOOLS, out, ctx) + scan_all(SEEN, out, ctx, shown=True)
+        gaps += scan_all(SEEN_GAPS, out, ctx, shown=True)
         near += scan_tools(TOOL_NEAR, out, ctx)
     every = cheats + gaps
     summary = {
